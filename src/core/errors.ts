@@ -1,0 +1,91 @@
+/**
+ * One error type for everything botsig reports about its input.
+ *
+ * Callers branch on `code` (a stable string), never on `message`. Messages never
+ * contain secrets or raw header values: they name the component, label or rule.
+ */
+export type BotsigErrorCode =
+  // structured fields and signature headers (RFC 9651, RFC 9421 §4)
+  | 'ERR_SF_PARSE'
+  | 'ERR_SF_SERIALIZE'
+  | 'ERR_SIGNATURE_INPUT_PARSE'
+  | 'ERR_SIGNATURE_PARSE'
+  | 'ERR_SIGNATURE_AGENT_PARSE'
+  | 'ERR_ACCEPT_SIGNATURE_PARSE'
+  | 'ERR_LABEL_MISSING'
+  | 'ERR_LABEL_EXISTS'
+  // components and the signature base (RFC 9421 §2)
+  | 'ERR_COMPONENT_INVALID'
+  | 'ERR_COMPONENT_MISSING'
+  | 'ERR_COMPONENT_DUPLICATE'
+  | 'ERR_COMPONENT_UNSUPPORTED'
+  | 'ERR_MESSAGE_INVALID'
+  | 'ERR_PARAM_INVALID'
+  // crypto and keys
+  | 'ERR_ALG_UNKNOWN'
+  | 'ERR_ALG_NOT_ALLOWED'
+  | 'ERR_ALG_MISMATCH'
+  | 'ERR_KEY_INVALID'
+  | 'ERR_KEY_UNKNOWN'
+  | 'ERR_KEY_TEST_KEY'
+  | 'ERR_KEY_EXPIRED'
+  | 'ERR_CRYPTO_UNSUPPORTED'
+  | 'ERR_SIGNATURE_INVALID'
+  | 'ERR_DIGEST_INVALID'
+  | 'ERR_DIGEST_MISMATCH'
+  // Web Bot Auth profile
+  | 'ERR_TAG_MISMATCH'
+  | 'ERR_CREATED_MISSING'
+  | 'ERR_EXPIRES_MISSING'
+  | 'ERR_CREATED_IN_FUTURE'
+  | 'ERR_SIGNATURE_EXPIRED'
+  | 'ERR_VALIDITY_TOO_LONG'
+  | 'ERR_REQUIRED_COMPONENT'
+  | 'ERR_SIGNATURE_AGENT_NOT_COVERED'
+  | 'ERR_SIGNATURE_AGENT_INVALID'
+  | 'ERR_NONCE_MISSING'
+  | 'ERR_NONCE_INVALID'
+  | 'ERR_NONCE_REPLAYED'
+  | 'ERR_NONCE_STORE_UNAVAILABLE'
+  | 'ERR_INSECURE_TRANSPORT'
+  | 'ERR_NO_SIGNATURE'
+  // directory and discovery
+  | 'ERR_DIRECTORY_FETCH'
+  | 'ERR_DIRECTORY_INVALID'
+  | 'ERR_DIRECTORY_TOO_LARGE'
+  | 'ERR_DIRECTORY_TIMEOUT'
+  | 'ERR_URL_INVALID'
+  | 'ERR_URL_BLOCKED'
+  | 'ERR_DELEGATION_INVALID'
+  // a defect in botsig itself, reported instead of thrown where the contract is "never throws"
+  | 'ERR_INTERNAL';
+
+export interface BotsigErrorOptions {
+  cause?: unknown;
+}
+
+/** The error botsig throws (or reports in results) for anything wrong with its input. */
+export class BotsigError extends Error {
+  override readonly name = 'BotsigError';
+  readonly code: BotsigErrorCode;
+
+  constructor(code: BotsigErrorCode, message: string, options?: BotsigErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+
+  /** The `{ code, message }` pair that results carry. */
+  toJSON(): { code: BotsigErrorCode; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** True when `value` is a BotsigError (works across bundle copies, unlike instanceof). */
+export function isBotsigError(value: unknown): value is BotsigError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { name?: unknown }).name === 'BotsigError' &&
+    typeof (value as { code?: unknown }).code === 'string'
+  );
+}

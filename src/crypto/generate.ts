@@ -1,0 +1,65 @@
+/**
+ * Key pair generation for agents: a private JWK to keep and a public JWK to
+ * publish in the key directory, with `kid` set to the JWK thumbprint.
+ */
+import { BotsigError, isBotsigError } from '../core/errors';
+import { nobleGenerateEd25519Jwk } from './noble';
+import { algorithmSpec, toAlgorithmName } from './registry';
+import { jwkThumbprint } from './thumbprint';
+import type { AlgorithmName, Jwk } from './types';
+import { getSubtle, webCryptoHasEd25519 } from './webcrypto';
+
+/** What {@link generateKeyPair} returns. */
+export interface GeneratedKeyPair {
+  /** Key material plus `alg` (RFC 9421 name) and `kid`. Keep it secret. */
+  privateJwk: Jwk;
+  /** Public members plus `kid`, `alg` and `use: 'sig'`, ready for a directory. */
+  publicJwk: Jwk;
+  /** RFC 7638 / RFC 8037 §A.3 SHA-256 thumbprint, base64url (also the `kid`). */
+  thumbprint: string;
+}
+
+const PUBLIC_ORDER = ['kty', 'crv', 'x', 'y', 'n', 'e'] as const;
+const PRIVATE_ORDER = ['kty', 'crv', 'x', 'y', 'n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'] as const;
+
+function pick(source: JsonWebKey | Jwk, names: readonly string[]): Jwk {
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    const value = (source as Record<string, unknown>)[name];
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out as Jwk;
+}
+
+async function generatePrivateJwk(alg: AlgorithmName): Promise<Jwk> {
+  const spec = algorithmSpec(alg);
+  if (spec.nobleFallback && !(await webCryptoHasEd25519())) return nobleGenerateEd25519Jwk();
+  const subtle = getSubtle();
+  try {
+    const pair = (await subtle.generateKey(spec.webCrypto.generateParams, true, ['sign', 'verify'])) as CryptoKeyPair;
+    return (await subtle.exportKey('jwk', pair.privateKey)) as Jwk;
+  } catch (error) {
+    if (isBotsigError(error)) throw error;
+    throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', `this runtime cannot generate ${alg} keys`, { cause: error });
+  }
+}
+
+/**
+ * Generates a key pair with `crypto.subtle.generateKey` (@noble/ed25519 where
+ * WebCrypto lacks Ed25519). RSA keys have a 2048-bit modulus and exponent 65537.
+ *
+ * @throws BotsigError `ERR_ALG_NOT_ALLOWED` for `hmac-sha256`, `ERR_ALG_UNKNOWN`
+ *   for other unknown names, `ERR_CRYPTO_UNSUPPORTED` when the runtime cannot
+ *   generate the key.
+ * @example
+ * const { privateJwk, publicJwk, thumbprint } = await generateKeyPair();
+ * // publicJwk: { kty: 'OKP', crv: 'Ed25519', x: '…', kid: thumbprint, alg: 'ed25519', use: 'sig' }
+ */
+export async function generateKeyPair(alg: AlgorithmName = 'ed25519'): Promise<GeneratedKeyPair> {
+  const name = toAlgorithmName(alg);
+  const exported = await generatePrivateJwk(name);
+  const publicJwk = pick(exported, PUBLIC_ORDER);
+  const thumbprint = await jwkThumbprint(publicJwk);
+  const privateJwk = { ...pick(exported, PRIVATE_ORDER), alg: name, kid: thumbprint };
+  return { privateJwk, publicJwk: { ...publicJwk, kid: thumbprint, alg: name, use: 'sig' }, thumbprint };
+}

@@ -1,0 +1,112 @@
+/**
+ * The default crypto provider: the platform's `crypto.subtle` (browsers, Workers,
+ * Deno, Bun, Node), with @noble/ed25519 standing in where WebCrypto has no Ed25519.
+ */
+import { BotsigError, isBotsigError } from '../core/errors';
+import { ed25519JwkBytes, nobleEd25519Signer, nobleEd25519Verifier } from './noble';
+import { algorithmSpec } from './registry';
+import type { AlgorithmName, CryptoProvider, Jwk } from './types';
+
+type Bytes = Uint8Array<ArrayBuffer>;
+
+/**
+ * The platform's SubtleCrypto.
+ *
+ * @throws BotsigError `ERR_CRYPTO_UNSUPPORTED` when the runtime has none (e.g. an
+ *   insecure browser context).
+ */
+export function getSubtle(): SubtleCrypto {
+  const subtle = (globalThis as { crypto?: Crypto }).crypto?.subtle;
+  if (subtle === undefined) throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', 'crypto.subtle is not available in this runtime');
+  return subtle;
+}
+
+// RFC 8037 §A.1 public key: a known-good point to probe Ed25519 support with.
+const PROBE_X = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';
+let ed25519Support: Promise<boolean> | undefined;
+
+/** Whether `crypto.subtle` implements Ed25519 (probed once, then remembered). */
+export function webCryptoHasEd25519(): Promise<boolean> {
+  ed25519Support ??= (async () => {
+    try {
+      await getSubtle().importKey('jwk', { kty: 'OKP', crv: 'Ed25519', x: PROBE_X }, { name: 'Ed25519' }, false, ['verify']);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  return ed25519Support;
+}
+
+/** Maps a WebCrypto failure during import to a BotsigError (never leaks key material). */
+export function importFailure(error: unknown, alg: AlgorithmName): BotsigError {
+  if (isBotsigError(error)) return error;
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'NotSupportedError') {
+    return new BotsigError('ERR_CRYPTO_UNSUPPORTED', `this runtime's WebCrypto does not support ${alg}`, { cause: error });
+  }
+  return new BotsigError('ERR_KEY_INVALID', `the key material was rejected for ${alg}`, { cause: error });
+}
+
+/** A verify function over an imported WebCrypto public key. */
+export function webCryptoVerifier(key: CryptoKey, alg: AlgorithmName): (data: Uint8Array, signature: Uint8Array) => Promise<boolean> {
+  const subtle = getSubtle();
+  const params = algorithmSpec(alg).webCrypto.signParams;
+  return (data, signature) => subtle.verify(params, key, signature as Bytes, data as Bytes);
+}
+
+/** A sign function over an imported WebCrypto private key. */
+export function webCryptoSigner(key: CryptoKey, alg: AlgorithmName): (data: Uint8Array) => Promise<Uint8Array> {
+  const subtle = getSubtle();
+  const params = algorithmSpec(alg).webCrypto.signParams;
+  return async (data) => new Uint8Array(await subtle.sign(params, key, data as Bytes));
+}
+
+// WebCrypto checks `alg`, `use`, `key_ops` and `ext` against the import call; pass only key material.
+function material(jwk: Jwk, includePrivate: boolean): JsonWebKey {
+  const out: JsonWebKey = { kty: jwk.kty };
+  for (const name of includePrivate ? PRIVATE_MEMBERS : PUBLIC_MEMBERS) {
+    const value = jwk[name];
+    if (typeof value === 'string') (out as Record<string, string>)[name] = value;
+  }
+  return out;
+}
+const PUBLIC_MEMBERS = ['crv', 'x', 'y', 'n', 'e'] as const;
+const PRIVATE_MEMBERS = ['crv', 'x', 'y', 'n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'] as const;
+
+/**
+ * {@link CryptoProvider} over `globalThis.crypto.subtle`. Ed25519 falls back to
+ * @noble/ed25519 when the platform cannot import Ed25519 keys.
+ */
+export const webCryptoProvider: CryptoProvider = Object.freeze({
+  name: 'webcrypto',
+  async importVerify(jwk: Jwk, alg: AlgorithmName) {
+    const spec = algorithmSpec(alg);
+    if (spec.nobleFallback && !(await webCryptoHasEd25519())) return nobleEd25519Verifier(ed25519JwkBytes(jwk, 'x'));
+    let key: CryptoKey;
+    try {
+      key = await getSubtle().importKey('jwk', material(jwk, false), spec.webCrypto.importParams, false, ['verify']);
+    } catch (error) {
+      throw importFailure(error, alg);
+    }
+    return webCryptoVerifier(key, alg);
+  },
+  async importSign(jwk: Jwk, alg: AlgorithmName) {
+    const spec = algorithmSpec(alg);
+    if (spec.nobleFallback && !(await webCryptoHasEd25519())) {
+      return nobleEd25519Signer(ed25519JwkBytes(jwk, 'd'), ed25519JwkBytes(jwk, 'x'));
+    }
+    let key: CryptoKey;
+    try {
+      key = await getSubtle().importKey('jwk', material(jwk, true), spec.webCrypto.importParams, false, ['sign']);
+    } catch (error) {
+      throw importFailure(error, alg);
+    }
+    return webCryptoSigner(key, alg);
+  },
+});
+
+/** For tests: forget the Ed25519 probe result (or force it). */
+export function resetWebCryptoEd25519Probe(value?: boolean): void {
+  ed25519Support = value === undefined ? undefined : Promise.resolve(value);
+}

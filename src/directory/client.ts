@@ -1,0 +1,1129 @@
+/**
+ * `DirectoryClient`: finds, checks and caches the keys a `Signature-Agent` member
+ * names (SPEC 2.3, 4.1, 5.3 rule 4, 5.4, 8; NOTES "Keys and identity",
+ * "Discovery", "Directory response signatures").
+ *
+ * It fetches URLs that strangers choose, so every fetch is bounded: `https` only
+ * (unless allowed), IP-literal hosts in non-public ranges and local-only names
+ * refused before anything is sent, `200` only, redirects not followed (unless a
+ * bounded same-site number is allowed), a size cap enforced while the (decoded)
+ * body streams in, a key-count cap, and one wall-clock timeout over the whole
+ * exchange. DNS answers are not visible here: on Node, pass the guarded fetch
+ * from `botsig/node`, which refuses private addresses after resolution.
+ *
+ * Caching follows HTTP (RFC 9111: `Cache-Control`, `Expires`, `Date`, `Age`,
+ * conditional revalidation) in a pluggable {@link DirectoryCache}, with one
+ * in-flight fetch per URL, a negative cache with exponential backoff and
+ * `Retry-After`, and stale-if-error: a failed refresh never drops keys that a
+ * previous success published, while a successful one replaces the set (that is
+ * how a removed key stops verifying). Imported keys stay in process, so the warm
+ * path of {@link DirectoryClient.resolve} is a map lookup and two comparisons.
+ */
+import { parseDataUrl } from '../core/data-url';
+import type { Diagnostic } from '../core/diagnostics';
+import { BotsigError, isBotsigError } from '../core/errors';
+import { isHostAllowed } from '../core/ip';
+import type { AddressPolicy } from '../core/ip';
+import { systemClock } from '../core/time';
+import type { Clock } from '../core/time';
+import { normalizeUrl, stripUrlSuffix, tryParseUrl } from '../core/url';
+import { importVerifyingKey } from '../crypto/keys';
+import type { VerifyingKey } from '../crypto/types';
+import { agentIdentifier, directoryUrlFor } from '../profile/signature-agent';
+import type { SignatureAgentMember, SignatureAgentType } from '../profile/signature-agent';
+import type { DirectoryResolution, DirectoryResolvedKey, KeyDirectory } from '../profile/types';
+import { CACHED_HEADER_NAMES, MemoryDirectoryCache } from './cache';
+import type { DirectoryCache, DirectoryCacheEntry } from './cache';
+import { DEFAULT_MAX_KEYS, directoryMediaTypeKind, parseDirectorySync } from './document';
+import type { DirectoryKey, DirectorySource } from './document';
+import { computeFreshness, parseRetryAfter, validatorHeaders } from './http-cache';
+import { verifyDirectoryResponse } from './response-signatures';
+import type { KeyProof } from './response-signatures';
+
+/** The `fetch` a client uses: WHATWG `fetch` or anything with its shape (e.g. the Node guarded fetch). */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** Bounds on one fetch. */
+export interface DirectoryClientLimits {
+  /** Largest body accepted, in bytes after content decoding. Default 65,536. */
+  readonly maxBytes?: number;
+  /** Most keys read from one directory. Default 64. */
+  readonly maxKeys?: number;
+  /** Wall-clock limit over the whole exchange, redirects and body included. Default 5,000. */
+  readonly timeoutMs?: number;
+  /** Redirects followed, each to the same host or its `www.` twin, never https → http. Default 0. */
+  readonly maxRedirects?: number;
+}
+
+/** What the client may contact beyond public `https` hosts: for local use and tests. */
+export interface DirectoryClientAllow {
+  /** Accept `http:` URLs (SPEC 2.3 allows them; NOTES: only when the verifier opts in). */
+  readonly http?: boolean;
+  /** Accept loopback addresses and `localhost` names. */
+  readonly loopback?: boolean;
+  /** Accept RFC 1918, CGNAT and unique-local addresses and local-only names (`.local`, `.internal`, single-label). */
+  readonly privateNetworks?: boolean;
+  /** Hosts (names or IP literals) exempt from every address-range check. */
+  readonly hosts?: readonly string[];
+  /**
+   * Accept the keys of an inline `data:` directory without the certificate chain
+   * SPEC 5.5 rule 5 requires (tests only). Default false: inline members are refused.
+   */
+  readonly inlineUnverified?: boolean;
+}
+
+/** Options of {@link DirectoryClient}; validated once by the constructor. */
+export interface DirectoryClientOptions {
+  /** Default: `globalThis.fetch`, looked up at call time. */
+  readonly fetch?: FetchLike;
+  /** Where responses are kept. Default: a {@link MemoryDirectoryCache} of 1,000 entries. */
+  readonly cache?: DirectoryCache;
+  /** Milliseconds since the epoch; default `Date.now`. Drives freshness, backoff and key validity. */
+  readonly now?: Clock;
+  readonly limits?: DirectoryClientLimits;
+  readonly allow?: DirectoryClientAllow;
+  /** Keep only keys proven by a valid directory response signature (SPEC 5.4 client rule 3). Default false. */
+  readonly requireProof?: boolean;
+  /** Freshness when a response declares none. Default 300. */
+  readonly defaultTtlSeconds?: number;
+  /** Lower bound on a declared freshness lifetime (not applied to `no-cache`/`no-store`). Default 0. */
+  readonly minTtlSeconds?: number;
+  /** Upper bound on any freshness lifetime. Default 86,400. */
+  readonly maxTtlSeconds?: number;
+  /** Longest wait after failures before the next attempt (the negative cache), at most 300. Default 300. */
+  readonly negativeTtlSeconds?: number;
+  /** Tolerance for key `nbf`/`exp` and response-signature `created`/`expires`. Default 60. */
+  readonly clockSkewSeconds?: number;
+  /** Sent as `User-Agent` where the runtime allows it. */
+  readonly userAgent?: string;
+  /** Most directory URLs tracked in process (least recently used dropped). Default 1,000. */
+  readonly maxEntries?: number;
+  /** Random numbers in [0, 1) for backoff jitter. Default `Math.random`. */
+  readonly random?: () => number;
+}
+
+/** A key as the client returns it. */
+export interface DirectoryClientKey extends DirectoryResolvedKey {
+  readonly proof: 'signed' | 'unsigned';
+  /** When signed: the response signature's `created` (seconds). */
+  readonly signedAt?: number;
+  /** Validity window from the directory (seconds since the epoch). */
+  readonly nbf?: number;
+  readonly exp?: number;
+  /**
+   * The identifier to report for this key when it differs from the resolution's
+   * `url`: set for inline keys, which are identified by their thumbprint.
+   */
+  readonly agent?: string;
+}
+
+/** The result of {@link DirectoryClient.resolve}. */
+export interface DirectoryClientResolution extends DirectoryResolution {
+  readonly keys: readonly DirectoryClientKey[];
+  /** True when these keys come from an expired entry because the refresh failed (stale-if-error). */
+  readonly stale: boolean;
+}
+
+/** Default limits. */
+export const DIRECTORY_CLIENT_DEFAULTS = Object.freeze({
+  maxBytes: 65_536,
+  maxKeys: DEFAULT_MAX_KEYS,
+  timeoutMs: 5_000,
+  maxRedirects: 0,
+  defaultTtlSeconds: 300,
+  minTtlSeconds: 0,
+  maxTtlSeconds: 86_400,
+  negativeTtlSeconds: 300,
+  clockSkewSeconds: 60,
+  maxEntries: 1_000,
+});
+
+/** NOTES "Discovery": negative results are kept at most five minutes. */
+const NEGATIVE_TTL_CAP_SECONDS = 300;
+/** First wait after a failure; doubles per consecutive failure (with jitter) up to the negative TTL. */
+const BACKOFF_BASE_MS = 5_000;
+
+const DIRECTORY_ACCEPT =
+  'application/http-message-signatures-directory+json, application/http-message-signatures-directory;q=0.9, application/json;q=0.5';
+const JWKS_ACCEPT =
+  'application/http-message-signatures-directory+json, application/jwk-set+json;q=0.9, application/http-message-signatures-directory;q=0.9, application/json;q=0.5';
+const CIMD_ACCEPT = 'application/json';
+
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const utf8Encoder = new TextEncoder();
+
+interface Settings {
+  readonly fetch: FetchLike | undefined;
+  readonly cache: DirectoryCache;
+  readonly now: Clock;
+  readonly maxBytes: number;
+  readonly maxKeys: number;
+  readonly timeoutMs: number;
+  readonly maxRedirects: number;
+  readonly allowHttp: boolean;
+  readonly policy: AddressPolicy;
+  readonly hosts: ReadonlySet<string>;
+  readonly inlineUnverified: boolean;
+  readonly requireProof: boolean;
+  readonly defaultTtlSeconds: number;
+  readonly minTtlSeconds: number;
+  readonly maxTtlSeconds: number;
+  readonly negativeTtlMs: number;
+  readonly skewSeconds: number;
+  readonly userAgent: string | undefined;
+  readonly maxEntries: number;
+  readonly random: () => number;
+}
+
+/** A member value mapped to what to fetch, or why not (memoised per value). */
+type Target = { readonly url: string; readonly identifier: string } | { readonly error: BotsigError };
+
+/** A key before the time filter. */
+interface CandidateKey {
+  readonly key: DirectoryClientKey;
+  readonly at: string;
+}
+
+/** A response turned into keys: everything except the time-of-use filter. */
+interface Built {
+  readonly entry: DirectoryCacheEntry;
+  readonly keys: readonly CandidateKey[];
+  readonly diagnostics: readonly Diagnostic[];
+  /** Until when this may be used: the entry's freshness, capped by proof expiry and (cimd) the key set's. */
+  readonly freshUntilMs: number;
+  /** Newest response-signature `created`, for "the newer copy wins". */
+  readonly newestProof: number | undefined;
+  /** A card whose key set is served stale (its `jwks_uri` is failing). */
+  readonly staleKeys: boolean;
+}
+
+/** What `resolve` hands out for a built response at some time, and until when that answer holds. */
+interface View {
+  readonly resolution: DirectoryClientResolution;
+  readonly checkAtMs: number;
+}
+
+type Kind = SignatureAgentType;
+
+interface State {
+  readonly kind: Kind;
+  readonly url: string;
+  readonly identifier: string;
+  readonly cacheKey: string;
+  built: Built | undefined;
+  /** The fresh answer; valid while `now < view.checkAtMs`. */
+  view: View | undefined;
+  /** The stale-if-error answer while backing off. */
+  staleView: View | undefined;
+  inflight: Promise<DirectoryClientResolution> | undefined;
+  failures: number;
+  retryAtMs: number;
+  lastError: BotsigError | undefined;
+  lastUsedMs: number;
+  /** Imported keys of this URL, by `alg thumbprint`: never re-imported per request. */
+  readonly imported: Map<string, Promise<VerifyingKey>>;
+}
+
+type FetchResult =
+  | { readonly ok: true; readonly entry: DirectoryCacheEntry; readonly storable: boolean }
+  | { readonly ok: false; readonly error: BotsigError; readonly retryAfterMs?: number };
+
+function fail(code: 'ERR_DIRECTORY_FETCH' | 'ERR_DIRECTORY_INVALID' | 'ERR_DIRECTORY_TOO_LARGE' | 'ERR_DIRECTORY_TIMEOUT' | 'ERR_URL_BLOCKED' | 'ERR_URL_INVALID', message: string, cause?: unknown): BotsigError {
+  return new BotsigError(code, message, cause === undefined ? undefined : { cause });
+}
+
+function positiveInt(value: unknown, name: string, fallback: number, max: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new TypeError(`${name} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function seconds(value: unknown, name: string, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > max) {
+    throw new TypeError(`${name} must be a number of seconds from 0 to ${max}`);
+  }
+  return value;
+}
+
+function flag(value: unknown, name: string): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean`);
+  return value;
+}
+
+/** Canonical form of a host for the allow-list: what `URL.hostname` gives, without a trailing dot. */
+function canonicalHost(host: string): string | undefined {
+  const bare = host.startsWith('[') ? host : host.indexOf(':') >= 0 ? `[${host}]` : host;
+  const parsed = tryParseUrl(`http://${bare}/`);
+  if (parsed === undefined || parsed.hostname === '') return undefined;
+  const name = parsed.hostname;
+  return name.endsWith('.') ? name.slice(0, -1) : name;
+}
+
+function settingsFrom(options: DirectoryClientOptions): Settings {
+  if (typeof options !== 'object' || options === null) throw new TypeError('DirectoryClient options must be an object');
+  const { limits = {}, allow = {} } = options;
+  if (typeof limits !== 'object' || limits === null) throw new TypeError('limits must be an object');
+  if (typeof allow !== 'object' || allow === null) throw new TypeError('allow must be an object');
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new TypeError('fetch must be a function');
+  if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('now must be a function returning milliseconds');
+  if (options.random !== undefined && typeof options.random !== 'function') throw new TypeError('random must be a function');
+  const cache = options.cache ?? new MemoryDirectoryCache();
+  if (typeof cache !== 'object' || cache === null || typeof cache.get !== 'function' || typeof cache.set !== 'function' || typeof cache.delete !== 'function') {
+    throw new TypeError('cache must implement get, set and delete');
+  }
+  if (options.userAgent !== undefined && (typeof options.userAgent !== 'string' || /[\r\n]/.test(options.userAgent))) {
+    throw new TypeError('userAgent must be a single-line string');
+  }
+  const hosts = new Set<string>();
+  if (allow.hosts !== undefined) {
+    if (!Array.isArray(allow.hosts)) throw new TypeError('allow.hosts must be an array of host names');
+    for (const h of allow.hosts as readonly unknown[]) {
+      const canonical = typeof h === 'string' ? canonicalHost(h) : undefined;
+      if (canonical === undefined) throw new TypeError('allow.hosts entries must be host names or IP literals');
+      hosts.add(canonical);
+    }
+  }
+  const d = DIRECTORY_CLIENT_DEFAULTS;
+  const minTtlSeconds = seconds(options.minTtlSeconds, 'minTtlSeconds', d.minTtlSeconds, 31_536_000);
+  const maxTtlSeconds = seconds(options.maxTtlSeconds, 'maxTtlSeconds', d.maxTtlSeconds, 31_536_000);
+  if (minTtlSeconds > maxTtlSeconds) throw new TypeError('minTtlSeconds must not exceed maxTtlSeconds');
+  return {
+    fetch: options.fetch,
+    cache,
+    now: options.now ?? systemClock,
+    maxBytes: positiveInt(limits.maxBytes, 'limits.maxBytes', d.maxBytes, 16 * 1024 * 1024),
+    maxKeys: positiveInt(limits.maxKeys, 'limits.maxKeys', d.maxKeys, 10_000),
+    timeoutMs: positiveInt(limits.timeoutMs, 'limits.timeoutMs', d.timeoutMs, 300_000),
+    maxRedirects: positiveInt(limits.maxRedirects, 'limits.maxRedirects', d.maxRedirects, 10, 0),
+    allowHttp: flag(allow.http, 'allow.http'),
+    policy: { loopback: flag(allow.loopback, 'allow.loopback'), privateNetworks: flag(allow.privateNetworks, 'allow.privateNetworks') },
+    hosts,
+    inlineUnverified: flag(allow.inlineUnverified, 'allow.inlineUnverified'),
+    requireProof: flag(options.requireProof, 'requireProof'),
+    defaultTtlSeconds: seconds(options.defaultTtlSeconds, 'defaultTtlSeconds', d.defaultTtlSeconds, 31_536_000),
+    minTtlSeconds,
+    maxTtlSeconds,
+    negativeTtlMs: seconds(options.negativeTtlSeconds, 'negativeTtlSeconds', d.negativeTtlSeconds, NEGATIVE_TTL_CAP_SECONDS) * 1000,
+    skewSeconds: seconds(options.clockSkewSeconds, 'clockSkewSeconds', d.clockSkewSeconds, 3600),
+    userAgent: options.userAgent,
+    maxEntries: positiveInt(options.maxEntries, 'maxEntries', d.maxEntries, 1_000_000),
+    random: options.random ?? Math.random,
+  };
+}
+
+function checkMember(member: unknown): asserts member is SignatureAgentMember {
+  if (typeof member !== 'object' || member === null) throw new TypeError('resolve expects a SignatureAgentMember');
+  const m = member as { url?: unknown; type?: unknown };
+  if (typeof m.url !== 'string') throw new TypeError('SignatureAgentMember.url must be a string');
+  if (m.type !== 'directory' && m.type !== 'jwks_uri' && m.type !== 'cimd') {
+    throw new TypeError('SignatureAgentMember.type must be directory, jwks_uri or cimd');
+  }
+}
+
+function isDataUrl(url: string): boolean {
+  return url.length >= 5 && url.slice(0, 5).toLowerCase() === 'data:';
+}
+
+function toBotsigError(error: unknown, fallback: string): BotsigError {
+  if (isBotsigError(error)) return error;
+  return fail('ERR_DIRECTORY_FETCH', fallback, error);
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function own(o: Record<string, unknown>, name: string): unknown {
+  return Object.prototype.hasOwnProperty.call(o, name) ? o[name] : undefined;
+}
+
+const EMPTY_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
+
+/**
+ * Resolves `Signature-Agent` members to verified, imported keys (SPEC 4.1, 5.3
+ * rule 4, 5.4). Implements the `KeyDirectory` that `verifyRequest` consumes.
+ *
+ * @example
+ * const directory = new DirectoryClient({ requireProof: true });
+ * const result = await verifyRequest(request, { directory });
+ */
+export class DirectoryClient implements KeyDirectory {
+  private readonly s: Settings;
+  private readonly targets: Record<Kind, Map<string, Target>> = { directory: new Map(), jwks_uri: new Map(), cimd: new Map() };
+  private readonly states: Record<Kind, Map<string, State>> = { directory: new Map(), jwks_uri: new Map(), cimd: new Map() };
+  private stateCount = 0;
+  private readonly inline = new Map<string, Promise<DirectoryClientResolution>>();
+
+  /**
+   * @throws TypeError when an option has the wrong type or is out of range
+   *   (e.g. `negativeTtlSeconds` above 300, `minTtlSeconds` above `maxTtlSeconds`).
+   */
+  constructor(options: DirectoryClientOptions = {}) {
+    this.s = settingsFrom(options);
+  }
+
+  /**
+   * Resolves a member to its keys (SPEC 2.3, 4.1; NOTES "Keys and identity"):
+   * `directory` → `{origin}/.well-known/http-message-signatures-directory`,
+   * `jwks_uri` → the JWK Set at the URL, `cimd` → the Signature Agent Card at the
+   * URL (its `client_id` must be that URL; keys from `jwks` or a fetched
+   * `jwks_uri`), inline `data:` → refused unless `allow.inlineUnverified`.
+   * `url` in the result is the agent identifier; each key carries its proof status
+   * (SPEC 5.4). Keys outside their `nbf`/`exp` window are left out.
+   *
+   * While an entry is fresh this is a map lookup; otherwise concurrent callers
+   * share one fetch. After a failed refresh the previous keys are returned with
+   * `stale: true` and a `directory-stale` diagnostic; without previous keys the
+   * failure is thrown (and remembered until the backoff ends).
+   *
+   * @throws BotsigError `ERR_URL_INVALID` (not an absolute http(s) URL, userinfo),
+   *   `ERR_URL_BLOCKED` (scheme or host refused), `ERR_DIRECTORY_FETCH` (network
+   *   error, status other than 200/304, redirect not followed),
+   *   `ERR_DIRECTORY_TIMEOUT`, `ERR_DIRECTORY_TOO_LARGE`, `ERR_DIRECTORY_INVALID`
+   *   (not JSON, not a directory or card, wrong Content-Type, `client_id`
+   *   mismatch), `ERR_DELEGATION_INVALID` (inline keys without a chain).
+   * @throws TypeError when `member` is not a SignatureAgentMember.
+   * @example
+   * const { url, keys } = await client.resolve({ url: 'https://agent.example', type: 'directory', scheme: 'https', index: 0 });
+   * const key = keys.find((k) => k.thumbprint === keyid)?.key;
+   */
+  async resolve(member: SignatureAgentMember): Promise<DirectoryClientResolution> {
+    checkMember(member);
+    const kind = member.type;
+    let target = this.targets[kind].get(member.url);
+    if (target === undefined) {
+      if (member.inline !== undefined || isDataUrl(member.url)) return this.resolveInline(member);
+      target = this.target(member);
+    }
+    if ('error' in target) throw target.error;
+    let state = this.states[kind].get(target.url);
+    if (state === undefined) state = this.createState(kind, target.url, target.identifier);
+    const now = this.s.now();
+    const view = state.view;
+    if (view !== undefined && now < view.checkAtMs) {
+      state.lastUsedMs = now;
+      return view.resolution;
+    }
+    return this.slow(state, now);
+  }
+
+  /** Forgets everything about a URL in process (the shared cache is left alone). */
+  forget(member: SignatureAgentMember): void {
+    checkMember(member);
+    const target = this.targets[member.type].get(member.url);
+    this.targets[member.type].delete(member.url);
+    if (target !== undefined && 'url' in target && this.states[member.type].delete(target.url)) this.stateCount--;
+  }
+
+  // -------------------------------------------------------------------------
+  // URL policy
+
+  private target(member: SignatureAgentMember): Target {
+    let target: Target;
+    try {
+      const url = directoryUrlFor(member);
+      const identifier = agentIdentifier(member);
+      if (url === undefined || identifier === undefined) throw fail('ERR_URL_INVALID', 'Signature-Agent value is not a fetchable URL');
+      this.checkUrl(url);
+      target = { url, identifier };
+    } catch (error) {
+      if (!isBotsigError(error)) throw error;
+      target = { error };
+    }
+    const map = this.targets[member.type];
+    // Member values come from request headers: keep the memo bounded.
+    if (map.size >= this.s.maxEntries * 4) {
+      const oldest = map.keys().next();
+      if (oldest.done !== true) map.delete(oldest.value);
+    }
+    map.set(member.url, target);
+    return target;
+  }
+
+  /**
+   * The guard every URL passes before anything is sent: scheme, no userinfo, and
+   * a host that is not a blocked IP literal or local-only name.
+   */
+  private checkUrl(url: string): URL {
+    const parsed = tryParseUrl(url);
+    if (parsed === undefined) throw fail('ERR_URL_INVALID', 'not an absolute URL');
+    if (parsed.protocol !== 'https:') {
+      if (parsed.protocol !== 'http:') throw fail('ERR_URL_INVALID', 'only https (and, when allowed, http) URLs can be fetched');
+      if (!this.s.allowHttp) throw fail('ERR_URL_BLOCKED', 'http URLs are refused; set allow.http for local use');
+    }
+    if (parsed.username !== '' || parsed.password !== '') throw fail('ERR_URL_INVALID', 'URLs with userinfo are refused');
+    let host = parsed.hostname;
+    if (host.endsWith('.')) host = host.slice(0, -1);
+    if (host === '') throw fail('ERR_URL_INVALID', 'URL has no host');
+    if (!this.s.hosts.has(host) && !isHostAllowed(host, this.s.policy)) {
+      throw fail('ERR_URL_BLOCKED', 'the host is a loopback, private, link-local or reserved address or a local-only name; see the allow option');
+    }
+    return parsed;
+  }
+
+  // -------------------------------------------------------------------------
+  // State bookkeeping
+
+  private createState(kind: Kind, url: string, identifier: string): State {
+    if (this.stateCount >= this.s.maxEntries) this.evict();
+    const state: State = {
+      kind,
+      url,
+      identifier,
+      cacheKey: `${kind} ${url}`,
+      built: undefined,
+      view: undefined,
+      staleView: undefined,
+      inflight: undefined,
+      failures: 0,
+      retryAtMs: 0,
+      lastError: undefined,
+      lastUsedMs: this.s.now(),
+      imported: new Map(),
+    };
+    this.states[kind].set(url, state);
+    this.stateCount++;
+    return state;
+  }
+
+  /** Drops the least recently used state that has no fetch in flight (O(n), only when full). */
+  private evict(): void {
+    let victim: State | undefined;
+    for (const kind of ['directory', 'jwks_uri', 'cimd'] as const) {
+      for (const state of this.states[kind].values()) {
+        if (state.inflight === undefined && (victim === undefined || state.lastUsedMs < victim.lastUsedMs)) victim = state;
+      }
+    }
+    if (victim !== undefined && this.states[victim.kind].delete(victim.url)) this.stateCount--;
+  }
+
+  private stateFor(kind: Kind, url: string, identifier: string): State {
+    return this.states[kind].get(url) ?? this.createState(kind, url, identifier);
+  }
+
+  // -------------------------------------------------------------------------
+  // Slow path: key transitions, backoff, coalescing
+
+  private slow(state: State, now: number): Promise<DirectoryClientResolution> {
+    state.lastUsedMs = now;
+    const built = state.built;
+    if (built !== undefined && state.view !== undefined && now < built.freshUntilMs) {
+      // Still fresh; a key's nbf/exp was crossed. Recompute the view, no fetch.
+      state.view = this.view(state, built, now, false);
+      return Promise.resolve(state.view.resolution);
+    }
+    // In an outage (the last attempt failed and old keys exist), callers never wait
+    // on a retry: they get the stale keys at once while the retry runs.
+    const outage = built !== undefined && state.lastError !== undefined;
+    if (state.inflight !== undefined) return outage ? Promise.resolve(this.staleAnswer(state, built, now)) : state.inflight;
+    if (now < state.retryAtMs) {
+      if (built !== undefined) return Promise.resolve(this.staleAnswer(state, built, now));
+      return Promise.reject(state.lastError ?? fail('ERR_DIRECTORY_FETCH', 'the directory could not be fetched'));
+    }
+    const pending = this.refresh(state).finally(() => {
+      state.inflight = undefined;
+    });
+    state.inflight = pending;
+    if (outage) {
+      // refresh() settles with stale keys rather than rejecting when old keys exist; nothing to observe.
+      pending.catch(() => undefined);
+      return Promise.resolve(this.staleAnswer(state, built, now));
+    }
+    return pending;
+  }
+
+  private staleAnswer(state: State, built: Built, now: number): DirectoryClientResolution {
+    if (state.staleView === undefined || now >= state.staleView.checkAtMs) state.staleView = this.view(state, built, now, true);
+    return state.staleView.resolution;
+  }
+
+  /** Resolves a state through the same cache rules, for a card's `jwks_uri`. */
+  private async resolveState(state: State): Promise<{ resolution: DirectoryClientResolution; validUntilMs: number }> {
+    const now = this.s.now();
+    const resolution = state.view !== undefined && now < state.view.checkAtMs ? state.view.resolution : await this.slow(state, now);
+    // While stale, look again after the backoff (at least a second: a retry may be in flight).
+    const validUntilMs = state.view !== undefined && !resolution.stale ? state.view.checkAtMs : Math.max(state.retryAtMs, now + 1000);
+    return { resolution, validUntilMs };
+  }
+
+  private async refresh(state: State): Promise<DirectoryClientResolution> {
+    let base = state.built;
+    const now = this.s.now();
+    if (base === undefined || now >= base.freshUntilMs) {
+      // Another process may have refreshed the shared cache.
+      const shared = await this.cacheGet(state.cacheKey);
+      if (shared !== undefined && (base === undefined || shared.fetchedAtMs > base.entry.fetchedAtMs)) {
+        try {
+          const built = await this.build(state, shared);
+          const t = this.s.now();
+          if (t < built.freshUntilMs) return this.install(state, built, t).resolution;
+          base = built;
+        } catch {
+          // A corrupt or now-invalid shared entry is ignored; the fetch below replaces it.
+        }
+      }
+    }
+    let built: Built | undefined;
+    let storable = true;
+    let failure: { error: BotsigError; retryAfterMs?: number | undefined } | undefined;
+    try {
+      if (state.kind === 'cimd' && base !== undefined && now < base.entry.freshUntilMs) {
+        // The card is fresh; only its key set expired. Rebuild (which refreshes the key set).
+        built = await this.build(state, base.entry);
+      } else {
+        const result = await this.fetchEntry(state, base?.entry);
+        if (!result.ok) throw result;
+        storable = result.storable;
+        built = await this.build(state, result.entry);
+        if (base !== undefined && storable && isOlderCopy(built, base)) {
+          // NOTES: between two copies the newer wins. Keep the newer keys, take the new freshness window.
+          const entry = { ...base.entry, fetchedAtMs: result.entry.fetchedAtMs, freshUntilMs: result.entry.freshUntilMs };
+          built = await this.build(state, entry, [
+            { level: 'warning', code: 'older-copy-ignored', message: 'the directory served an older signed copy than the one cached; the cached keys are kept' },
+          ]);
+        }
+        if (storable) await this.cacheSet(state.cacheKey, built.entry);
+        else await this.cacheDelete(state.cacheKey);
+      }
+    } catch (error) {
+      failure = isFetchFailure(error) ? error : { error: toBotsigError(error, 'the directory could not be fetched') };
+    }
+    // Outside the try: failed() throws when there is nothing stale to serve.
+    if (failure !== undefined || built === undefined) {
+      return this.failed(state, base, failure?.error ?? fail('ERR_DIRECTORY_FETCH', 'the directory could not be fetched'), failure?.retryAfterMs);
+    }
+    state.failures = 0;
+    state.retryAtMs = 0;
+    state.lastError = undefined;
+    state.staleView = undefined;
+    const t = this.s.now();
+    if (!storable) {
+      // no-store: answer the callers that shared this fetch, keep nothing.
+      state.built = undefined;
+      state.view = undefined;
+      return this.view(state, built, t, false).resolution;
+    }
+    return this.install(state, built, t).resolution;
+  }
+
+  private failed(state: State, base: Built | undefined, error: BotsigError, retryAfterMs?: number): DirectoryClientResolution {
+    const now = this.s.now();
+    state.failures++;
+    const backoff = Math.min(this.s.negativeTtlMs, BACKOFF_BASE_MS * 2 ** Math.min(state.failures - 1, 16));
+    const jittered = backoff * (0.5 + 0.5 * this.s.random());
+    state.retryAtMs = now + Math.min(this.s.negativeTtlMs, Math.max(jittered, retryAfterMs ?? 0));
+    state.lastError = error;
+    if (base === undefined) throw error;
+    // Stale-if-error: an outage never revokes keys that a previous success published.
+    state.built = base;
+    state.view = undefined;
+    state.staleView = this.view(state, state.built, now, true);
+    return state.staleView.resolution;
+  }
+
+  private install(state: State, built: Built, now: number): View {
+    state.built = built;
+    state.staleView = undefined;
+    state.view = this.view(state, built, now, false);
+    return state.view;
+  }
+
+  /** The answer for `now`: keys inside their validity window, and until when that holds. */
+  private view(state: State, built: Built, now: number, stale: boolean): View {
+    const nowSeconds = now / 1000;
+    const skew = this.s.skewSeconds;
+    let checkAtMs = stale ? Number.POSITIVE_INFINITY : built.freshUntilMs;
+    const keys: DirectoryClientKey[] = [];
+    let diagnostics: Diagnostic[] | undefined;
+    for (const candidate of built.keys) {
+      const { nbf, exp } = candidate.key;
+      if (nbf !== undefined && nowSeconds < nbf - skew) {
+        (diagnostics ??= [...built.diagnostics]).push({ level: 'warning', code: 'key-not-yet-valid', message: 'key is before its nbf; left out', at: candidate.at });
+        checkAtMs = Math.min(checkAtMs, (nbf - skew) * 1000);
+        continue;
+      }
+      if (exp !== undefined && nowSeconds >= exp + skew) {
+        (diagnostics ??= [...built.diagnostics]).push({ level: 'warning', code: 'key-expired', message: 'key is past its exp; left out', at: candidate.at });
+        continue;
+      }
+      if (exp !== undefined) checkAtMs = Math.min(checkAtMs, (exp + skew) * 1000);
+      keys.push(candidate.key);
+    }
+    if (stale) {
+      (diagnostics ??= [...built.diagnostics]).push({
+        level: 'warning',
+        code: 'directory-stale',
+        message: `the refresh failed (${state.lastError?.code ?? 'ERR_DIRECTORY_FETCH'}); serving the keys of the last good response`,
+      });
+    }
+    const resolution: DirectoryClientResolution = Object.freeze({
+      url: state.identifier,
+      keys: Object.freeze(keys),
+      diagnostics: diagnostics === undefined ? built.diagnostics : Object.freeze(diagnostics),
+      stale: stale || built.staleKeys,
+    });
+    return { resolution, checkAtMs };
+  }
+
+  // -------------------------------------------------------------------------
+  // Shared cache, never fatal
+
+  private async cacheGet(key: string): Promise<DirectoryCacheEntry | undefined> {
+    try {
+      const entry = await this.s.cache.get(key);
+      return isEntry(entry) ? entry : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async cacheSet(key: string, entry: DirectoryCacheEntry): Promise<void> {
+    try {
+      await this.s.cache.set(key, entry);
+    } catch {
+      // The process-local state still has the keys; the next refresh tries again.
+    }
+  }
+
+  private async cacheDelete(key: string): Promise<void> {
+    try {
+      await this.s.cache.delete(key);
+    } catch {
+      // As above.
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // Fetching
+
+  private async fetchEntry(state: State, stored: DirectoryCacheEntry | undefined): Promise<FetchResult> {
+    const s = this.s;
+    const fetchFn = s.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
+    const controller = new AbortController();
+    const timeoutError = fail('ERR_DIRECTORY_TIMEOUT', `the directory did not answer within ${s.timeoutMs} ms`);
+    // One deadline over the whole exchange; also races each step, for fetch implementations that ignore the signal.
+    let onAbort: (reason: BotsigError) => void = () => undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = reject;
+    });
+    aborted.catch(() => undefined);
+    const timer = setTimeout(() => {
+      controller.abort(timeoutError);
+      onAbort(timeoutError);
+    }, s.timeoutMs);
+    const headers: Record<string, string> = {
+      accept: state.kind === 'directory' ? DIRECTORY_ACCEPT : state.kind === 'jwks_uri' ? JWKS_ACCEPT : CIMD_ACCEPT,
+    };
+    if (s.userAgent !== undefined) headers['user-agent'] = s.userAgent;
+    if (stored !== undefined) Object.assign(headers, validatorHeaders(stored.headers));
+
+    let url = state.url;
+    let response: Response | undefined;
+    try {
+      const requestedAtMs = s.now();
+      for (let hop = 0; ; hop++) {
+        this.checkUrl(url);
+        try {
+          response = await Promise.race([fetchFn(url, { method: 'GET', headers, redirect: 'manual', signal: controller.signal }), aborted]);
+        } catch (error) {
+          if (controller.signal.aborted) throw timeoutError;
+          if (isBotsigError(error)) throw error;
+          const cause = (error as { cause?: unknown } | null)?.cause;
+          if (isBotsigError(cause)) throw cause;
+          throw fail('ERR_DIRECTORY_FETCH', 'network error while fetching the directory', error);
+        }
+        const status = response.status;
+        if (status === 200) break;
+        if (status === 304 && stored !== undefined) break;
+        if (response.type === 'opaqueredirect' || (status >= 300 && status < 400 && status !== 304)) {
+          const location = response.headers.get('location');
+          cancel(response);
+          if (hop >= s.maxRedirects || location === null) {
+            throw fail('ERR_DIRECTORY_FETCH', `the directory answered with a redirect (HTTP ${status}), which is not followed`);
+          }
+          const next = tryParseUrl(resolveLocation(location, url));
+          const current = new URL(url);
+          if (next === undefined || !sameSite(current, next)) {
+            throw fail('ERR_DIRECTORY_FETCH', 'the directory redirected to another site, which is not followed');
+          }
+          url = next.href;
+          continue;
+        }
+        cancel(response);
+        const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), s.now(), response.headers.get('date'));
+        const error = fail('ERR_DIRECTORY_FETCH', `the directory answered with HTTP status ${status}`);
+        return retryAfterMs === undefined ? { ok: false, error } : { ok: false, error, retryAfterMs };
+      }
+      const fetchedAtMs = s.now();
+      const received = pickHeaders(response.headers);
+      const policy = { defaultTtlSeconds: s.defaultTtlSeconds, minTtlSeconds: s.minTtlSeconds, maxTtlSeconds: s.maxTtlSeconds };
+
+      if (response.status === 304 && stored !== undefined) {
+        cancel(response);
+        // RFC 9111 §4.3.4: the stored response, with the fields the 304 carries.
+        const merged = { ...stored.headers, ...received };
+        const freshness = computeFreshness(merged, requestedAtMs, fetchedAtMs, policy);
+        const entry: DirectoryCacheEntry = { ...stored, headers: merged, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
+        return { ok: true, entry, storable: freshness.storable };
+      }
+
+      const contentType = received['content-type'];
+      if (!acceptableContentType(state.kind, contentType)) {
+        cancel(response);
+        throw fail(
+          'ERR_DIRECTORY_INVALID',
+          state.kind === 'cimd' ? 'the Signature Agent Card is not served as JSON' : 'the directory is not served as application/http-message-signatures-directory+json or JSON',
+        );
+      }
+      const bytes = await readCapped(response, s.maxBytes, aborted);
+      let body: string;
+      try {
+        body = utf8Decoder.decode(bytes);
+      } catch (error) {
+        throw fail('ERR_DIRECTORY_INVALID', 'the response body is not UTF-8', error);
+      }
+      const freshness = computeFreshness(received, requestedAtMs, fetchedAtMs, policy);
+      const entry: DirectoryCacheEntry = { v: 1, url, body, headers: received, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
+      return { ok: true, entry, storable: freshness.storable };
+    } catch (error) {
+      if (response !== undefined) cancel(response);
+      if (controller.signal.aborted && !(isBotsigError(error) && error.code === 'ERR_DIRECTORY_TOO_LARGE')) return { ok: false, error: timeoutError };
+      return { ok: false, error: toBotsigError(error, 'the directory could not be fetched') };
+    } finally {
+      clearTimeout(timer);
+      if (!controller.signal.aborted) controller.abort();
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // Turning a response into keys
+
+  private async build(state: State, entry: DirectoryCacheEntry, extra?: readonly Diagnostic[]): Promise<Built> {
+    const diagnostics: Diagnostic[] = extra === undefined ? [] : [...extra];
+    const kind = directoryMediaTypeKind(entry.headers['content-type']);
+    if (state.kind === 'directory' && (kind === 'json' || kind === 'jwk-set')) {
+      diagnostics.push({
+        level: 'warning',
+        code: 'content-type-generic',
+        message: 'the directory is served with a generic JSON media type instead of application/http-message-signatures-directory+json (SPEC 2.1 rule 5)',
+      });
+    }
+    if (state.kind === 'cimd') return this.buildCard(state, entry, diagnostics);
+    const source: DirectorySource = state.kind === 'directory' ? 'well-known' : 'jwks_uri';
+    const parsed = parseDirectorySync(entry.body, { source, maxKeys: this.s.maxKeys, url: entry.url });
+    for (const d of parsed.diagnostics) diagnostics.push(d);
+    return this.finish(state, entry, parsed.keys, diagnostics);
+  }
+
+  /** A Signature Agent Card / OAuth Client ID Metadata Document (NOTES "Signature-Agent"). */
+  private async buildCard(state: State, entry: DirectoryCacheEntry, diagnostics: Diagnostic[]): Promise<Built> {
+    let card: unknown;
+    try {
+      card = JSON.parse(entry.body.charCodeAt(0) === 0xfeff ? entry.body.slice(1) : entry.body);
+    } catch (error) {
+      throw fail('ERR_DIRECTORY_INVALID', 'the Signature Agent Card is not JSON', error);
+    }
+    if (!isPlainObject(card)) throw fail('ERR_DIRECTORY_INVALID', 'the Signature Agent Card is not a JSON object');
+    const clientId = own(card, 'client_id');
+    if (typeof clientId !== 'string') throw fail('ERR_DIRECTORY_INVALID', 'the Signature Agent Card has no client_id');
+    if (clientId !== state.url) {
+      let same = false;
+      try {
+        same = normalizeUrl(clientId) === normalizeUrl(state.url);
+      } catch {
+        same = false;
+      }
+      if (!same) throw fail('ERR_DIRECTORY_INVALID', 'the client_id of the Signature Agent Card is not the URL it was fetched from');
+      diagnostics.push({ level: 'warning', code: 'client-id-normalized', message: 'client_id equals the card URL only after RFC 3986 normalisation' });
+    }
+    const jwks = own(card, 'jwks');
+    const jwksUri = own(card, 'jwks_uri');
+    if (jwks !== undefined && jwksUri !== undefined) throw fail('ERR_DIRECTORY_INVALID', 'the Signature Agent Card has both jwks and jwks_uri');
+    if (jwks !== undefined) {
+      if (!isPlainObject(jwks)) throw fail('ERR_DIRECTORY_INVALID', 'the jwks of the Signature Agent Card is not a JWK Set');
+      const parsed = parseDirectorySync(jwks, { source: 'cimd', maxKeys: this.s.maxKeys });
+      for (const d of parsed.diagnostics) diagnostics.push(d);
+      return this.finish(state, entry, parsed.keys, diagnostics);
+    }
+    if (typeof jwksUri !== 'string') throw fail('ERR_DIRECTORY_INVALID', 'the Signature Agent Card has neither jwks nor jwks_uri');
+    const parsedUri = tryParseUrl(jwksUri);
+    if (parsedUri === undefined) throw fail('ERR_URL_INVALID', 'the jwks_uri of the Signature Agent Card is not an absolute URL');
+    parsedUri.hash = '';
+    const url = this.checkUrl(parsedUri.href).href;
+    const nested = this.stateFor('jwks_uri', url, normalizeUrl(stripUrlSuffix(url, true)));
+    const { resolution, validUntilMs } = await this.resolveState(nested);
+    for (const d of resolution.diagnostics) diagnostics.push({ ...d, at: d.at === undefined ? 'jwks_uri' : `jwks_uri ${d.at}` });
+    const keys: CandidateKey[] = resolution.keys.map((key) => ({ key, at: `jwks_uri ${key.thumbprint}` }));
+    return this.finishBuilt(entry, keys, diagnostics, Math.min(entry.freshUntilMs, validUntilMs), newestOf(keys), resolution.stale);
+  }
+
+  /** Imports keys (once per URL), checks response signatures, applies `requireProof`. */
+  private async finish(
+    state: State,
+    entry: DirectoryCacheEntry,
+    parsedKeys: readonly DirectoryKey[],
+    diagnostics: Diagnostic[],
+  ): Promise<Built> {
+    const imported: Array<{ dk: DirectoryKey; key: VerifyingKey }> = [];
+    for (const dk of parsedKeys) {
+      const id = `${dk.alg ?? ''} ${dk.thumbprint}`;
+      let pending = state.imported.get(id);
+      if (pending === undefined) {
+        pending = importVerifyingKey(dk.jwk, dk.alg === undefined ? undefined : { alg: dk.alg });
+        state.imported.set(id, pending);
+        pending.catch(() => state.imported.delete(id));
+      }
+      try {
+        imported.push({ dk, key: await pending });
+      } catch (error) {
+        diagnostics.push({
+          level: 'error',
+          code: 'key-import-failed',
+          message: `the key cannot be imported (${isBotsigError(error) ? error.code : 'ERR_KEY_INVALID'})`,
+          at: `keys[${dk.index}]`,
+        });
+      }
+    }
+    // Keys that left the directory are not needed any more.
+    if (state.imported.size > imported.length * 2 + 8) {
+      const keep = new Set(imported.map(({ dk }) => `${dk.alg ?? ''} ${dk.thumbprint}`));
+      for (const id of state.imported.keys()) if (!keep.has(id)) state.imported.delete(id);
+    }
+
+    let proofs = new Map<string, KeyProof>();
+    if (imported.length > 0) {
+      const check = await verifyDirectoryResponse(
+        { url: entry.url, status: 200, headers: entry.headers, body: utf8Encoder.encode(entry.body) },
+        { keys: new Map(imported.map(({ key }) => [key.thumbprint, key])), now: this.s.now, clockSkewSeconds: this.s.skewSeconds },
+      );
+      proofs = check.proofs;
+      for (const d of check.diagnostics) diagnostics.push(d);
+    }
+
+    const keys: CandidateKey[] = [];
+    let proofExpiryMs = Number.POSITIVE_INFINITY;
+    for (const { dk, key } of imported) {
+      const proof = proofs.get(key.thumbprint);
+      const at = `keys[${dk.index}]`;
+      if (proof === undefined && this.s.requireProof) {
+        diagnostics.push({ level: 'error', code: 'key-unproven', message: 'no valid directory response signature proves this key; left out (requireProof, SPEC 5.4)', at });
+        continue;
+      }
+      if (proof?.expires !== undefined) proofExpiryMs = Math.min(proofExpiryMs, proof.expires * 1000);
+      const out: DirectoryClientKey = Object.freeze({
+        thumbprint: key.thumbprint,
+        key,
+        proof: proof === undefined ? 'unsigned' : 'signed',
+        ...(proof === undefined ? {} : { signedAt: proof.created }),
+        ...(dk.nbf === undefined ? {} : { nbf: dk.nbf }),
+        ...(dk.exp === undefined ? {} : { exp: dk.exp }),
+      });
+      keys.push({ key: out, at });
+    }
+    // A proof that lapses must be checked again: refresh no later than the earliest signature expiry.
+    return this.finishBuilt(entry, keys, diagnostics, Math.min(entry.freshUntilMs, proofExpiryMs), newestOf(keys));
+  }
+
+  private finishBuilt(
+    entry: DirectoryCacheEntry,
+    keys: CandidateKey[],
+    diagnostics: Diagnostic[],
+    freshUntilMs: number,
+    newestProof: number | undefined,
+    staleKeys = false,
+  ): Built {
+    return {
+      staleKeys,
+      entry,
+      keys,
+      diagnostics: diagnostics.length === 0 ? EMPTY_DIAGNOSTICS : Object.freeze(diagnostics),
+      freshUntilMs,
+      newestProof,
+    };
+  }
+
+  // -------------------------------------------------------------------------
+  // Inline data: directories (SPEC 2.3, 5.5 rule 5)
+
+  private resolveInline(member: SignatureAgentMember): Promise<DirectoryClientResolution> {
+    if (member.type !== 'directory') {
+      return Promise.reject(fail('ERR_URL_INVALID', 'a data: value is allowed only with type=directory (SPEC 2.3)'));
+    }
+    if (!this.s.inlineUnverified) {
+      return Promise.reject(
+        new BotsigError(
+          'ERR_DELEGATION_INVALID',
+          'an inline data: directory is trusted only through a certificate chain (SPEC 5.5 rule 5), which this client does not check yet; its keys are refused',
+        ),
+      );
+    }
+    let pending = this.inline.get(member.url);
+    if (pending === undefined) {
+      pending = this.buildInline(member);
+      if (this.inline.size >= 64) {
+        const oldest = this.inline.keys().next();
+        if (oldest.done !== true) this.inline.delete(oldest.value);
+      }
+      this.inline.set(member.url, pending);
+      pending.catch(() => this.inline.delete(member.url));
+    }
+    return pending;
+  }
+
+  private async buildInline(member: SignatureAgentMember): Promise<DirectoryClientResolution> {
+    const body = member.inline?.body ?? parseDataUrl(member.url, { maxBytes: this.s.maxBytes }).body;
+    if (body.length > this.s.maxBytes) throw fail('ERR_DIRECTORY_TOO_LARGE', `the inline directory exceeds ${this.s.maxBytes} bytes`);
+    const parsed = parseDirectorySync(body, { source: 'inline', maxKeys: this.s.maxKeys });
+    const diagnostics: Diagnostic[] = [...parsed.diagnostics];
+    diagnostics.push({
+      level: 'warning',
+      code: 'inline-unverified',
+      message: 'inline keys accepted without a certificate chain (allow.inlineUnverified); each is identified by its thumbprint',
+    });
+    const keys: DirectoryClientKey[] = [];
+    for (const dk of parsed.keys) {
+      if (this.s.requireProof) {
+        diagnostics.push({ level: 'error', code: 'key-unproven', message: 'inline keys carry no response signature; left out (requireProof)', at: `keys[${dk.index}]` });
+        continue;
+      }
+      try {
+        const key = await importVerifyingKey(dk.jwk, dk.alg === undefined ? undefined : { alg: dk.alg });
+        keys.push(
+          Object.freeze({
+            thumbprint: key.thumbprint,
+            key,
+            proof: 'unsigned' as const,
+            agent: key.thumbprint,
+            ...(dk.nbf === undefined ? {} : { nbf: dk.nbf }),
+            ...(dk.exp === undefined ? {} : { exp: dk.exp }),
+          }),
+        );
+      } catch (error) {
+        diagnostics.push({
+          level: 'error',
+          code: 'key-import-failed',
+          message: `the key cannot be imported (${isBotsigError(error) ? error.code : 'ERR_KEY_INVALID'})`,
+          at: `keys[${dk.index}]`,
+        });
+      }
+    }
+    return Object.freeze({ url: keys[0]?.thumbprint ?? '', keys: Object.freeze(keys), diagnostics: Object.freeze(diagnostics), stale: false });
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+function isEntry(value: unknown): value is DirectoryCacheEntry {
+  if (!isPlainObject(value)) return false;
+  const e = value as Partial<DirectoryCacheEntry>;
+  return (
+    e.v === 1 &&
+    typeof e.url === 'string' &&
+    typeof e.body === 'string' &&
+    isPlainObject(e.headers) &&
+    typeof e.fetchedAtMs === 'number' &&
+    typeof e.requestedAtMs === 'number' &&
+    typeof e.freshUntilMs === 'number'
+  );
+}
+
+function isFetchFailure(value: unknown): value is { ok: false; error: BotsigError; retryAfterMs?: number } {
+  return typeof value === 'object' && value !== null && (value as { ok?: unknown }).ok === false && isBotsigError((value as { error?: unknown }).error);
+}
+
+function newestOf(keys: readonly CandidateKey[]): number | undefined {
+  let newest: number | undefined;
+  for (const { key } of keys) if (key.signedAt !== undefined && (newest === undefined || key.signedAt > newest)) newest = key.signedAt;
+  return newest;
+}
+
+/** A fetched copy older than the one held: both signed, and the fetched one's newest signature is older. */
+function isOlderCopy(fetched: Built, held: Built): boolean {
+  return fetched.newestProof !== undefined && held.newestProof !== undefined && fetched.newestProof < held.newestProof;
+}
+
+function cancel(response: Response): void {
+  const body = response.body;
+  if (body !== null && !body.locked) body.cancel().catch(() => undefined);
+}
+
+function pickHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of CACHED_HEADER_NAMES) {
+    const v = headers.get(name);
+    if (v !== null) out[name] = v;
+  }
+  return out;
+}
+
+function acceptableContentType(kind: Kind, contentType: string | undefined): boolean {
+  const k = directoryMediaTypeKind(contentType);
+  if (kind !== 'cimd') return k !== 'other';
+  if (k === 'json') return true;
+  if (contentType === undefined) return false;
+  const semi = contentType.indexOf(';');
+  const essence = (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  return essence.startsWith('application/') && essence.endsWith('+json');
+}
+
+function resolveLocation(location: string, base: string): string {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    return '';
+  }
+}
+
+/** Same host, or the host and its `www.` twin; never from https to http. */
+function sameSite(from: URL, to: URL): boolean {
+  if (from.protocol === 'https:' && to.protocol !== 'https:') return false;
+  if (to.protocol !== 'https:' && to.protocol !== 'http:') return false;
+  const a = from.hostname;
+  const b = to.hostname;
+  return a === b || b === `www.${a}` || a === `www.${b}`;
+}
+
+/**
+ * Reads a body up to `maxBytes` (after content decoding: `fetch` hands out decoded
+ * bytes, so a compression bomb stops at the cap), refusing early on a declared
+ * `Content-Length` above the cap.
+ */
+async function readCapped(response: Response, maxBytes: number, aborted: Promise<never>): Promise<Uint8Array> {
+  const encoding = response.headers.get('content-encoding');
+  const declared = response.headers.get('content-length');
+  if ((encoding === null || encoding.trim().toLowerCase() === 'identity') && declared !== null) {
+    const n = Number(declared);
+    if (Number.isFinite(n) && n > maxBytes) throw fail('ERR_DIRECTORY_TOO_LARGE', `the directory is larger than ${maxBytes} bytes`);
+  }
+  const body = response.body;
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), aborted]);
+      if (done) break;
+      if (!(value instanceof Uint8Array)) throw fail('ERR_DIRECTORY_FETCH', 'the response body is not a byte stream');
+      total += value.byteLength;
+      if (total > maxBytes) throw fail('ERR_DIRECTORY_TOO_LARGE', `the directory is larger than ${maxBytes} bytes`);
+      chunks.push(value);
+    }
+  } catch (error) {
+    reader.cancel().catch(() => undefined);
+    throw error;
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,451 @@
+/**
+ * Serving a key directory (SPEC 4.1, 5.4, 5.6; NOTES "Directory response
+ * signatures"): a web-standard `(Request) => Promise<Response>` handler for the
+ * well-known path, with one response signature per published key.
+ *
+ * The body is built once per key set and reused byte for byte; signatures cover
+ * the request's `@authority`, so they are made once per authority and validity
+ * window and then served from a bounded cache: a busy directory does not sign per
+ * request.
+ */
+import { base64Encode } from '../core/base64';
+import { BotsigError } from '../core/errors';
+import { systemClock } from '../core/time';
+import type { Clock } from '../core/time';
+import { createContentDigest } from '../crypto/digest';
+import { importSigningKey, isSigningKey } from '../crypto/keys';
+import { isRfc9421TestKey } from '../crypto/test-keys';
+import type { Jwk, SigningKey } from '../crypto/types';
+import { getSubtle } from '../crypto/webcrypto';
+import { parseComponentIdentifier } from '../httpsig/components';
+import type { ComponentIdentifier } from '../httpsig/components';
+import type { HttpMessage } from '../httpsig/message';
+import { signMessage } from '../httpsig/sign';
+import { buildDirectory, DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from './document';
+import type { DirectoryKeyInput } from './document';
+
+/** A key to publish and sign with, with an optional validity window (seconds since the epoch; SPEC 2.2). */
+export interface DirectoryHandlerKeyEntry {
+  /** A private JWK, or a key from `importSigningKey()`. */
+  readonly key: Jwk | SigningKey;
+  /** Published as the JWK's `nbf`. */
+  readonly nbf?: number;
+  /** Published as the JWK's `exp`; the key leaves the directory (and stops signing) at this time. */
+  readonly exp?: number;
+}
+
+/** A key given to {@link createDirectoryHandler}. */
+export type DirectoryHandlerKey = Jwk | SigningKey | DirectoryHandlerKeyEntry;
+
+/** What the {@link DirectoryHandlerOptions.onRequest} hook learns: nothing about the requester (SPEC 5.6 rule 5). */
+export interface DirectoryRequestInfo {
+  readonly method: string;
+  /** The request path, without the query. */
+  readonly path: string;
+  readonly status: number;
+}
+
+/** Options of {@link createDirectoryHandler}. */
+export interface DirectoryHandlerOptions {
+  /**
+   * The keys to publish, each signing the response (SPEC 5.4: one signature per
+   * key). The published JWKs keep the order given here and the member order of
+   * each JWK; private members are never published.
+   */
+  readonly keys: readonly DirectoryHandlerKey[];
+  /** Clock in milliseconds since the epoch; default `Date.now`. */
+  readonly now?: Clock;
+  /** `Cache-Control: max-age` upper bound; default {@link DEFAULT_DIRECTORY_MAX_AGE_SECONDS}. */
+  readonly maxAgeSeconds?: number;
+  /**
+   * `expires - created` of each response signature; default
+   * {@link DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS} or twice
+   * `maxAgeSeconds`, whichever is larger. Must be at least
+   * `maxAgeSeconds`: a cached copy must never outlive its signatures. A cached
+   * signature is reused while at least `maxAgeSeconds` of it remain.
+   */
+  readonly signatureValiditySeconds?: number;
+  /** The path served; default the well-known path (SPEC 4.1). */
+  readonly path?: string;
+  /**
+   * The authorities (`host` or `host:port`) this directory signs for. A request
+   * for another authority gets `421 Misdirected Request`. Without this list the
+   * handler signs for whatever authority a request names, and anyone can obtain
+   * a signature binding these keys to a name they choose by sending a forged
+   * `Host`: set it in production.
+   */
+  readonly authorities?: readonly string[];
+  /** Signature label of the first key; later keys get `<label>2`, `<label>3`, …; default `binding` (the draft's example). */
+  readonly label?: string;
+  /** Add the `alg` signature parameter (RFC 9421 §2.3); default false, as in the draft's example. */
+  readonly includeAlg?: boolean;
+  /** Allow the RFC 9421 Appendix B.1 example keys (their private halves are public); default false. */
+  readonly allowTestKeys?: boolean;
+  /** Authorities whose signatures are cached (least recently used beyond this are dropped); default 64. */
+  readonly maxCachedAuthorities?: number;
+  /** Called after each request, for metrics or logs. Errors it throws are ignored. */
+  readonly onRequest?: (info: DirectoryRequestInfo) => void;
+}
+
+/** Default `Cache-Control: max-age` of a directory response: five minutes. */
+export const DEFAULT_DIRECTORY_MAX_AGE_SECONDS = 300;
+/** Default validity of a directory response signature: one hour. */
+export const DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS = 3600;
+
+const DEFAULT_LABEL = 'binding';
+const DEFAULT_MAX_CACHED_AUTHORITIES = 64;
+const DIRECTORY_TAG = 'http-message-signatures-directory';
+const ALLOW = 'GET, HEAD, OPTIONS';
+// Browser verifiers need these to check the proof (none is CORS-safelisted).
+const EXPOSE = 'Content-Digest, Signature, Signature-Input, ETag, Date';
+const COMPONENTS: readonly ComponentIdentifier[] = [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')];
+
+interface KeySlot {
+  readonly signing: SigningKey;
+  readonly input: DirectoryKeyInput;
+  readonly exp: number | undefined;
+}
+
+/** The directory as served between two key-set changes. */
+interface Published {
+  readonly version: number;
+  readonly body: Uint8Array<ArrayBuffer>;
+  readonly contentLength: string;
+  /** A strong entity-tag, quotes included (RFC 9110 §8.8.3). */
+  readonly etag: string;
+  readonly contentDigest: string;
+  readonly response: HttpMessage;
+  readonly signers: ReadonlyArray<{ readonly key: SigningKey; readonly label: string }>;
+  /** Seconds at which a key expires and the set changes. */
+  readonly until: number;
+}
+
+interface SignedEntry {
+  readonly version: number;
+  readonly created: number;
+  readonly expires: number;
+  readonly signatureInput: string;
+  readonly signature: string;
+}
+
+function checkSeconds(value: unknown, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw new TypeError(`${name} must be an integer >= ${min}`);
+  return value;
+}
+
+function isLabel(s: string): boolean {
+  // sf-key (RFC 9651 §3.1.2): lcalpha / "*", then lcalpha / DIGIT / "_" / "-" / "." / "*".
+  if (s.length === 0 || s.length > 64) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const lower = c >= 0x61 && c <= 0x7a;
+    if (i === 0 ? !(lower || c === 0x2a) : !(lower || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x2a)) return false;
+  }
+  return true;
+}
+
+function hostForms(authority: string): string[] {
+  const out: string[] = [];
+  for (const scheme of ['https://', 'http://']) {
+    let url: URL;
+    try {
+      url = new URL(scheme + authority);
+    } catch {
+      throw new TypeError('authorities must be host or host:port values');
+    }
+    if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+      throw new TypeError('authorities must be host or host:port values');
+    }
+    out.push(url.host);
+  }
+  return out;
+}
+
+/**
+ * Weak comparison (RFC 9110 §8.8.3.2) of every entity-tag in an If-None-Match
+ * value against ours; `*` matches any current representation (§13.1.2). One
+ * linear scan; a malformed member ends the scan with no match for the rest.
+ *
+ * @example
+ * ifNoneMatchMatches('"a", W/"xyz"', '"xyz"'); // true
+ */
+export function ifNoneMatchMatches(value: string, opaqueTag: string): boolean {
+  const n = value.length;
+  let i = 0;
+  while (i < n) {
+    const c = value.charCodeAt(i);
+    if (c === 0x20 || c === 0x09 || c === 0x2c) {
+      i++;
+      continue;
+    }
+    if (c === 0x2a /* * */) return true;
+    if (c === 0x57 /* W */ && value.charCodeAt(i + 1) === 0x2f /* / */) i += 2;
+    if (value.charCodeAt(i) !== 0x22) return false;
+    const end = value.indexOf('"', i + 1);
+    if (end < 0) return false;
+    if (end + 1 - i === opaqueTag.length && value.startsWith(opaqueTag, i)) return true;
+    i = end + 1;
+  }
+  return false;
+}
+
+/**
+ * Creates a request handler that serves a key directory (SPEC 4.1) for any
+ * web-standard server (Workers, Deno, Bun, Node through an adapter).
+ *
+ * - `GET`/`HEAD` at the well-known path: `200`, `Content-Type:
+ *   application/http-message-signatures-directory+json`, a strong `ETag` over
+ *   the exact body bytes, `Cache-Control: max-age=N, no-transform` where `N`
+ *   never exceeds what remains of the signatures (nor the time until a key
+ *   expires), `Access-Control-Allow-Origin: *`, `Content-Digest` (RFC 9530,
+ *   sha-256 of the body), and one signature per key (SPEC 5.4) covering
+ *   `("@authority";req "content-digest")` with `created`, `expires`, `keyid`
+ *   (the JWK thumbprint) and tag `http-message-signatures-directory`.
+ * - `If-None-Match` (weak comparison, lists and `*`; RFC 9110 §13.1.2) → `304`
+ *   with the cache-updating fields (including fresh signatures) and no body.
+ * - `OPTIONS` → `204` with CORS preflight fields; other methods → `405` with
+ *   `Allow`; other paths → `404`; an authority outside `authorities` → `421`.
+ *
+ * Keys leave the directory at their `exp` (SPEC 2.2 rule 4). Nothing about the
+ * requester is recorded (SPEC 5.6 rule 5); `onRequest` sees method, path and
+ * status only. Do not compress the response on the way out: `Content-Digest`
+ * and the signatures cover the uncompressed bytes.
+ *
+ * The keys are imported when the handler is created; a bad key makes every call
+ * reject with the import error.
+ *
+ * @throws TypeError at creation for malformed options (non-integer or negative
+ *   times, `signatureValiditySeconds < maxAgeSeconds`, a bad label, path or authority).
+ * @throws BotsigError (as a rejection of the handler) `ERR_KEY_INVALID`,
+ *   `ERR_ALG_*` for a key that cannot be imported or published, and
+ *   `ERR_KEY_TEST_KEY` for an RFC 9421 example key without `allowTestKeys`.
+ * @example
+ * const handler = createDirectoryHandler({ keys: [privateJwk], authorities: ['bot.example'] });
+ * export default { fetch: handler }; // Cloudflare Workers, Bun, Deno
+ */
+export function createDirectoryHandler(options: DirectoryHandlerOptions): (request: Request) => Promise<Response> {
+  if (typeof options !== 'object' || options === null) throw new TypeError('createDirectoryHandler needs options');
+  if (!Array.isArray(options.keys)) throw new TypeError('options.keys must be an array of private JWKs or signing keys');
+  const now = options.now ?? systemClock;
+  if (typeof now !== 'function') throw new TypeError('options.now must be a function returning milliseconds');
+  const maxAge = checkSeconds(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_DIRECTORY_MAX_AGE_SECONDS, 0);
+  // Twice max-age by default, so that one signature serves at least one max-age period.
+  const validity = checkSeconds(options.signatureValiditySeconds, 'signatureValiditySeconds', Math.max(DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS, 2 * maxAge), 1);
+  if (validity < maxAge) throw new TypeError('signatureValiditySeconds must be at least maxAgeSeconds');
+  const path = options.path ?? WELL_KNOWN_PATH;
+  if (typeof path !== 'string' || path.charCodeAt(0) !== 0x2f) throw new TypeError('options.path must start with "/"');
+  const baseLabel = options.label ?? DEFAULT_LABEL;
+  if (typeof baseLabel !== 'string' || !isLabel(baseLabel)) throw new TypeError('options.label must be a Structured Field key (e.g. "binding")');
+  const maxCached = checkSeconds(options.maxCachedAuthorities, 'maxCachedAuthorities', DEFAULT_MAX_CACHED_AUTHORITIES, 1);
+  let allowed: Set<string> | undefined;
+  if (options.authorities !== undefined) {
+    if (!Array.isArray(options.authorities)) throw new TypeError('options.authorities must be an array of host[:port] strings');
+    allowed = new Set();
+    for (const a of options.authorities) {
+      if (typeof a !== 'string' || a === '') throw new TypeError('authorities must be host or host:port values');
+      for (const form of hostForms(a)) allowed.add(form);
+    }
+  }
+  const onRequest = options.onRequest;
+  if (onRequest !== undefined && typeof onRequest !== 'function') throw new TypeError('options.onRequest must be a function');
+  const includeAlg = options.includeAlg === true;
+  const allowTestKeys = options.allowTestKeys === true;
+
+  const entries = options.keys.map((k, i) => splitKey(k, i));
+  const slots: Promise<KeySlot[]> = Promise.all(
+    entries.map(async ({ key, nbf, exp }) => {
+      const signing = await importSigningKey(key);
+      if (!allowTestKeys && isRfc9421TestKey(signing.thumbprint)) {
+        throw new BotsigError('ERR_KEY_TEST_KEY', 'an RFC 9421 example key cannot sign a directory (allowTestKeys is off)');
+      }
+      const jwk = isSigningKey(key) ? signing.publicJwk : key;
+      const exp2 = exp ?? (typeof jwk.exp === 'number' ? jwk.exp : undefined);
+      const input: DirectoryKeyInput = nbf === undefined && exp === undefined ? jwk : { jwk, nbf, exp };
+      return { signing, input, exp: exp2 };
+    }),
+  );
+  // The rejection is reported by the first request; don't let it surface as unhandled first.
+  slots.catch(() => undefined);
+
+  let version = 0;
+  let current: Promise<Published> | undefined;
+  let currentUntil = -Infinity;
+  const signed = new Map<string, Promise<SignedEntry>>();
+
+  async function publish(nowSeconds: number): Promise<Published> {
+    const all = await slots;
+    const live = all.filter((s) => s.exp === undefined || s.exp > nowSeconds);
+    let until = Infinity;
+    for (const s of live) if (s.exp !== undefined && s.exp < until) until = s.exp;
+    const { json } = await buildDirectory(live.map((s) => s.input));
+    const body = new TextEncoder().encode(json);
+    const contentDigest = await createContentDigest(body);
+    const hash = new Uint8Array(await getSubtle().digest('SHA-256', body));
+    version++;
+    return {
+      version,
+      body,
+      contentLength: String(body.length),
+      etag: '"' + base64Encode(hash) + '"',
+      contentDigest,
+      response: { kind: 'response', status: 200, headers: new Map([['content-digest', [contentDigest]]]) },
+      signers: live.map((s, i) => ({ key: s.signing, label: i === 0 ? baseLabel : baseLabel + String(i + 1) })),
+      until,
+    };
+  }
+
+  function published(nowSeconds: number): Promise<Published> {
+    if (current === undefined || nowSeconds >= currentUntil) {
+      const next = publish(nowSeconds);
+      current = next;
+      // Until it settles, `until` is unknown: keep the old bound so concurrent callers share `next`.
+      currentUntil = Infinity;
+      next.then(
+        (p) => {
+          if (current === next) currentUntil = p.until;
+        },
+        () => {
+          // A failure is permanent only for bad keys; those reject in `slots` again anyway.
+          if (current === next) current = undefined;
+        },
+      );
+      signed.clear();
+    }
+    return current;
+  }
+
+  async function sign(pub: Published, origin: string, nowSeconds: number): Promise<SignedEntry> {
+    const created = nowSeconds;
+    const expires = created + validity;
+    const request: HttpMessage = { kind: 'request', method: 'GET', url: origin + path, headers: new Map() };
+    const results = await Promise.all(
+      pub.signers.map(({ key, label }) => {
+        const params: Record<string, string | number> = { created, expires, keyid: key.thumbprint };
+        if (includeAlg) params['alg'] = key.alg;
+        params['tag'] = DIRECTORY_TAG;
+        return signMessage(pub.response, { key, label, components: COMPONENTS.slice(), params, request });
+      }),
+    );
+    let signatureInput = '';
+    let signature = '';
+    for (const r of results) {
+      signatureInput += (signatureInput === '' ? '' : ', ') + r.headers['signature-input'];
+      signature += (signature === '' ? '' : ', ') + r.headers.signature;
+    }
+    return { version: pub.version, created, expires, signatureInput, signature };
+  }
+
+  async function signatureFor(pub: Published, origin: string, nowSeconds: number): Promise<SignedEntry | undefined> {
+    if (pub.signers.length === 0) return undefined;
+    const cached = signed.get(origin);
+    if (cached !== undefined) {
+      const entry = await cached.catch(() => undefined);
+      if (entry !== undefined && entry.version === pub.version && entry.created <= nowSeconds && nowSeconds + maxAge <= entry.expires) {
+        // Refresh its LRU position.
+        if (signed.get(origin) === cached) {
+          signed.delete(origin);
+          signed.set(origin, cached);
+        }
+        return entry;
+      }
+      if (signed.get(origin) !== cached) return signatureFor(pub, origin, nowSeconds);
+    }
+    const pending = sign(pub, origin, nowSeconds);
+    signed.delete(origin);
+    signed.set(origin, pending);
+    if (signed.size > maxCached) {
+      const oldest = signed.keys().next();
+      if (oldest.done !== true) signed.delete(oldest.value);
+    }
+    pending.catch(() => {
+      if (signed.get(origin) === pending) signed.delete(origin);
+    });
+    return pending;
+  }
+
+  function report(method: string, pathname: string, status: number): void {
+    if (onRequest === undefined) return;
+    try {
+      onRequest({ method, path: pathname, status });
+    } catch {
+      // Logging must never break serving the directory.
+    }
+  }
+
+  return async function directoryHandler(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const method = request.method;
+    if (url.pathname !== path) {
+      report(method, url.pathname, 404);
+      return new Response(null, { status: 404 });
+    }
+    if (method === 'OPTIONS') {
+      report(method, url.pathname, 204);
+      return new Response(null, {
+        status: 204,
+        headers: {
+          allow: ALLOW,
+          'access-control-allow-origin': '*',
+          'access-control-allow-methods': 'GET, HEAD',
+          'access-control-allow-headers': 'Accept, If-None-Match',
+          'access-control-max-age': '86400',
+        },
+      });
+    }
+    if (method !== 'GET' && method !== 'HEAD') {
+      report(method, url.pathname, 405);
+      return new Response(null, { status: 405, headers: { allow: ALLOW } });
+    }
+    if (allowed !== undefined && !allowed.has(url.host)) {
+      report(method, url.pathname, 421);
+      return new Response(null, { status: 421 });
+    }
+
+    const nowMs = now();
+    const nowSeconds = Math.floor(nowMs / 1000);
+    const pub = await published(nowSeconds);
+    const origin = url.protocol + '//' + url.host;
+    const sig = await signatureFor(pub, origin, nowSeconds);
+
+    let age = Math.min(maxAge, pub.until - nowSeconds);
+    if (sig !== undefined) age = Math.min(age, sig.expires - nowSeconds);
+    if (!(age > 0)) age = 0;
+
+    const headers = new Headers();
+    headers.set('date', new Date(nowMs).toUTCString());
+    headers.set('cache-control', 'max-age=' + String(age) + ', no-transform');
+    headers.set('etag', pub.etag);
+    headers.set('content-digest', pub.contentDigest);
+    if (sig !== undefined) {
+      headers.set('signature-input', sig.signatureInput);
+      headers.set('signature', sig.signature);
+    }
+    headers.set('access-control-allow-origin', '*');
+    headers.set('access-control-expose-headers', EXPOSE);
+
+    const inm = request.headers.get('if-none-match');
+    if (inm !== null && ifNoneMatchMatches(inm, pub.etag)) {
+      report(method, url.pathname, 304);
+      return new Response(null, { status: 304, headers });
+    }
+    headers.set('content-type', DIRECTORY_MEDIA_TYPE);
+    headers.set('content-length', pub.contentLength);
+    headers.set('x-content-type-options', 'nosniff');
+    report(method, url.pathname, 200);
+    return new Response(method === 'HEAD' ? null : pub.body.slice(), { status: 200, headers });
+  };
+}
+
+function splitKey(k: DirectoryHandlerKey, i: number): { key: Jwk | SigningKey; nbf: number | undefined; exp: number | undefined } {
+  if (typeof k !== 'object' || k === null) throw new TypeError(`keys[${i}] must be a private JWK, a signing key or { key, nbf?, exp? }`);
+  if (isSigningKey(k)) return { key: k, nbf: undefined, exp: undefined };
+  if (typeof (k as Jwk).kty === 'string') return { key: k as Jwk, nbf: undefined, exp: undefined };
+  const entry = k as DirectoryHandlerKeyEntry;
+  if (typeof entry.key !== 'object' || entry.key === null) throw new TypeError(`keys[${i}] must be a private JWK, a signing key or { key, nbf?, exp? }`);
+  const nbf = entry.nbf;
+  const exp = entry.exp;
+  if (nbf !== undefined && (typeof nbf !== 'number' || !Number.isSafeInteger(nbf) || nbf < 0)) throw new TypeError(`keys[${i}].nbf must be integer seconds`);
+  if (exp !== undefined && (typeof exp !== 'number' || !Number.isSafeInteger(exp) || exp < 0)) throw new TypeError(`keys[${i}].exp must be integer seconds`);
+  return { key: entry.key, nbf, exp };
+}

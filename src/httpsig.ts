@@ -1,0 +1,67 @@
+/**
+ * `botsig/httpsig`: the generic RFC 9421 HTTP Message Signatures layer, for users who
+ * do not want the Web Bot Auth profile. Re-exports only.
+ */
+export { signMessage } from './httpsig/sign';
+export type { SignMessageOptions, SignedMessage } from './httpsig/sign';
+export { verifyMessage, verifySignatureBytes } from './httpsig/verify';
+export type { VerifyMessageOptions, VerifiedMessage } from './httpsig/verify';
+export { createSignatureBase } from './httpsig/base';
+export {
+  componentValues,
+  parseComponentIdentifier,
+  serializeComponentIdentifier,
+  STRUCTURED_FIELDS,
+} from './httpsig/components';
+export type { ComponentIdentifier, ComponentOptions, StructuredFieldType } from './httpsig/components';
+export {
+  isValidLabel,
+  nextLabel,
+  parseSignature,
+  parseSignatureInput,
+  readSignatures,
+  serializeSignatureInputMember,
+  serializeSignatureParams,
+  signatureParams,
+} from './httpsig/signature-input';
+export type { SignatureEntry, SignatureInput, SignatureParams } from './httpsig/signature-input';
+export { isHttpMessage, toHttpMessage } from './httpsig/message';
+export type { HeaderInput, HttpMessage, MessageInput, MessageObject, ToHttpMessageOptions } from './httpsig/message';
+export { renameSignatureLabel } from './httpsig/relabel';
+export type { SignatureHeaders } from './httpsig/relabel';
+export { acceptSignatureRequest, parseAcceptSignature, serializeAcceptSignature } from './httpsig/accept-signature';
+export type { AcceptSignatureRequest } from './httpsig/accept-signature';
+export { parseRawHttpMessage } from './httpsig/raw';
+export type { ParseRawHttpMessageOptions, RawHttpMessage } from './httpsig/raw';
+
+// Keys, so that this entry point is usable on its own.
+export { importSigningKey, importVerifyingKey } from './crypto/keys';
+export type { AlgorithmName, Jwk, SigningKey, VerifyingKey } from './crypto/types';
+
+// Structured Fields (RFC 9651), for building component identifiers and parameters.
+export {
+  innerList,
+  item,
+  parseDictionary,
+  parseItem,
+  parseList,
+  serializeBareItem,
+  serializeDictionary,
+  serializeInnerList,
+  serializeItem,
+  serializeList,
+  serializeMember,
+  serializeParameters,
+  sfBinary,
+  sfBoolean,
+  sfDate,
+  sfDecimal,
+  sfDisplayString,
+  sfInteger,
+  sfString,
+  sfToken,
+} from './core/sf';
+export type { BareItem, Dictionary, InnerList, Item, List, Member, Parameters } from './core/sf-types';
+
+export { BotsigError, isBotsigError } from './core/errors';
+export type { BotsigErrorCode } from './core/errors';

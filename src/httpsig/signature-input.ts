@@ -1,0 +1,290 @@
+/**
+ * The Signature-Input and Signature fields (RFC 9421 §4.1, §4.2) and the
+ * `@signature-params` value (§2.3): parsing, serialisation, and a typed view of the
+ * signature parameters.
+ */
+import { BotsigError, isBotsigError } from '../core/errors';
+import type { BotsigErrorCode } from '../core/errors';
+import { parseDictionary, serializeParameters } from '../core/sf';
+import type { Dictionary, Member, Parameters } from '../core/sf-types';
+import { serializeComponentIdentifier } from './components';
+import type { ComponentIdentifier } from './components';
+import type { HttpMessage } from './message';
+
+/** One signature's metadata: its label, covered components and parameters, all in order. */
+export interface SignatureInput {
+  label: string;
+  components: ComponentIdentifier[];
+  /** Every signature parameter in its order, unknown ones included (RFC 9421 §2.3). */
+  params: Parameters;
+}
+
+/** Typed view of the registered signature parameters (RFC 9421 §2.3). */
+export interface SignatureParams {
+  created?: number;
+  expires?: number;
+  nonce?: string;
+  alg?: string;
+  keyid?: string;
+  tag?: string;
+}
+
+/**
+ * One label found in a message's Signature-Input and Signature fields. A label found
+ * in only one of them, or whose member has the wrong shape, carries an `error`, so that
+ * one bad signature does not hide the others (RFC 9421 §4, §7.2.6).
+ */
+export type SignatureEntry =
+  | { readonly label: string; readonly ok: true; readonly input: SignatureInput; readonly signature: Uint8Array }
+  | {
+      readonly label: string;
+      readonly ok: false;
+      readonly error: BotsigError;
+      readonly input?: SignatureInput;
+      readonly signature?: Uint8Array;
+    };
+
+// sf-key (RFC 9651 §3.1.2): lcalpha or "*", then lcalpha / DIGIT / "_" / "-" / "." / "*".
+/** True when `label` can be a Dictionary key, hence a signature label. */
+export function isValidLabel(label: string): boolean {
+  if (typeof label !== 'string' || label.length === 0) return false;
+  const c0 = label.charCodeAt(0);
+  if (!((c0 >= 97 && c0 <= 122) || c0 === 42)) return false;
+  for (let i = 1; i < label.length; i++) {
+    const c = label.charCodeAt(i);
+    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 45 || c === 46 || c === 42)) return false;
+  }
+  return true;
+}
+
+/**
+ * The first label `${prefix}1`, `${prefix}2`, … not in `existing`.
+ *
+ * @throws TypeError when `prefix` cannot start a Dictionary key.
+ * @example
+ * nextLabel(['sig1']) // 'sig2'
+ */
+export function nextLabel(existing: Iterable<string>, prefix = 'sig'): string {
+  if (!isValidLabel(prefix)) throw new TypeError('label prefix must be a Structured Field key');
+  const taken = existing instanceof Set ? (existing as Set<string>) : new Set(existing);
+  for (let n = 1; ; n++) {
+    const label = prefix + n;
+    if (!taken.has(label)) return label;
+  }
+}
+
+/**
+ * Parses a whole field value as a Dictionary (RFC 9651 §4.2.2), reporting failure under `code`.
+ *
+ * @throws BotsigError `code` when the value is not a valid Dictionary.
+ * @throws TypeError when `value` is not a string.
+ */
+export function parseSignatureDictionary(value: string, code: BotsigErrorCode, what: string): Dictionary {
+  if (typeof value !== 'string') throw new TypeError(`${what} value must be a string`);
+  try {
+    return parseDictionary(value);
+  } catch (err) {
+    if (isBotsigError(err)) throw new BotsigError(code, `${what} is not a valid Dictionary`, { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * Turns one Dictionary member into a {@link SignatureInput}: an Inner List of Strings
+ * (component identifiers with their parameters), with the signature parameters
+ * (RFC 9421 §4.1; Accept-Signature members have the same shape, §5.1).
+ *
+ * @throws BotsigError `code` when the member is not an Inner List of Strings.
+ */
+export function memberToSignatureInput(label: string, member: Member, code: BotsigErrorCode): SignatureInput {
+  if (member.kind !== 'inner-list') throw new BotsigError(code, `member ${label} is not an Inner List`);
+  const components: ComponentIdentifier[] = [];
+  for (const it of member.items) {
+    if (it.value.type !== 'string') throw new BotsigError(code, `member ${label} has a component identifier that is not a String`);
+    components.push({ name: it.value.value, params: it.params });
+  }
+  return { label, components, params: member.params };
+}
+
+function memberToSignature(label: string, member: Member): Uint8Array {
+  if (member.kind !== 'item' || member.value.type !== 'binary') {
+    throw new BotsigError('ERR_SIGNATURE_PARSE', `Signature member ${label} is not a Byte Sequence`);
+  }
+  return member.value.value;
+}
+
+/**
+ * Parses a Signature-Input field value (RFC 9421 §4.1) into its signatures by label,
+ * in field order. Several field lines are combined with `", "` first.
+ *
+ * @throws BotsigError `ERR_SIGNATURE_INPUT_PARSE` when the value is not a Dictionary or
+ *   a member is not an Inner List of Strings.
+ * @throws TypeError when `value` is not a string.
+ * @example
+ * parseSignatureInput('sig1=("@authority");created=1618884473').get('sig1')?.components[0]?.name // '@authority'
+ */
+export function parseSignatureInput(value: string): Map<string, SignatureInput> {
+  const dict = parseSignatureDictionary(value, 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input');
+  const out = new Map<string, SignatureInput>();
+  for (const [label, member] of dict) out.set(label, memberToSignatureInput(label, member, 'ERR_SIGNATURE_INPUT_PARSE'));
+  return out;
+}
+
+/**
+ * Parses a Signature field value (RFC 9421 §4.2) into signature bytes by label.
+ *
+ * @throws BotsigError `ERR_SIGNATURE_PARSE` when the value is not a Dictionary or a
+ *   member is not a Byte Sequence.
+ * @throws TypeError when `value` is not a string.
+ * @example
+ * parseSignature('sig1=:AAEC:').get('sig1') // Uint8Array [0, 1, 2]
+ */
+export function parseSignature(value: string): Map<string, Uint8Array> {
+  const dict = parseSignatureDictionary(value, 'ERR_SIGNATURE_PARSE', 'Signature');
+  const out = new Map<string, Uint8Array>();
+  for (const [label, member] of dict) out.set(label, memberToSignature(label, member));
+  return out;
+}
+
+/**
+ * The `@signature-params` value (RFC 9421 §2.3): the covered components as an Inner
+ * List of Strings with their parameters, then the signature parameters, in order.
+ * Always built from the structure, never copied from header text.
+ *
+ * @throws BotsigError `ERR_COMPONENT_INVALID` for an unserialisable component identifier,
+ *   `ERR_PARAM_INVALID` for an unserialisable signature parameter.
+ * @example
+ * serializeSignatureParams(parseSignatureInput('sig1=("@authority");created=1').get('sig1')!) // '("@authority");created=1'
+ */
+export function serializeSignatureParams(input: Pick<SignatureInput, 'components' | 'params'>): string {
+  let out = '(';
+  const comps = input.components;
+  for (let i = 0; i < comps.length; i++) {
+    if (i > 0) out += ' ';
+    out += serializeComponentIdentifier(comps[i]!);
+  }
+  out += ')';
+  if (input.params.size === 0) return out;
+  try {
+    return out + serializeParameters(input.params);
+  } catch (err) {
+    if (isBotsigError(err)) throw new BotsigError('ERR_PARAM_INVALID', 'a signature parameter cannot be serialised', { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * One Signature-Input member, `label=(...);params` (RFC 9421 §4.1).
+ *
+ * @throws TypeError when the label is not a valid Dictionary key.
+ * @throws BotsigError as {@link serializeSignatureParams}.
+ * @example
+ * serializeSignatureInputMember({ label: 'sig1', components: [], params: new Map() }) // 'sig1=()'
+ */
+export function serializeSignatureInputMember(input: SignatureInput): string {
+  if (!isValidLabel(input.label)) throw new TypeError('signature label must be a Structured Field key (lowercase, e.g. "sig1")');
+  return input.label + '=' + serializeSignatureParams(input);
+}
+
+function param(params: Parameters, name: string, type: 'integer' | 'string'): number | string | undefined {
+  const v = params.get(name);
+  if (v === undefined) return undefined;
+  if (v.type !== type) throw new BotsigError('ERR_PARAM_INVALID', `signature parameter ${name} must be ${type === 'integer' ? 'an Integer' : 'a String'}`);
+  return v.value as number | string;
+}
+
+/**
+ * Typed view of the registered signature parameters (RFC 9421 §2.3): `created` and
+ * `expires` are Integers, `nonce`, `alg`, `keyid` and `tag` Strings. Absent ones are
+ * left out; other parameters are ignored here (they stay in `input.params`).
+ *
+ * @throws BotsigError `ERR_PARAM_INVALID` when a registered parameter has the wrong type.
+ * @example
+ * signatureParams(parseSignatureInput('s=();created=1;keyid="k"').get('s')!.params) // { created: 1, keyid: 'k' }
+ */
+export function signatureParams(params: Parameters): SignatureParams {
+  const out: SignatureParams = {};
+  if (params.size === 0) return out;
+  const created = param(params, 'created', 'integer');
+  if (created !== undefined) out.created = created as number;
+  const expires = param(params, 'expires', 'integer');
+  if (expires !== undefined) out.expires = expires as number;
+  const nonce = param(params, 'nonce', 'string');
+  if (nonce !== undefined) out.nonce = nonce as string;
+  const alg = param(params, 'alg', 'string');
+  if (alg !== undefined) out.alg = alg as string;
+  const keyid = param(params, 'keyid', 'string');
+  if (keyid !== undefined) out.keyid = keyid as string;
+  const tag = param(params, 'tag', 'string');
+  if (tag !== undefined) out.tag = tag as string;
+  return out;
+}
+
+/** The combined value of a header field (lines joined with `", "`), or `undefined` when absent. */
+export function fieldValue(message: HttpMessage, name: string): string | undefined {
+  const lines = message.headers.get(name);
+  if (lines === undefined || lines.length === 0) return undefined;
+  return lines.length === 1 ? lines[0] : lines.join(', ');
+}
+
+/**
+ * Reads every signature of a message once: parses Signature-Input and Signature and
+ * pairs them by label (RFC 9421 §3.2 steps 1–3). Labels keep Signature-Input order,
+ * then labels found only in Signature. A label present in only one field, or a member
+ * of the wrong shape, is an entry with `ok: false` and an error (`ERR_LABEL_MISSING`,
+ * `ERR_SIGNATURE_INPUT_PARSE`, `ERR_SIGNATURE_PARSE`); the other labels are unaffected.
+ * A message without either field gives an empty map.
+ *
+ * @throws BotsigError `ERR_SIGNATURE_INPUT_PARSE` / `ERR_SIGNATURE_PARSE` when a field as
+ *   a whole is not a Dictionary.
+ * @example
+ * for (const entry of readSignatures(toHttpMessage(request)).values()) if (entry.ok) console.log(entry.label);
+ */
+export function readSignatures(message: HttpMessage): Map<string, SignatureEntry> {
+  const out = new Map<string, SignatureEntry>();
+  const inputText = fieldValue(message, 'signature-input');
+  const sigText = fieldValue(message, 'signature');
+  if (inputText === undefined && sigText === undefined) return out;
+  const inputs = inputText === undefined ? undefined : parseSignatureDictionary(inputText, 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input');
+  const sigs = sigText === undefined ? undefined : parseSignatureDictionary(sigText, 'ERR_SIGNATURE_PARSE', 'Signature');
+  if (inputs !== undefined) {
+    for (const [label, member] of inputs) {
+      const sigMember = sigs?.get(label);
+      let input: SignatureInput;
+      try {
+        input = memberToSignatureInput(label, member, 'ERR_SIGNATURE_INPUT_PARSE');
+      } catch (err) {
+        out.set(label, { label, ok: false, error: asBotsigError(err) });
+        continue;
+      }
+      if (sigMember === undefined) {
+        out.set(label, { label, ok: false, input, error: new BotsigError('ERR_LABEL_MISSING', `label ${label} is in Signature-Input but not in Signature`) });
+        continue;
+      }
+      try {
+        out.set(label, { label, ok: true, input, signature: memberToSignature(label, sigMember) });
+      } catch (err) {
+        out.set(label, { label, ok: false, input, error: asBotsigError(err) });
+      }
+    }
+  }
+  if (sigs !== undefined) {
+    for (const [label, member] of sigs) {
+      if (inputs?.has(label)) continue;
+      const error = new BotsigError('ERR_LABEL_MISSING', `label ${label} is in Signature but not in Signature-Input`);
+      let signature: Uint8Array | undefined;
+      try {
+        signature = memberToSignature(label, member);
+      } catch {
+        signature = undefined;
+      }
+      out.set(label, signature === undefined ? { label, ok: false, error } : { label, ok: false, error, signature });
+    }
+  }
+  return out;
+}
+
+function asBotsigError(err: unknown): BotsigError {
+  if (err instanceof BotsigError) return err;
+  throw err;
+}

@@ -1,0 +1,124 @@
+/**
+ * Verifying a signature (RFC 9421 §3.2). No time or nonce policy here: that is the
+ * application's (profile layer) business, on top of the typed `params`.
+ */
+import { utf8 } from '../core/base64';
+import { BotsigError, isBotsigError } from '../core/errors';
+import type { AlgorithmName, VerifyingKey } from '../crypto/types';
+import { createSignatureBase } from './base';
+import type { ComponentOptions } from './components';
+import { toHttpMessage } from './message';
+import type { HttpMessage, MessageInput } from './message';
+import { readSignatures, signatureParams } from './signature-input';
+import type { SignatureEntry, SignatureInput, SignatureParams } from './signature-input';
+
+/** Options for {@link verifyMessage}. Give `key` or `keyLookup`. */
+export interface VerifyMessageOptions extends ComponentOptions {
+  /** The public key to verify with. */
+  key?: VerifyingKey;
+  /** Finds the key for a signature (e.g. by its `keyid`); `undefined` means unknown. */
+  keyLookup?: (input: SignatureInput) => VerifyingKey | undefined | Promise<VerifyingKey | undefined>;
+  /** The label to verify. Without it, signatures are tried in Signature-Input order and the first that verifies wins. */
+  label?: string;
+  /** For a response: the request it answers, for `;req` components (RFC 9421 §2.4). */
+  request?: MessageInput | HttpMessage;
+  /** Allowed algorithms (RFC 9421 §3.2 step 6.0); any when absent. */
+  algorithms?: readonly AlgorithmName[];
+}
+
+/** The result of a successful {@link verifyMessage}. */
+export interface VerifiedMessage {
+  label: string;
+  input: SignatureInput;
+  /** The signature base that verified. */
+  base: string;
+  /** Typed registered parameters (created, expires, nonce, alg, keyid, tag). */
+  params: SignatureParams;
+  /** The key that verified the signature. */
+  key: VerifyingKey;
+}
+
+/**
+ * Verifies `signature` over `base` with `key`. When `alg` (the signature's `alg`
+ * parameter) is given it must equal `key.alg` (RFC 9421 §3.2 step 6.4). A crypto
+ * backend that throws on malformed signature bytes counts as a failed verification.
+ *
+ * @throws BotsigError `ERR_ALG_MISMATCH` when `alg` differs from the key's algorithm;
+ *   BotsigErrors from the key (e.g. `ERR_CRYPTO_UNSUPPORTED`) pass through.
+ * @example
+ * if (!(await verifySignatureBytes(key, base, signature, params.alg))) reject();
+ */
+export async function verifySignatureBytes(key: VerifyingKey, base: string, signature: Uint8Array, alg?: string): Promise<boolean> {
+  if (typeof key !== 'object' || key === null || typeof key.verify !== 'function') throw new TypeError('key must be a VerifyingKey');
+  if (alg !== undefined && alg !== key.alg) throw new BotsigError('ERR_ALG_MISMATCH', 'the alg parameter does not match the key');
+  try {
+    return (await key.verify(utf8(base), signature)) === true;
+  } catch (err) {
+    if (isBotsigError(err)) throw err;
+    return false;
+  }
+}
+
+async function verifyEntry(
+  message: HttpMessage,
+  entry: SignatureEntry,
+  options: VerifyMessageOptions,
+): Promise<VerifiedMessage> {
+  if (!entry.ok) throw entry.error;
+  const { input, signature } = entry;
+  const params = signatureParams(input.params);
+  let key = options.key;
+  if (key === undefined) {
+    key = await options.keyLookup!(input);
+    if (key === undefined) throw new BotsigError('ERR_KEY_UNKNOWN', `no key for signature ${entry.label}`);
+  }
+  if (params.alg !== undefined && params.alg !== key.alg) {
+    throw new BotsigError('ERR_ALG_MISMATCH', `signature ${entry.label} names an alg that does not match the key`);
+  }
+  if (options.algorithms !== undefined && !options.algorithms.includes(key.alg)) {
+    throw new BotsigError('ERR_ALG_NOT_ALLOWED', `the key algorithm of signature ${entry.label} is not allowed`);
+  }
+  const base = createSignatureBase(message, input, options);
+  if (!(await verifySignatureBytes(key, base, signature))) {
+    throw new BotsigError('ERR_SIGNATURE_INVALID', `signature ${entry.label} does not verify`);
+  }
+  return { label: entry.label, input, base, params, key };
+}
+
+/**
+ * Verifies a signature of a message (RFC 9421 §3.2): selects it by `label` (or tries
+ * each in order), checks the `alg` parameter against the key and the allowed
+ * algorithms, rebuilds the signature base and verifies the bytes.
+ *
+ * @throws BotsigError `ERR_NO_SIGNATURE` (no Signature-Input or Signature field and no
+ *   label asked for), `ERR_LABEL_MISSING` (label absent, or in only one of the fields),
+ *   `ERR_SIGNATURE_INPUT_PARSE` / `ERR_SIGNATURE_PARSE`, `ERR_PARAM_INVALID`,
+ *   `ERR_KEY_UNKNOWN` (`keyLookup` found nothing), `ERR_ALG_MISMATCH`,
+ *   `ERR_ALG_NOT_ALLOWED`, component errors from the base, `ERR_SIGNATURE_INVALID`.
+ *   Without a label, the error of the first signature is thrown when none verifies.
+ * @throws TypeError when neither `key` nor `keyLookup` is given.
+ * @example
+ * const { params } = await verifyMessage(request, { key, label: 'sig1', algorithms: ['ed25519'] });
+ */
+export async function verifyMessage(message: MessageInput | HttpMessage, options: VerifyMessageOptions): Promise<VerifiedMessage> {
+  if (typeof options !== 'object' || options === null) throw new TypeError('verifyMessage needs options');
+  if (options.key === undefined && typeof options.keyLookup !== 'function') throw new TypeError('verifyMessage needs options.key or options.keyLookup');
+  const msg = toHttpMessage(message, options.request === undefined ? undefined : { request: options.request });
+  const entries = readSignatures(msg);
+  if (options.label !== undefined) {
+    const entry = entries.get(options.label);
+    if (entry === undefined) throw new BotsigError('ERR_LABEL_MISSING', `no signature labelled ${options.label}`);
+    return verifyEntry(msg, entry, options);
+  }
+  if (entries.size === 0) throw new BotsigError('ERR_NO_SIGNATURE', 'the message has no Signature-Input or Signature field');
+  let first: unknown;
+  for (const entry of entries.values()) {
+    try {
+      return await verifyEntry(msg, entry, options);
+    } catch (err) {
+      if (!isBotsigError(err)) throw err;
+      first ??= err;
+    }
+  }
+  throw first;
+}

@@ -1,0 +1,121 @@
+/**
+ * `botsig`: sign and verify HTTP requests with the Web Bot Auth profile of HTTP
+ * Message Signatures (RFC 9421), and publish or discover key directories.
+ * Isomorphic: runs in Node, browsers and edge runtimes. Re-exports only.
+ */
+
+// Web Bot Auth profile
+export { signRequest, signRequestSync, applySignatureHeaders } from './profile/sign-request';
+export { verifyRequest } from './profile/verify-request';
+export { createChallenge, acceptSignatureValue, signOptionsFromChallenge } from './profile/challenge';
+export type { Challenge, ChallengeOptions, ChallengeSignOptions } from './profile/challenge';
+export { relabelSignature } from './profile/relabel';
+export type { RelabelHeaders, RelabelOptions } from './profile/relabel';
+export {
+  parseSignatureAgent,
+  serializeSignatureAgent,
+  signatureAgentComponent,
+  directoryUrlFor,
+  agentIdentifier,
+  SIGNATURE_AGENT_TYPES,
+  WELL_KNOWN_PATH,
+  DIRECTORY_MEDIA_TYPE,
+} from './profile/signature-agent';
+export type {
+  ParsedSignatureAgent,
+  ParseSignatureAgentOptions,
+  SignatureAgentMember,
+  SignatureAgentMemberInput,
+  SignatureAgentType,
+} from './profile/signature-agent';
+export { WEB_BOT_AUTH_TAG } from './profile/types';
+export type {
+  DirectoryResolution,
+  DirectoryResolvedKey,
+  ErrorInfo,
+  KeyDirectory,
+  KeyLookup,
+  KeyResolver,
+  KeySource,
+  NonceOptions,
+  NoncePolicy,
+  Outcome,
+  ResolvedKey,
+  SignatureAgentInput,
+  SignatureHeaders,
+  SignatureParamsView,
+  SignatureResult,
+  SignRequestOptions,
+  VerificationResult,
+  VerifyRequestOptions,
+} from './profile/types';
+
+// Nonce stores
+export { MemoryNonceStore } from './stores/nonce-store';
+export type { MemoryNonceStoreOptions, NonceStore } from './stores/nonce-store';
+
+// Key directories
+export { DirectoryClient, DIRECTORY_CLIENT_DEFAULTS } from './directory/client';
+export type {
+  DirectoryClientAllow,
+  DirectoryClientKey,
+  DirectoryClientLimits,
+  DirectoryClientOptions,
+  DirectoryClientResolution,
+  FetchLike,
+} from './directory/client';
+export { MemoryDirectoryCache } from './directory/cache';
+export type { DirectoryCache, DirectoryCacheEntry, MemoryDirectoryCacheOptions } from './directory/cache';
+export {
+  createDirectoryHandler,
+  DEFAULT_DIRECTORY_MAX_AGE_SECONDS,
+  DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS,
+} from './directory/handler';
+export type { DirectoryHandlerKey, DirectoryHandlerKeyEntry, DirectoryHandlerOptions, DirectoryRequestInfo } from './directory/handler';
+export {
+  parseDirectory,
+  parseDirectorySync,
+  buildDirectory,
+  isDirectoryMediaType,
+  directoryMediaTypeKind,
+  isKeyUsableAt,
+  LEGACY_DIRECTORY_MEDIA_TYPE,
+  DEFAULT_MAX_KEYS,
+} from './directory/document';
+export type {
+  BuildDirectoryOptions,
+  BuiltDirectory,
+  DirectoryKey,
+  DirectoryKeyInput,
+  DirectoryShape,
+  DirectorySource,
+  ParseDirectoryOptions,
+  ParsedDirectory,
+} from './directory/document';
+export { verifyDirectoryResponse, DIRECTORY_RESPONSE_TAG } from './directory/response-signatures';
+export type { DirectoryResponseCheck, KeyProof, VerifyDirectoryResponseOptions } from './directory/response-signatures';
+export { planRotation } from './directory/rotation';
+export type { RotationKey, RotationOptions, RotationPlan } from './directory/rotation';
+
+// Keys and crypto
+export { importSigningKey, importVerifyingKey, importSigningKeySync } from './crypto/keys';
+export type { ImportKeyOptions } from './crypto/keys';
+export { jwkThumbprint, jwkThumbprintSync } from './crypto/thumbprint';
+export { createContentDigest, verifyContentDigest } from './crypto/digest';
+export type { DigestAlgorithm, VerifyContentDigestOptions } from './crypto/digest';
+export { generateKeyPair } from './crypto/generate';
+export type { GeneratedKeyPair } from './crypto/generate';
+export { getCryptoProvider, setCryptoProvider } from './crypto/provider';
+export { ALGORITHMS, joseAlgToHttpSig, toAlgorithmName } from './crypto/registry';
+export { isRfc9421TestKey } from './crypto/test-keys';
+export type { AlgorithmName, CryptoProvider, Jwk, SigningKey, VerifyingKey } from './crypto/types';
+
+// Accept-Signature (client side) and URLs
+export { parseAcceptSignature } from './httpsig/accept-signature';
+export { normalizeUrl } from './core/url';
+
+// Errors and diagnostics
+export { BotsigError, isBotsigError } from './core/errors';
+export type { BotsigErrorCode } from './core/errors';
+export type { Diagnostic } from './core/diagnostics';
+export type { Clock } from './core/time';

@@ -1,0 +1,13 @@
+/**
+ * `botsig/node`: Node-only parts. Importing it installs the `node:crypto`
+ * provider (one-shot sign/verify on cached KeyObjects).
+ */
+import { installNodeCryptoProvider } from './node/crypto-provider';
+
+installNodeCryptoProvider();
+
+export { nodeCryptoProvider, installNodeCryptoProvider } from './node/crypto-provider';
+export { importPem, importPrivatePem, importPublicPem, fromKeyObject, keyObjectToJwk } from './node/keys';
+export type { NodeKeyOptions } from './node/keys';
+export { createGuardedFetch, DEFAULT_GUARDED_FETCH_TIMEOUT_MS } from './node/guarded-fetch';
+export type { GuardedConnect, GuardedConnectTarget, GuardedFetchAllow, GuardedFetchOptions, GuardedLookup } from './node/guarded-fetch';

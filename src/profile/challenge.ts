@@ -1,0 +1,103 @@
+import { base64UrlEncode } from '../core/base64';
+import { BotsigError } from '../core/errors';
+import { sfBoolean, sfString } from '../core/sf';
+import type { Parameters } from '../core/sf-types';
+import { parseAcceptSignature, serializeAcceptSignature } from '../httpsig/accept-signature';
+import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';
+import { WEB_BOT_AUTH_TAG, type SignRequestOptions, type VerificationResult } from './types';
+
+export interface ChallengeOptions {
+  /** Label of the requested signature. Default `sig1`. */
+  readonly label?: string;
+  /** Components to request. Default `@authority`. */
+  readonly components?: readonly string[];
+  /**
+   * An origin-supplied nonce (SPEC 5.3 rule 8): a string, `true` for 32 random
+   * bytes, or omitted for none. The origin must remember it to check it later.
+   */
+  readonly nonce?: string | true;
+  /** Ask for a specific key. */
+  readonly keyid?: string;
+}
+
+/** A ready HTTP answer: status, headers (with `Accept-Signature` where the profile asks for it) and a short reason. */
+export interface Challenge {
+  readonly status: 400 | 403 | 429;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly reason: string;
+}
+
+/**
+ * Maps a verification result to the answer the profile recommends (SPEC 4.3, 7):
+ * `undefined` when verified; 400 for unparseable signature headers; 429 with
+ * `Accept-Signature` for a replayed nonce (or when nonces cannot be checked);
+ * 403 with `Accept-Signature` for anything else (no or unsuitable signature).
+ *
+ * @example
+ * const challenge = createChallenge(result);
+ * if (challenge) return new Response(challenge.reason, { status: challenge.status, headers: challenge.headers });
+ */
+export function createChallenge(result: VerificationResult, options: ChallengeOptions = {}): Challenge | undefined {
+  if (result.outcome === 'verified') return undefined;
+  if (result.malformed) return { status: 400, headers: {}, reason: 'malformed signature headers' };
+  const codes = result.signatures.map((s) => s.error?.code);
+  const replay = codes.includes('ERR_NONCE_REPLAYED') || codes.includes('ERR_NONCE_STORE_UNAVAILABLE');
+  const headers = { 'accept-signature': acceptSignatureValue(options) };
+  if (replay) return { status: 429, headers, reason: 'sign again with a fresh nonce' };
+  return { status: 403, headers, reason: result.signatures.length === 0 ? 'signature required' : 'signature not accepted' };
+}
+
+/** The `Accept-Signature` value for a Web Bot Auth request (RFC 9421 §5.1, SPEC 5.1 parameters). */
+export function acceptSignatureValue(options: ChallengeOptions = {}): string {
+  const params: Parameters = new Map();
+  params.set('tag', sfString(WEB_BOT_AUTH_TAG));
+  params.set('created', sfBoolean(true));
+  params.set('expires', sfBoolean(true));
+  if (options.keyid !== undefined) params.set('keyid', sfString(options.keyid));
+  if (options.nonce !== undefined) {
+    let nonce = options.nonce;
+    if (nonce === true) {
+      const bytes = new Uint8Array(32);
+      globalThis.crypto.getRandomValues(bytes);
+      nonce = base64UrlEncode(bytes);
+    }
+    params.set('nonce', sfString(nonce));
+  }
+  const components = (options.components ?? ['@authority']).map((c) => parseComponentIdentifier(c));
+  return serializeAcceptSignature([{ label: options.label ?? 'sig1', components, params }]);
+}
+
+/** What a challenged client should change when it signs again. */
+export type ChallengeSignOptions = Pick<SignRequestOptions, 'components' | 'replaceComponents'> & {
+  readonly nonce?: string;
+  readonly tag?: string;
+  readonly keyid?: string;
+};
+
+/**
+ * Reads an `Accept-Signature` challenge (client side) into options for
+ * `signRequest`: the requested components and the origin's nonce. Only the
+ * first request for a `web-bot-auth` signature (or an untagged one) is used.
+ *
+ * @throws BotsigError `ERR_ACCEPT_SIGNATURE_PARSE` for a malformed header.
+ */
+export function signOptionsFromChallenge(acceptSignature: string): ChallengeSignOptions {
+  const requests = parseAcceptSignature(acceptSignature);
+  for (const input of requests.values()) {
+    const tag = input.params.get('tag');
+    if (tag !== undefined && !(tag.type === 'string' && tag.value === WEB_BOT_AUTH_TAG)) continue;
+    const nonce = input.params.get('nonce');
+    const keyid = input.params.get('keyid');
+    // Components that depend on the label (signature-agent;key=…) are re-derived by signRequest.
+    const components = input.components
+      .filter((c) => c.name !== 'signature-agent')
+      .map((c) => serializeComponentIdentifier(c));
+    return {
+      components,
+      ...(nonce?.type === 'string' ? { nonce: nonce.value } : {}),
+      ...(keyid?.type === 'string' ? { keyid: keyid.value } : {}),
+      tag: WEB_BOT_AUTH_TAG,
+    };
+  }
+  throw new BotsigError('ERR_ACCEPT_SIGNATURE_PARSE', 'Accept-Signature asks for no web-bot-auth signature');
+}

@@ -1,0 +1,201 @@
+import type { BotsigErrorCode } from '../core/errors';
+import type { Diagnostic } from '../core/diagnostics';
+import type { Clock } from '../core/time';
+import type { AlgorithmName, Jwk, SigningKey, VerifyingKey } from '../crypto/types';
+import type { NonceStore } from '../stores/nonce-store';
+import type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType } from './signature-agent';
+
+/** The Web Bot Auth request tag (SPEC 5.1). */
+export const WEB_BOT_AUTH_TAG = 'web-bot-auth';
+
+/**
+ * What a verifier concluded (NOTES.md "What every verifier decision produces"):
+ * - `verified`: the signature, the key material and every profile check pass;
+ * - `invalid`: a signature, covered component, key or freshness check failed;
+ * - `unverified`: not enough information to decide (no signature, unknown key, discovery failed).
+ */
+export type Outcome = 'verified' | 'invalid' | 'unverified';
+
+export interface ErrorInfo {
+  readonly code: BotsigErrorCode;
+  readonly message: string;
+}
+
+/** Typed view of the parameters of one signature (RFC 9421 §2.3). */
+export interface SignatureParamsView {
+  readonly created?: number;
+  readonly expires?: number;
+  readonly nonce?: string;
+  readonly alg?: string;
+  readonly keyid?: string;
+  readonly tag?: string;
+}
+
+/** Where the key that verified (or failed) a signature came from. */
+export type KeySource = 'static' | 'resolver' | 'directory';
+
+/** The verdict on one signature of a request. */
+export interface SignatureResult {
+  readonly label: string;
+  readonly outcome: Outcome;
+  /** True when the signature was not judged because its `tag` is not `web-bot-auth`. */
+  readonly skipped: boolean;
+  readonly keyid?: string;
+  readonly alg?: string;
+  readonly tag?: string;
+  readonly params: SignatureParamsView;
+  /** Covered component identifiers, serialised (`"@authority"`, `"signature-agent";key="sig1"`). */
+  readonly covered: readonly string[];
+  /**
+   * The agent identifier: the URL the verifier resolved (the well-known URL for a
+   * `directory` member, the normalised value for `jwks_uri`/`cimd`), or the key's
+   * thumbprint when the key came from elsewhere (static keys, a resolver).
+   */
+  readonly agent?: string;
+  /** The Signature-Agent member that this signature covers, if any. */
+  readonly signatureAgent?: SignatureAgentMember;
+  readonly keySource?: KeySource;
+  readonly error?: ErrorInfo;
+}
+
+/** The verdict on a request. */
+export interface VerificationResult {
+  /** `verified` if any web-bot-auth signature verified; else `invalid` if any failed; else `unverified`. */
+  readonly outcome: Outcome;
+  /** The first verified signature's agent identifier. */
+  readonly agent?: string;
+  readonly signatures: readonly SignatureResult[];
+  /** True when `Signature`, `Signature-Input` or `Signature-Agent` could not be parsed (SPEC 7: the origin MAY answer 400). */
+  readonly malformed: boolean;
+  /** Why the request is not verified, when no single signature says it (no signature, bad headers, insecure transport). */
+  readonly error?: ErrorInfo;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** A key a resolver hands back: a public JWK or an imported key, and optionally who it belongs to. */
+export interface ResolvedKey {
+  readonly key: VerifyingKey | Jwk;
+  /** Agent identifier to report; defaults to the key's thumbprint. */
+  readonly agent?: string;
+}
+
+export interface KeyLookup {
+  readonly keyid: string;
+  readonly alg?: string;
+  readonly label: string;
+  /** The covered Signature-Agent member, when there is one. */
+  readonly signatureAgent?: SignatureAgentMember;
+}
+
+/** Looks up a key by keyid (and Signature-Agent member) when static keys do not have it. */
+export type KeyResolver = (lookup: KeyLookup) => Promise<ResolvedKey | VerifyingKey | Jwk | undefined> | ResolvedKey | VerifyingKey | Jwk | undefined;
+
+/** A directory key after resolution: imported and ready. */
+export interface DirectoryResolvedKey {
+  readonly thumbprint: string;
+  readonly key: VerifyingKey;
+  /** How the key was accepted: proven by a directory response signature, unproven, or through a certificate chain. */
+  readonly proof?: 'signed' | 'unsigned' | 'delegated';
+  /** When accepted through delegation: the chain's subjects, leaf first. */
+  readonly chain?: readonly string[];
+}
+
+export interface DirectoryResolution {
+  /** The agent identifier (the URL resolved, normalised). */
+  readonly url: string;
+  readonly keys: readonly DirectoryResolvedKey[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/**
+ * What `verifyRequest` needs from a directory client (the `DirectoryClient` class
+ * implements it; tests and custom discovery can supply their own).
+ * `resolve` throws a `BotsigError` (ERR_DIRECTORY_FETCH, ERR_URL_BLOCKED, …) when
+ * discovery fails; the verifier reports `unverified`.
+ */
+export interface KeyDirectory {
+  resolve(member: SignatureAgentMember): Promise<DirectoryResolution>;
+}
+
+export type NoncePolicy = 'none' | 'optional' | 'required';
+
+export interface NonceOptions {
+  /** `none`: nonces ignored. `optional` (default): checked when present. `required`: a signature without one is invalid. */
+  readonly policy?: NoncePolicy;
+  /** Where accepted nonces are remembered. Default: a bounded in-memory store per verifier options object. */
+  readonly store?: NonceStore;
+}
+
+export interface VerifyRequestOptions {
+  /** Static public keys (JWKs or imported keys), matched by thumbprint = keyid. */
+  readonly keys?: ReadonlyArray<Jwk | VerifyingKey>;
+  /** Called for a keyid that static keys do not know. */
+  readonly resolveKey?: KeyResolver;
+  /** Discovery through the Signature-Agent member a signature covers. */
+  readonly directory?: KeyDirectory;
+  readonly nonce?: NonceOptions;
+  readonly now?: Clock;
+  /** Tolerance for `created` in the future and `expires` in the past. Default 60. */
+  readonly clockSkewSeconds?: number;
+  /** Largest `expires - created` accepted. Default 86,400 (SPEC 8). */
+  readonly maxValiditySeconds?: number;
+  /**
+   * Components every signature must cover, in addition to the profile rule.
+   * Default: none beyond `@authority` or `@target-uri` (NOTES.md).
+   */
+  readonly requiredComponents?: readonly string[];
+  /** Require `@authority` itself (SPEC 5.1) rather than accepting `@target-uri` in its place. */
+  readonly strictAuthority?: boolean;
+  /** Algorithms accepted. Default: all of `ed25519`, `ecdsa-p256-sha256`, `ecdsa-p384-sha384`, `rsa-pss-sha512`, `rsa-v1_5-sha256`. */
+  readonly algorithms?: readonly AlgorithmName[];
+  /** Accept signatures received over plain HTTP (SPEC 5.3 rule 6). Default false: such requests are `unverified`. */
+  readonly allowInsecure?: boolean;
+  /** Accept the public RFC 9421 example keys. Default false. */
+  readonly allowTestKeys?: boolean;
+  /** Accept `http:` Signature-Agent values. Default false. */
+  readonly allowHttpSignatureAgent?: boolean;
+  /** Verify only this label. */
+  readonly label?: string;
+}
+
+export interface SignatureAgentInput {
+  readonly url: string;
+  readonly type?: SignatureAgentType;
+}
+
+export interface SignRequestOptions {
+  /** A private JWK, a CryptoKey (pair), or a key from `importSigningKey()`. */
+  readonly key: Jwk | CryptoKey | CryptoKeyPair | SigningKey;
+  /** Needed only for RSA JWKs without `alg`. */
+  readonly alg?: AlgorithmName;
+  /** Where verifiers find the key directory (SPEC 2.3). */
+  readonly signatureAgent?: string | SignatureAgentInput;
+  /** Signature label; default the first free `sig<n>`. */
+  readonly label?: string;
+  /** Extra covered components beyond the profile defaults (e.g. `@method`, `@path`, `content-digest`). */
+  readonly components?: readonly string[];
+  /** Replace the default component list instead of extending it. */
+  readonly replaceComponents?: boolean;
+  readonly created?: Date | number;
+  readonly expires?: Date | number;
+  /** `expires - created` when `expires` is not given. Default 300. */
+  readonly validitySeconds?: number;
+  /** Allow a validity above 24 hours (SPEC 8 recommends against it). */
+  readonly allowLongValidity?: boolean;
+  /** A nonce to use, or `false` for none. Default: 64 random bytes, base64url. */
+  readonly nonce?: string | false;
+  /** Default `web-bot-auth`. */
+  readonly tag?: string;
+  /** Include `alg` in the parameters. Default true. */
+  readonly includeAlg?: boolean;
+  readonly now?: Clock;
+}
+
+/** Header values to put on the request: complete values (existing members plus the new one). */
+export interface SignatureHeaders {
+  readonly signature: string;
+  readonly 'signature-input': string;
+  readonly 'signature-agent'?: string;
+}
+
+export type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType };

@@ -1,0 +1,126 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { base64Encode, utf8 } from '../../src/core/base64';
+import { isBotsigError } from '../../src/core/errors';
+import { parseDataUrl } from '../../src/core/data-url';
+
+const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
+const DIR = 'application/http-message-signatures-directory+json';
+
+function expectInvalid(input: string): void {
+  try {
+    parseDataUrl(input);
+    expect.unreachable(`accepted ${input}`);
+  } catch (error) {
+    expect(isBotsigError(error) && error.code, input).toBe('ERR_URL_INVALID');
+  }
+}
+
+describe('parseDataUrl (RFC 2397)', () => {
+  it('decodes base64 data (RFC 2397 §2 ";base64")', () => {
+    const json = '{"keys":[]}';
+    const url = `data:${DIR};base64,${base64Encode(utf8(json))}`;
+    const d = parseDataUrl(url);
+    expect(d.mediaType).toBe(DIR);
+    expect(d.base64).toBe(true);
+    expect(text(d.body)).toBe(json);
+  });
+
+  it('decodes percent-encoded data (RFC 2397 §2)', () => {
+    const json = '{"keys":[{"kty":"OKP"}]}';
+    const d = parseDataUrl(`data:${DIR},${encodeURIComponent(json)}`);
+    expect(d.base64).toBe(false);
+    expect(text(d.body)).toBe(json);
+  });
+
+  it('accepts base64url and unpadded base64', () => {
+    expect(text(parseDataUrl('data:text/plain;base64,Pz8-').body)).toBe('??>');
+    expect(text(parseDataUrl('data:text/plain;base64,YQ').body)).toBe('a');
+  });
+
+  it('decodes percent-escapes inside base64 data', () => {
+    expect(text(parseDataUrl('data:text/plain;base64,YQ%3D%3D').body)).toBe('a');
+  });
+
+  it('defaults to text/plain;charset=US-ASCII (RFC 2397 §2)', () => {
+    const d = parseDataUrl('data:,hello');
+    expect(d.mediaType).toBe('text/plain');
+    expect(d.parameters.get('charset')).toBe('US-ASCII');
+    expect(text(d.body)).toBe('hello');
+    expect(parseDataUrl('data:;charset=utf-8,x').parameters.get('charset')).toBe('utf-8');
+  });
+
+  it('lowercases the scheme, media type and parameter names; keeps parameters', () => {
+    const d = parseDataUrl('DATA:Application/JSON;Charset=UTF-8;BASE64,e30=');
+    expect(d.mediaType).toBe('application/json');
+    expect(d.parameters.get('charset')).toBe('UTF-8');
+    expect(d.base64).toBe(true);
+    expect(text(d.body)).toBe('{}');
+  });
+
+  it('ignores the fragment', () => {
+    expect(text(parseDataUrl('data:,abc#frag').body)).toBe('abc');
+  });
+
+  it('allows an empty body', () => {
+    expect(parseDataUrl('data:,').body.length).toBe(0);
+  });
+
+  it.each([
+    ['not data', 'https://a.example/,x'],
+    ['no comma', 'data:text/plain;base64'],
+    ['comma only in fragment', 'data:text/plain#,x'],
+    ['media type without subtype', 'data:text;base64,e30='],
+    ['media type with space', 'data:te xt/plain,x'],
+    ['parameter without value', 'data:text/plain;charset,x'],
+    ['bad base64', 'data:text/plain;base64,@@@@'],
+    ['non-canonical base64', 'data:text/plain;base64,QR=='],
+    ['bad percent escape', 'data:,%zz'],
+    ['truncated percent escape', 'data:,%4'],
+    ['space in data', 'data:,a b'],
+    ['non-ASCII in data', 'data:,é'],
+  ])('rejects %s', (_name, input) => {
+    expectInvalid(input);
+  });
+
+  it('enforces maxBytes on the decoded body', () => {
+    expect(parseDataUrl('data:,abc', { maxBytes: 3 }).body.length).toBe(3);
+    try {
+      parseDataUrl('data:,abcd', { maxBytes: 3 });
+      expect.unreachable();
+    } catch (error) {
+      expect(isBotsigError(error) && error.code).toBe('ERR_URL_INVALID');
+    }
+    expect(() => parseDataUrl('data:,a', { maxBytes: -1 })).toThrow(TypeError);
+  });
+
+  it('throws TypeError for a non-string', () => {
+    expect(() => parseDataUrl(undefined as unknown as string)).toThrow(TypeError);
+  });
+
+  it('round-trips arbitrary bytes through base64 and percent-encoding (property)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        expect(parseDataUrl(`data:application/octet-stream;base64,${base64Encode(bytes)}`).body).toEqual(bytes);
+        let pct = '';
+        for (const b of bytes) pct += '%' + b.toString(16).padStart(2, '0');
+        expect(parseDataUrl(`data:application/octet-stream,${pct}`).body).toEqual(bytes);
+      }),
+    );
+  });
+
+  it('never throws anything but ERR_URL_INVALID on random input (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string({ unit: 'binary', maxLength: 120 }), fc.string({ maxLength: 120 }).map((s) => `data:${s}`)),
+        (s) => {
+          try {
+            parseDataUrl(s);
+          } catch (error) {
+            expect(isBotsigError(error) && error.code).toBe('ERR_URL_INVALID');
+          }
+        },
+      ),
+    );
+  });
+});

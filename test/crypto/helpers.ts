@@ -1,0 +1,66 @@
+import { expect } from 'vitest';
+import { isBotsigError, type BotsigErrorCode } from '../../src/core/errors';
+import type { AlgorithmName, CryptoProvider, Jwk } from '../../src/crypto/types';
+
+/** Runs `fn` and asserts it throws (or rejects with) a BotsigError carrying `code`. */
+export async function expectCode(fn: () => unknown, code: BotsigErrorCode, because?: string): Promise<void> {
+  let caught: unknown;
+  try {
+    await fn();
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught, because ?? `expected ${code}`).toBeDefined();
+  expect(isBotsigError(caught), `${because ?? code}: got ${String(caught)}`).toBe(true);
+  expect((caught as { code: string }).code, because).toBe(code);
+}
+
+/** Runs `fn`; passes when it returns/resolves, or fails with a BotsigError (any code). */
+export async function onlyBotsigErrors(fn: () => unknown): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    if (!isBotsigError(error)) throw new Error(`expected only BotsigError, got ${String(error)}`, { cause: error });
+  }
+}
+
+/** A provider that counts imports and delegates to another one. */
+export function countingProvider(inner: CryptoProvider, name = `counting-${inner.name}`): CryptoProvider & { imports: { verify: number; sign: number } } {
+  const imports = { verify: 0, sign: 0 };
+  return {
+    name,
+    ...(inner.synchronous === undefined ? {} : { synchronous: inner.synchronous }),
+    imports,
+    importVerify(jwk: Jwk, alg: AlgorithmName) {
+      imports.verify++;
+      return inner.importVerify(jwk, alg);
+    },
+    importSign(jwk: Jwk, alg: AlgorithmName) {
+      imports.sign++;
+      return inner.importSign(jwk, alg);
+    },
+  };
+}
+
+export const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+export function b64urlToBytes(s: string): Uint8Array {
+  const std = s.replace(/-/g, '+').replace(/_/g, '/');
+  const bin = atob(std + '='.repeat((4 - (std.length % 4)) % 4));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+export function b64ToBytes(s: string): Uint8Array {
+  const bin = atob(s);
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+export function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The value of a one-member Signature field (`label=:base64:`), decoded. */
+export function signatureBytes(field: string): Uint8Array {
+  const start = field.indexOf(':');
+  return b64ToBytes(field.slice(start + 1, field.lastIndexOf(':')));
+}
