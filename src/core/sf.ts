@@ -192,14 +192,15 @@ function readKey(): string {
   const start = P;
   const c = S.charCodeAt(P);
   if (c !== 42 && !has(c, LCALPHA)) fail('expected a key');
-  P++;
-  while (has(S.charCodeAt(P), KEY)) P++;
-  return S.slice(start, P);
+  const s = S;
+  let p = P + 1;
+  while (has(s.charCodeAt(p), KEY)) p++;
+  P = p;
+  return s.slice(start, p);
 }
 
 // RFC 9651 §4.2.4
 function readNumber(): BareItemOf<'integer'> | BareItemOf<'decimal'> {
-  const start = P;
   let neg = false;
   if (S.charCodeAt(P) === 45) {
     neg = true;
@@ -219,14 +220,19 @@ function readNumber(): BareItemOf<'integer'> | BareItemOf<'decimal'> {
       if (digits > 12) fail('decimal with more than 12 integer digits');
       P++;
       const fracStart = P;
-      while (has(S.charCodeAt(P), DIGIT)) {
+      for (;;) {
+        const f = S.charCodeAt(P);
+        if (!(f >= 48 && f <= 57)) break;
         if (P - fracStart === 3) fail('decimal with more than 3 fractional digits');
+        value = value * 10 + (f - 48);
         P++;
       }
-      if (P === fracStart) fail('decimal ending in "."');
-      // Number() of the lexeme is the correctly rounded double; arithmetic on parts may not be.
-      const d = Number(S.slice(start, P));
-      return { type: 'decimal', value: d === 0 ? 0 : d };
+      const scale = P - fracStart;
+      if (scale === 0) fail('decimal ending in "."');
+      // All digits as one integer (at most 15, so exact) divided by a power of ten: IEEE
+      // division rounds the exact quotient once, which is the double nearest the literal.
+      const d = value / (scale === 1 ? 10 : scale === 2 ? 100 : 1000);
+      return { type: 'decimal', value: neg && d !== 0 ? -d : d };
     } else {
       break;
     }
@@ -236,39 +242,48 @@ function readNumber(): BareItemOf<'integer'> | BareItemOf<'decimal'> {
 
 // RFC 9651 §4.2.5
 function readString(): string {
-  P++; // DQUOTE
+  // Hot loop on locals: module-level bindings cost a context load and a hole check per use.
+  const s = S;
+  const n = N;
+  let p = P + 1; // past DQUOTE
   let out = '';
-  let chunk = P;
-  while (P < N) {
-    const c = S.charCodeAt(P);
+  let chunk = p;
+  while (p < n) {
+    const c = s.charCodeAt(p);
     if (c === 34) {
-      const value = out === '' ? S.slice(chunk, P) : out + S.slice(chunk, P);
-      P++;
+      const value = out === '' ? s.slice(chunk, p) : out + s.slice(chunk, p);
+      P = p + 1;
       return value;
     }
     if (c === 92) {
-      const d = S.charCodeAt(P + 1);
+      const d = s.charCodeAt(p + 1);
       if (d !== 34 && d !== 92) {
-        P++;
-        fail(P >= N ? 'unterminated string' : 'invalid escape in string');
+        P = p + 1;
+        fail(P >= n ? 'unterminated string' : 'invalid escape in string');
       }
-      out += S.slice(chunk, P);
-      chunk = P + 1; // the escaped character starts the next run
-      P += 2;
+      out += s.slice(chunk, p);
+      chunk = p + 1; // the escaped character starts the next run
+      p += 2;
       continue;
     }
-    if (c < 0x20 || c > 0x7e) fail('invalid character in string');
-    P++;
+    if (c < 0x20 || c > 0x7e) {
+      P = p;
+      fail('invalid character in string');
+    }
+    p++;
   }
+  P = p;
   return fail('unterminated string');
 }
 
 // RFC 9651 §4.2.6 (the caller has checked the first character)
 function readToken(): string {
+  const s = S;
   const start = P;
-  P++;
-  while (has(S.charCodeAt(P), TOKEN)) P++;
-  return S.slice(start, P);
+  let p = P + 1;
+  while (has(s.charCodeAt(p), TOKEN)) p++;
+  P = p;
+  return s.slice(start, p);
 }
 
 // RFC 9651 §4.2.7

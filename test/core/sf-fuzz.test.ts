@@ -164,6 +164,18 @@ describe('RFC 9651 §4.1 then §4.2: serialise → parse round trip keeps values
     );
   });
 
+  it('a Decimal parses to the double nearest its literal (RFC 9651 §4.2.4 step 9)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('', '-'), digits(1, 12), digits(1, 3), (sign, int, frac) => {
+        const text = `${sign}${int}.${frac}`;
+        const v = parseItem(text).value;
+        expect(v.type).toBe('decimal');
+        expect(v.value, text).toBe(Number(text) + 0);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('field lines joined with ", " (RFC 9651 §4.2) parse as one List or Dictionary', () => {
     fc.assert(
       fc.property(fc.array(listArb.filter((l) => l.length > 0), { minLength: 1, maxLength: 3 }), (lists) => {

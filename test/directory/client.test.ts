@@ -2,7 +2,7 @@
  * DirectoryClient against real servers on 127.0.0.1 (SPEC 2.3, 4.1, 5.4, 8;
  * NOTES "Keys and identity", "Discovery"). Every URL here is loopback.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DirectoryClient } from '../../src/directory/client';
 import type { DirectoryClientOptions } from '../../src/directory/client';
 import { MemoryDirectoryCache } from '../../src/directory/cache';
@@ -309,17 +309,61 @@ describe('key rotation and outages (SPEC 2.2, NOTES "Discovery")', () => {
     // During the backoff the stale keys are served without new requests.
     await c.resolve(member(srv.origin));
     expect(srv.count()).toBe(2);
+    // After the backoff, the retry runs in the background: callers get the stale keys at once, never wait on it.
     mode = 'close';
     clock.advance(10);
     const stillStale = await c.resolve(member(srv.origin));
+    expect(stillStale.stale).toBe(true);
     expect(thumbprints(stillStale.keys)).toEqual([a.thumbprint]);
-    expect(srv.count()).toBe(3);
+    await vi.waitFor(() => expect(srv.count()).toBe(3));
     mode = 'ok';
     keys = [b];
     clock.advance(20);
-    const recovered = await c.resolve(member(srv.origin));
-    expect(recovered.stale).toBe(false);
-    expect(thumbprints(recovered.keys)).toEqual([b.thumbprint]);
+    const during = await c.resolve(member(srv.origin));
+    expect(thumbprints(during.keys), 'stale while the retry is in flight').toEqual([a.thumbprint]);
+    await vi.waitFor(async () => {
+      const recovered = await c.resolve(member(srv.origin));
+      expect(recovered.stale).toBe(false);
+      expect(thumbprints(recovered.keys)).toEqual([b.thumbprint]);
+    });
+    expect(srv.count()).toBe(4);
+  });
+
+  it('a card whose jwks_uri fails keeps its keys, marked stale', async () => {
+    const clock = new TestClock();
+    const a = await testKey();
+    let jwksUp = true;
+    const srv = await startLoopbackServer((req, res) => {
+      if (req.url === '/bot') {
+        const card = { client_id: `${srv.origin}/bot`, jwks_uri: `${srv.origin}/jwks.json` };
+        return send(res, clock, 200, { 'content-type': 'application/json', 'cache-control': 'max-age=3600' }, JSON.stringify(card));
+      }
+      if (!jwksUp) return send(res, clock, 502, {});
+      send(res, clock, 200, { 'content-type': 'application/jwk-set+json', 'cache-control': 'max-age=60' }, jwks(a));
+    });
+    const c = client(clock);
+    await c.resolve(member(`${srv.origin}/bot`, 'cimd'));
+    jwksUp = false;
+    clock.advance(61);
+    const r = await c.resolve(member(`${srv.origin}/bot`, 'cimd'));
+    expect(r.stale).toBe(true);
+    expect(r.url).toBe(`${srv.origin}/bot`);
+    expect(thumbprints(r.keys)).toEqual([a.thumbprint]);
+    expect(srv.count('/bot'), 'the card is still fresh').toBe(1);
+  });
+
+  it('a failing shared cache never breaks resolution', async () => {
+    const clock = new TestClock();
+    const { srv } = await directoryServer(clock, [await testKey()]);
+    const broken = {
+      get: () => Promise.reject(new Error('cache down')),
+      set: () => Promise.reject(new Error('cache down')),
+      delete: () => Promise.reject(new Error('cache down')),
+    };
+    const c = client(clock, { cache: broken });
+    expect((await c.resolve(member(srv.origin))).keys).toHaveLength(1);
+    expect((await c.resolve(member(srv.origin))).keys).toHaveLength(1);
+    expect(srv.count()).toBe(1);
   });
 
   it('a cold failure is thrown and remembered (negative cache) without further requests', async () => {
