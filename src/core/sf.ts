@@ -55,6 +55,11 @@ function fail(what: string): never {
   throw new BotsigError('ERR_SF_PARSE', `${what} at offset ${P}`);
 }
 
+function failAt(at: number, what: string): never {
+  P = at;
+  return fail(what);
+}
+
 function skipSP(): void {
   while (S.charCodeAt(P) === 32) P++;
 }
@@ -201,34 +206,37 @@ function readKey(): string {
 
 // RFC 9651 §4.2.4
 function readNumber(): BareItemOf<'integer'> | BareItemOf<'decimal'> {
+  const s = S;
+  let p = P;
   let neg = false;
-  if (S.charCodeAt(P) === 45) {
+  if (s.charCodeAt(p) === 45) {
     neg = true;
-    P++;
+    p++;
   }
-  if (!has(S.charCodeAt(P), DIGIT)) fail('expected a digit');
+  if (!has(s.charCodeAt(p), DIGIT)) failAt(p, 'expected a digit');
   let value = 0;
   let digits = 0;
   for (;;) {
-    const c = S.charCodeAt(P);
+    const c = s.charCodeAt(p);
     if (c >= 48 && c <= 57) {
       // Checked per digit, so a long run of digits fails after 16 of them, not at its end.
-      if (++digits > 15) fail('integer with more than 15 digits');
+      if (++digits > 15) failAt(p, 'integer with more than 15 digits');
       value = value * 10 + (c - 48);
-      P++;
+      p++;
     } else if (c === 46) {
-      if (digits > 12) fail('decimal with more than 12 integer digits');
-      P++;
-      const fracStart = P;
+      if (digits > 12) failAt(p, 'decimal with more than 12 integer digits');
+      p++;
+      const fracStart = p;
       for (;;) {
-        const f = S.charCodeAt(P);
+        const f = s.charCodeAt(p);
         if (!(f >= 48 && f <= 57)) break;
-        if (P - fracStart === 3) fail('decimal with more than 3 fractional digits');
+        if (p - fracStart === 3) failAt(p, 'decimal with more than 3 fractional digits');
         value = value * 10 + (f - 48);
-        P++;
+        p++;
       }
-      const scale = P - fracStart;
-      if (scale === 0) fail('decimal ending in "."');
+      const scale = p - fracStart;
+      if (scale === 0) failAt(p, 'decimal ending in "."');
+      P = p;
       // All digits as one integer (at most 15, so exact) divided by a power of ten: IEEE
       // division rounds the exact quotient once, which is the double nearest the literal.
       const d = value / (scale === 1 ? 10 : scale === 2 ? 100 : 1000);
@@ -237,6 +245,7 @@ function readNumber(): BareItemOf<'integer'> | BareItemOf<'decimal'> {
       break;
     }
   }
+  P = p;
   return { type: 'integer', value: neg && value !== 0 ? -value : value };
 }
 
@@ -288,22 +297,19 @@ function readToken(): string {
 
 // RFC 9651 §4.2.7
 function readBinary(): Uint8Array {
-  P++; // ":"
-  const start = P;
+  const s = S;
+  const start = P + 1; // past ":"
+  let p = start;
   for (;;) {
-    const c = S.charCodeAt(P);
+    const c = s.charCodeAt(p);
     if (c === 58) break;
-    if (P >= N) fail('unterminated byte sequence');
-    if (!has(c, B64)) fail('invalid character in byte sequence');
-    P++;
+    if (!has(c, B64)) failAt(p, p >= N ? 'unterminated byte sequence' : 'invalid character in byte sequence');
+    p++;
   }
-  const text = S.slice(start, P);
+  const text = s.slice(start, p);
   const bytes = base64Decode(text) ?? decodeWithPadBits(text);
-  if (bytes === undefined) {
-    P = start;
-    fail('invalid base64 in byte sequence');
-  }
-  P++;
+  if (bytes === undefined) failAt(start, 'invalid base64 in byte sequence');
+  P = p + 1;
   return bytes;
 }
 
@@ -361,39 +367,36 @@ function hexValue(c: number): number {
 
 // RFC 9651 §4.2.10
 function readDisplayString(): string {
-  if (S.charCodeAt(P + 1) !== 34) {
-    P++;
-    fail('expected DQUOTE after "%" in display string');
-  }
-  P += 2;
-  const start = P;
+  const s = S;
+  if (s.charCodeAt(P + 1) !== 34) failAt(P + 1, 'expected DQUOTE after "%" in display string');
+  const start = P + 2;
+  let p = start;
   // First pass: find the closing DQUOTE and validate, so the byte buffer is sized exactly.
   let escapes = 0;
   for (;;) {
-    if (P >= N) fail('unterminated display string');
-    const c = S.charCodeAt(P);
+    const c = s.charCodeAt(p);
     if (c === 34) break;
-    if (c < 0x20 || c > 0x7e) fail('invalid character in display string');
     if (c === 37) {
-      if (!has(S.charCodeAt(P + 1), LCHEX) || !has(S.charCodeAt(P + 2), LCHEX)) {
-        P++;
-        fail('invalid percent-encoding in display string');
+      if (!has(s.charCodeAt(p + 1), LCHEX) || !has(s.charCodeAt(p + 2), LCHEX)) {
+        failAt(p + 1, 'invalid percent-encoding in display string');
       }
       escapes++;
-      P += 3;
+      p += 3;
+    } else if (c >= 0x20 && c <= 0x7e) {
+      p++;
     } else {
-      P++;
+      failAt(p, p >= N ? 'unterminated display string' : 'invalid character in display string');
     }
   }
-  const stop = P;
-  P++;
-  if (escapes === 0) return S.slice(start, stop); // printable ASCII is valid UTF-8
+  const stop = p;
+  P = p + 1;
+  if (escapes === 0) return s.slice(start, stop); // printable ASCII is valid UTF-8
   const bytes = new Uint8Array(stop - start - 2 * escapes);
   let o = 0;
   for (let i = start; i < stop; ) {
-    const c = S.charCodeAt(i);
+    const c = s.charCodeAt(i);
     if (c === 37) {
-      bytes[o++] = (hexValue(S.charCodeAt(i + 1)) << 4) | hexValue(S.charCodeAt(i + 2));
+      bytes[o++] = (hexValue(s.charCodeAt(i + 1)) << 4) | hexValue(s.charCodeAt(i + 2));
       i += 3;
     } else {
       bytes[o++] = c;
@@ -403,8 +406,7 @@ function readDisplayString(): string {
   try {
     return utf8Decoder.decode(bytes);
   } catch {
-    P = start;
-    return fail('invalid UTF-8 in display string');
+    return failAt(start, 'invalid UTF-8 in display string');
   }
 }
 

@@ -98,6 +98,11 @@ export interface DirectoryResolvedKey {
   readonly proof?: 'signed' | 'unsigned' | 'delegated';
   /** When accepted through delegation: the chain's subjects, leaf first. */
   readonly chain?: readonly string[];
+  /**
+   * The identifier to report for this key when it is not the resolution's `url`
+   * (inline `data:` keys are identified by their thumbprint).
+   */
+  readonly agent?: string;
 }
 
 export interface DirectoryResolution {
@@ -122,7 +127,11 @@ export type NoncePolicy = 'none' | 'optional' | 'required';
 export interface NonceOptions {
   /** `none`: nonces ignored. `optional` (default): checked when present. `required`: a signature without one is invalid. */
   readonly policy?: NoncePolicy;
-  /** Where accepted nonces are remembered. Default: a bounded in-memory store per verifier options object. */
+  /**
+   * Where accepted nonces are remembered. Default: one bounded in-memory store
+   * shared by the whole process (so that options built per request still catch
+   * replays). Give each origin its own store, or a shared one (Redis) across processes.
+   */
   readonly store?: NonceStore;
 }
 
