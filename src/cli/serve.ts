@@ -4,8 +4,9 @@
  */
 import type { Command } from 'commander';
 import { createDirectoryHandler, DEFAULT_DIRECTORY_MAX_AGE_SECONDS } from '../directory/handler';
+import type { DirectoryHandlerOptions, DirectoryRequestInfo } from '../directory/handler';
 import { WELL_KNOWN_PATH } from '../profile/signature-agent';
-import { algorithmOption, collect, describeError, err, EXIT_OK, failure, integerOption, loadSigningKeyFiles, out, usageError } from './common';
+import { algorithmOption, CliError, collect, describeError, err, EXIT_OK, failure, integerOption, loadSigningKeyFiles, out, usageError } from './common';
 import { serveFetchHandler } from './http-server';
 
 interface ServeOptions {
@@ -39,15 +40,22 @@ async function serve(options: ServeOptions): Promise<number> {
   if (options.signatureValidity !== undefined && options.signatureValidity < maxAge) {
     throw usageError('--signature-validity must be at least --max-age: a cached directory must not outlive its signatures');
   }
+  // Off during the start-up probe, which is not a visitor.
+  let logging = false;
+  const handlerOptions: DirectoryHandlerOptions = {
+    keys: keys.map((k) => k.key),
+    maxAgeSeconds: maxAge,
+    ...(options.signatureValidity === undefined ? {} : { signatureValiditySeconds: options.signatureValidity }),
+    ...(options.authority === undefined ? {} : { authorities: options.authority }),
+    ...(options.quiet === true ? {} : {
+          onRequest: (info: DirectoryRequestInfo): void => {
+            if (logging) err(`${info.method} ${info.path} ${info.status}`);
+          },
+        }),
+  };
   let handler: (request: Request) => Promise<Response>;
   try {
-    handler = createDirectoryHandler({
-      keys: keys.map((k) => k.key),
-      maxAgeSeconds: maxAge,
-      ...(options.signatureValidity === undefined ? {} : { signatureValiditySeconds: options.signatureValidity }),
-      ...(options.authority === undefined ? {} : { authorities: options.authority }),
-      onRequest: options.quiet === true ? undefined : (info) => err(`${info.method} ${info.path} ${info.status}`),
-    } as Parameters<typeof createDirectoryHandler>[0]);
+    handler = createDirectoryHandler(handlerOptions);
   } catch (error) {
     throw usageError(describeError(error));
   }
@@ -60,14 +68,16 @@ async function serve(options: ServeOptions): Promise<number> {
   }
   try {
     // The handler reports a key it cannot publish on the first request: find out now, not on a visitor's.
-    const probe = await handler(new Request(server.origin + WELL_KNOWN_PATH, { method: 'HEAD' }));
-    if (probe.status !== 200 && options.authority === undefined) throw failure(`the directory handler answered ${probe.status} at start-up`);
+    const probeOrigin = options.authority?.[0] === undefined ? server.origin : `http://${options.authority[0]}`;
+    const probe = await handler(new Request(probeOrigin + WELL_KNOWN_PATH, { method: 'HEAD' }));
+    if (probe.status !== 200) throw failure(`the directory handler answered ${probe.status} at start-up`);
   } catch (error) {
     await server.close();
-    if (error instanceof Error && error.name === 'CliError') throw error;
+    if (error instanceof CliError) throw error;
     throw usageError(`cannot publish these keys (${describeError(error)})`);
   }
 
+  logging = true;
   const url = server.origin + WELL_KNOWN_PATH;
   const thumbprints = keys.map((k) => k.key.thumbprint);
   if (options.json === true) {

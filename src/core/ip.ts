@@ -400,6 +400,7 @@ function endsWithLabel(name: string, suffix: string): boolean {
  * @example
  * classifyHost('[::1]'); // { kind: 'ip', ip: { version: 6, range: 'loopback' } }
  * classifyHost('api.localhost'); // { kind: 'name', special: 'localhost' }
+ * @throws TypeError when `hostname` is not a string.
  */
 export function classifyHost(hostname: string): HostInfo {
   if (typeof hostname !== 'string') throw new TypeError('hostname must be a string');
@@ -420,6 +421,10 @@ export function classifyHost(hostname: string): HostInfo {
  * ordinary names (whose addresses a DNS-level guard still has to check),
  * loopback and `localhost` with `policy.loopback`, private ranges and local-only
  * names with `policy.privateNetworks`.
+ *
+ * @throws TypeError when `hostname` is not a string.
+ * @example
+ * isHostAllowed(new URL('https://0177.0.0.1/').hostname); // false (loopback)
  */
 export function isHostAllowed(hostname: string, policy?: AddressPolicy): boolean {
   const info = classifyHost(hostname);

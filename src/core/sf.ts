@@ -114,7 +114,7 @@ function readDictionary(): Dictionary {
     } else {
       member = { kind: 'item', value: TRUE, params: readParams() };
     }
-    // Map.set keeps the first position of a repeated key and takes the last value (§4.2.2 step 2.4).
+    // Map.set keeps the first position of a repeated key and takes the last value (§4.2.2).
     dict.set(key, member);
     skipOWS();
     if (P >= N) return dict;

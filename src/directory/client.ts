@@ -122,6 +122,12 @@ export interface DirectoryClientResolution extends DirectoryResolution {
   readonly keys: readonly DirectoryClientKey[];
   /** True when these keys come from an expired entry because the refresh failed (stale-if-error). */
   readonly stale: boolean;
+  /**
+   * Summary of the keys' proof status (SPEC 5.4): `signed` when every key is
+   * proven by a directory response signature, `partial` when some are,
+   * `unsigned` when none is (or there are no keys).
+   */
+  readonly proof: 'signed' | 'partial' | 'unsigned';
 }
 
 /** Default limits. */
@@ -665,6 +671,7 @@ export class DirectoryClient implements KeyDirectory {
       keys: Object.freeze(keys),
       diagnostics: diagnostics === undefined ? built.diagnostics : Object.freeze(diagnostics),
       stale: stale || built.staleKeys,
+      proof: proofSummary(keys),
     });
     return { resolution, checkAtMs };
   }
@@ -971,7 +978,25 @@ export class DirectoryClient implements KeyDirectory {
       this.inline.set(member.url, pending);
       pending.catch(() => this.inline.delete(member.url));
     }
-    return pending;
+    return pending.then((resolution) => this.inlineAt(resolution, this.s.now()));
+  }
+
+  /** Inline keys outside their nbf/exp window are left out, as for fetched ones. */
+  private inlineAt(resolution: DirectoryClientResolution, now: number): DirectoryClientResolution {
+    const nowSeconds = now / 1000;
+    const skew = this.s.skewSeconds;
+    const usable = (k: DirectoryClientKey): boolean => (k.nbf === undefined || nowSeconds >= k.nbf - skew) && (k.exp === undefined || nowSeconds < k.exp + skew);
+    if (resolution.keys.every(usable)) return resolution;
+    const keys = resolution.keys.filter(usable);
+    return Object.freeze({
+      ...resolution,
+      url: keys[0]?.thumbprint ?? '',
+      keys: Object.freeze(keys),
+      diagnostics: Object.freeze([
+        ...resolution.diagnostics,
+        { level: 'warning' as const, code: 'key-outside-validity', message: `${resolution.keys.length - keys.length} inline key(s) outside their nbf/exp window left out` },
+      ]),
+    });
   }
 
   private async buildInline(member: SignatureAgentMember): Promise<DirectoryClientResolution> {
@@ -1011,7 +1036,7 @@ export class DirectoryClient implements KeyDirectory {
         });
       }
     }
-    return Object.freeze({ url: keys[0]?.thumbprint ?? '', keys: Object.freeze(keys), diagnostics: Object.freeze(diagnostics), stale: false });
+    return Object.freeze({ url: keys[0]?.thumbprint ?? '', keys: Object.freeze(keys), diagnostics: Object.freeze(diagnostics), stale: false, proof: 'unsigned' });
   }
 }
 
@@ -1034,6 +1059,12 @@ function isEntry(value: unknown): value is DirectoryCacheEntry {
 
 function isFetchFailure(value: unknown): value is { ok: false; error: BotsigError; retryAfterMs?: number } {
   return typeof value === 'object' && value !== null && (value as { ok?: unknown }).ok === false && isBotsigError((value as { error?: unknown }).error);
+}
+
+function proofSummary(keys: readonly DirectoryClientKey[]): DirectoryClientResolution['proof'] {
+  let signed = 0;
+  for (const k of keys) if (k.proof === 'signed') signed++;
+  return signed === 0 ? 'unsigned' : signed === keys.length ? 'signed' : 'partial';
 }
 
 function newestOf(keys: readonly CandidateKey[]): number | undefined {

@@ -12,8 +12,9 @@ export interface ChallengeOptions {
   /** Components to request. Default `@authority`. */
   readonly components?: readonly string[];
   /**
-   * An origin-supplied nonce (SPEC 5.3 rule 8): a string, `true` for 32 random
-   * bytes, or omitted for none. The origin must remember it to check it later.
+   * An origin-supplied nonce (SPEC 5.3 rule 8): a string, `true` for 64 random
+   * bytes (base64url, the size SPEC 8 recommends), or omitted for none. The origin
+   * must remember it (see {@link Challenge.nonce}) to check the retried request.
    */
   readonly nonce?: string | true;
   /** Ask for a specific key. */
@@ -25,6 +26,8 @@ export interface Challenge {
   readonly status: 400 | 403 | 429;
   readonly headers: Readonly<Record<string, string>>;
   readonly reason: string;
+  /** The nonce put in `Accept-Signature`, when one was asked for. */
+  readonly nonce?: string;
 }
 
 /**
@@ -32,39 +35,54 @@ export interface Challenge {
  * `undefined` when verified; 400 for unparseable signature headers; 429 with
  * `Accept-Signature` for a replayed nonce (or when nonces cannot be checked);
  * 403 with `Accept-Signature` for anything else (no or unsuitable signature).
+ * With `nonce: true` the generated nonce is returned in `nonce` for the origin to keep.
  *
+ * @throws TypeError when `result` is not a VerificationResult; as {@link acceptSignatureValue}.
  * @example
  * const challenge = createChallenge(result);
  * if (challenge) return new Response(challenge.reason, { status: challenge.status, headers: challenge.headers });
  */
 export function createChallenge(result: VerificationResult, options: ChallengeOptions = {}): Challenge | undefined {
+  if (typeof result !== 'object' || result === null || !Array.isArray(result.signatures)) throw new TypeError('createChallenge expects a VerificationResult');
   if (result.outcome === 'verified') return undefined;
   if (result.malformed) return { status: 400, headers: {}, reason: 'malformed signature headers' };
-  const codes = result.signatures.map((s) => s.error?.code);
-  const replay = codes.includes('ERR_NONCE_REPLAYED') || codes.includes('ERR_NONCE_STORE_UNAVAILABLE');
-  const headers = { 'accept-signature': acceptSignatureValue(options) };
-  if (replay) return { status: 429, headers, reason: 'sign again with a fresh nonce' };
-  return { status: 403, headers, reason: result.signatures.length === 0 ? 'signature required' : 'signature not accepted' };
+  let replay = false;
+  for (const s of result.signatures) {
+    const code = s.error?.code;
+    if (code === 'ERR_NONCE_REPLAYED' || code === 'ERR_NONCE_STORE_UNAVAILABLE') replay = true;
+  }
+  const nonce = options.nonce === true ? randomNonce() : options.nonce;
+  const headers = { 'accept-signature': acceptSignatureValue(nonce === undefined ? options : { ...options, nonce }) };
+  const extra = nonce === undefined ? {} : { nonce };
+  if (replay) return { status: 429, headers, reason: 'sign again with a fresh nonce', ...extra };
+  return { status: 403, headers, reason: result.signatures.length === 0 ? 'signature required' : 'signature not accepted', ...extra };
 }
 
-/** The `Accept-Signature` value for a Web Bot Auth request (RFC 9421 §5.1, SPEC 5.1 parameters). */
+/**
+ * The `Accept-Signature` value for a Web Bot Auth request (RFC 9421 §5.1; SPEC 4.3:
+ * the parameters of SPEC 5.1): tag `web-bot-auth`, `created`, `expires`, and the
+ * requested components, key and nonce.
+ *
+ * @throws BotsigError `ERR_COMPONENT_INVALID` for a component that is not an identifier.
+ * @throws TypeError for an invalid label.
+ * @example
+ * acceptSignatureValue(); // 'sig1=("@authority");tag="web-bot-auth";created;expires'
+ */
 export function acceptSignatureValue(options: ChallengeOptions = {}): string {
   const params: Parameters = new Map();
   params.set('tag', sfString(WEB_BOT_AUTH_TAG));
   params.set('created', sfBoolean(true));
   params.set('expires', sfBoolean(true));
   if (options.keyid !== undefined) params.set('keyid', sfString(options.keyid));
-  if (options.nonce !== undefined) {
-    let nonce = options.nonce;
-    if (nonce === true) {
-      const bytes = new Uint8Array(32);
-      globalThis.crypto.getRandomValues(bytes);
-      nonce = base64UrlEncode(bytes);
-    }
-    params.set('nonce', sfString(nonce));
-  }
+  if (options.nonce !== undefined) params.set('nonce', sfString(options.nonce === true ? randomNonce() : options.nonce));
   const components = (options.components ?? ['@authority']).map((c) => parseComponentIdentifier(c));
   return serializeAcceptSignature([{ label: options.label ?? 'sig1', components, params }]);
+}
+
+function randomNonce(): string {
+  const bytes = new Uint8Array(64);
+  globalThis.crypto.getRandomValues(bytes);
+  return base64UrlEncode(bytes);
 }
 
 /** What a challenged client should change when it signs again. */
@@ -79,7 +97,12 @@ export type ChallengeSignOptions = Pick<SignRequestOptions, 'components' | 'repl
  * `signRequest`: the requested components and the origin's nonce. Only the
  * first request for a `web-bot-auth` signature (or an untagged one) is used.
  *
- * @throws BotsigError `ERR_ACCEPT_SIGNATURE_PARSE` for a malformed header.
+ * @throws BotsigError `ERR_ACCEPT_SIGNATURE_PARSE` for a malformed header or one
+ *   that asks for no `web-bot-auth` signature.
+ * @throws TypeError when `acceptSignature` is not a string.
+ * @example
+ * const retry = signOptionsFromChallenge(response.headers.get('accept-signature')!);
+ * const headers = await signRequest(request, { key, signatureAgent, ...retry });
  */
 export function signOptionsFromChallenge(acceptSignature: string): ChallengeSignOptions {
   const requests = parseAcceptSignature(acceptSignature);

@@ -3,12 +3,19 @@ import { BotsigError } from '../core/errors';
 import { parseDictionary, sfInteger, sfString } from '../core/sf';
 import type { Parameters } from '../core/sf-types';
 import { systemClock, toEpochSeconds } from '../core/time';
-import { importSigningKey, importSigningKeySync } from '../crypto/keys';
+import { importSigningKey, importSigningKeySync, isSigningKey } from '../crypto/keys';
 import type { Jwk, SigningKey } from '../crypto/types';
-import { parseComponentIdentifier, type ComponentIdentifier } from '../httpsig/components';
+import { parseComponentIdentifier, serializeComponentIdentifier, type ComponentIdentifier } from '../httpsig/components';
 import { createSignatureBase } from '../httpsig/base';
 import { toHttpMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
-import { nextLabel, parseSignatureInput, serializeSignatureInputMember, type SignatureInput } from '../httpsig/signature-input';
+import {
+  isValidLabel,
+  nextLabel,
+  parseSignatureDictionary,
+  parseSignatureInput,
+  serializeSignatureInputMember,
+  type SignatureInput,
+} from '../httpsig/signature-input';
 import { serializeSignatureAgent, signatureAgentComponent } from './signature-agent';
 import { WEB_BOT_AUTH_TAG, type SignatureHeaders, type SignRequestOptions } from './types';
 
@@ -27,11 +34,23 @@ const NONCE_BYTES = 64;
  * Use {@link applySignatureHeaders} to put them on a `Request`, `Headers` or a
  * plain header record.
  *
+ * Parameters come in the order of the draft's vectors: `created`, `keyid`, `alg`,
+ * `expires`, `nonce`, `tag`. With `replaceComponents`, the given list replaces
+ * `@authority`; the Signature-Agent member stays covered (SPEC 5.2 rule 1).
+ *
  * @throws BotsigError `ERR_VALIDITY_TOO_LONG` for a validity above 24 h without
  *   `allowLongValidity`; `ERR_LABEL_EXISTS` for a label already in use;
- *   `ERR_COMPONENT_MISSING` when a covered field is absent; `ERR_KEY_INVALID`,
- *   `ERR_ALG_MISMATCH` for unusable keys; `ERR_SIGNATURE_AGENT_INVALID` when the
- *   request already carries a Signature-Agent in a form that cannot be extended.
+ *   `ERR_REQUIRED_COMPONENT` for a `web-bot-auth` signature covering neither
+ *   `@authority` nor `@target-uri`; `ERR_SIGNATURE_AGENT_NOT_COVERED` when the
+ *   request already carries a Signature-Agent and no member of it would be covered;
+ *   `ERR_COMPONENT_MISSING` / `ERR_COMPONENT_INVALID` when a covered component is
+ *   absent or unusable; `ERR_KEY_INVALID`, `ERR_ALG_MISMATCH` for unusable keys;
+ *   `ERR_SIGNATURE_AGENT_INVALID` when the existing Signature-Agent is not a
+ *   Dictionary or is covered whole by an existing signature (appending would break
+ *   it), or the new value breaks SPEC 2.3; `ERR_SIGNATURE_INPUT_PARSE` /
+ *   `ERR_SIGNATURE_PARSE` when existing signature fields do not parse.
+ * @throws TypeError / RangeError for misuse (missing key, bad label, `expires` not
+ *   after `created`, wrong option types).
  * @example
  * const headers = await signRequest(new Request('https://example.com/'), {
  *   key: privateJwk,
@@ -52,6 +71,8 @@ export async function signRequest(request: MessageInput, options: SignRequestOpt
  * with pure-JS `@noble/ed25519`, which is slower than `signRequest`.
  *
  * @throws as {@link signRequest}; `ERR_CRYPTO_UNSUPPORTED` for a non-Ed25519 key.
+ * @example
+ * const headers = signRequestSync({ method: 'GET', url, headers: {} }, { key: ed25519PrivateJwk });
  */
 export function signRequestSync(request: MessageInput, options: SignRequestOptions & { key: Jwk | SigningKey }): SignatureHeaders {
   checkOptions(options);
@@ -72,42 +93,86 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   const message = toHttpMessage(request);
   if (message.kind !== 'request') throw new TypeError('signRequest() signs requests; use signMessage() from botsig/httpsig for responses');
   const now = options.now ?? systemClock;
+  const tag = options.tag ?? WEB_BOT_AUTH_TAG;
+  const profile = tag === WEB_BOT_AUTH_TAG;
 
-  // Labels already in use, in either signature header or the Signature-Agent dictionary.
+  // Labels already in use, in either signature field or the Signature-Agent dictionary.
   const existingInput = joined(message, 'signature-input');
   const existingSignature = joined(message, 'signature');
-  const existingAgent = message.headers.get('signature-agent');
+  const existingAgent = joined(message, 'signature-agent');
   const taken = new Set<string>();
-  if (existingInput !== undefined) for (const label of parseSignatureInput(existingInput).keys()) taken.add(label);
-  const agentKeys = options.signatureAgent === undefined ? undefined : existingAgentKeys(existingAgent);
-  if (agentKeys !== undefined) for (const key of agentKeys) taken.add(key);
+  const existingInputs = existingInput === undefined ? undefined : parseSignatureInput(existingInput);
+  if (existingInputs !== undefined) for (const label of existingInputs.keys()) taken.add(label);
+  if (existingSignature !== undefined) {
+    for (const label of parseSignatureDictionary(existingSignature, 'ERR_SIGNATURE_PARSE', 'Signature').keys()) taken.add(label);
+  }
+  let agentKeys: string[] | undefined;
+  if (existingAgent !== undefined && options.signatureAgent !== undefined) {
+    agentKeys = existingAgentKeys(existingAgent);
+    for (const k of agentKeys) taken.add(k);
+    // Appending a member changes the whole field: a signature covering it whole would break.
+    if (existingInputs !== undefined) {
+      for (const input of existingInputs.values()) {
+        if (input.components.some((c) => c.name === 'signature-agent' && !c.params.has('key'))) {
+          throw new BotsigError(
+            'ERR_SIGNATURE_AGENT_INVALID',
+            `signature "${input.label}" covers the whole Signature-Agent field; adding a member would break it`,
+          );
+        }
+      }
+    }
+  }
 
   let label = options.label;
   if (label === undefined) label = nextLabel(taken);
+  else if (!isValidLabel(label)) throw new TypeError('label must be a Structured Field key (lowercase, e.g. "sig1")');
   else if (taken.has(label)) throw new BotsigError('ERR_LABEL_EXISTS', `label "${label}" is already used on this request`);
 
   // The Signature-Agent value as it will be sent: existing members plus ours.
   let signatureAgentValue: string | undefined;
   let signed: HttpMessage = message;
-  const components: string[] = [];
-  if (!options.replaceComponents) components.push('"@authority"');
+  let agentComponent: string | undefined;
   if (options.signatureAgent !== undefined) {
     const agent = typeof options.signatureAgent === 'string' ? { url: options.signatureAgent } : options.signatureAgent;
     const ours = serializeSignatureAgent([{ key: label, url: agent.url, ...(agent.type === undefined ? {} : { type: agent.type }) }]);
-    signatureAgentValue = agentKeys === undefined ? ours : `${joined(message, 'signature-agent')!}, ${ours}`;
+    signatureAgentValue = existingAgent === undefined ? ours : `${existingAgent}, ${ours}`;
     const headers = new Map(message.headers);
     headers.set('signature-agent', [signatureAgentValue]);
     signed = { ...message, headers };
-    if (!options.replaceComponents) components.push(signatureAgentComponent(label));
+    agentComponent = signatureAgentComponent(label);
   }
+  const requested: string[] = [];
+  if (!options.replaceComponents) {
+    requested.push('"@authority"');
+    if (agentComponent !== undefined) requested.push(agentComponent);
+  }
+  if (options.components !== undefined) {
+    if (!Array.isArray(options.components)) throw new TypeError('components must be an array of component identifiers');
+    requested.push(...options.components);
+  }
+  // SPEC 5.2 rule 1: the member is covered even when the caller replaces the list.
+  if (options.replaceComponents && agentComponent !== undefined) requested.push(agentComponent);
   const ids: ComponentIdentifier[] = [];
   const seen = new Set<string>();
-  for (const text of [...components, ...(options.components ?? [])]) {
+  let coversAuthority = false;
+  let coversAgent = false;
+  for (const text of requested) {
     const id = parseComponentIdentifier(text);
-    const canonical = canonicalId(id);
+    const canonical = serializeComponentIdentifier(id);
     if (seen.has(canonical)) continue; // asking for @authority twice is not an error for the caller
     seen.add(canonical);
     ids.push(id);
+    if (id.name === '@authority' || id.name === '@target-uri') coversAuthority = true;
+    else if (id.name === 'signature-agent') coversAgent = true;
+  }
+  if (profile && !coversAuthority) {
+    throw new BotsigError('ERR_REQUIRED_COMPONENT', 'a web-bot-auth signature must cover @authority or @target-uri (SPEC 5.1)');
+  }
+  if (profile && existingAgent !== undefined && !coversAgent) {
+    throw new BotsigError(
+      'ERR_SIGNATURE_AGENT_NOT_COVERED',
+      'the request carries a Signature-Agent header, so the signature must cover a member of it (SPEC 5.2 rule 1); pass signatureAgent',
+    );
   }
 
   const nowSeconds = Math.floor(now() / 1000);
@@ -124,14 +189,15 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
     );
   }
 
+  // Parameter order of the draft's and Cloudflare's vectors: created, keyid, alg, expires, nonce, tag.
   const params: Parameters = new Map();
   params.set('created', sfInteger(created));
-  params.set('expires', sfInteger(expires));
   params.set('keyid', sfString(key.thumbprint));
   if (options.includeAlg !== false) params.set('alg', sfString(key.alg));
+  params.set('expires', sfInteger(expires));
   const nonce = options.nonce === undefined ? randomNonce() : options.nonce;
   if (nonce !== false) params.set('nonce', sfString(nonce));
-  params.set('tag', sfString(options.tag ?? WEB_BOT_AUTH_TAG));
+  params.set('tag', sfString(tag));
 
   const input: SignatureInput = { label, components: ids, params };
   const base = utf8(createSignatureBase(signed, input));
@@ -159,40 +225,37 @@ function checkOptions(options: SignRequestOptions): void {
   if (options.nonce !== undefined && options.nonce !== false && (typeof options.nonce !== 'string' || options.nonce === '')) {
     throw new TypeError('nonce must be a non-empty string or false');
   }
+  if (options.tag !== undefined && (typeof options.tag !== 'string' || options.tag === '')) throw new TypeError('tag must be a non-empty string');
+  if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('now must be a function returning milliseconds');
 }
 
-function isSigningKey(key: unknown): key is SigningKey {
-  return typeof key === 'object' && key !== null && typeof (key as SigningKey).sign === 'function' && typeof (key as SigningKey).thumbprint === 'string';
-}
-
+/** The combined value of a field, lines trimmed and joined; `undefined` when absent or blank. */
 function joined(message: HttpMessage, name: string): string | undefined {
   const lines = message.headers.get(name);
-  if (lines === undefined || lines.length === 0) return undefined;
-  return lines.length === 1 ? lines[0]!.trim() : lines.map((l) => l.trim()).join(', ');
+  if (lines === undefined) return undefined;
+  let out = '';
+  for (const line of lines) {
+    const t = line.trim();
+    if (t !== '') out = out === '' ? t : out + ', ' + t;
+  }
+  return out === '' ? undefined : out;
 }
 
 /**
- * Labels used by an existing Signature-Agent dictionary. The existing value is
- * later extended as text (never rebuilt), so members this version of botsig
- * would drop (unknown types, http values) reach the origin unchanged and any
- * signature that covers them keeps verifying.
+ * Keys of an existing Signature-Agent dictionary. The existing value is then
+ * extended as text (never rebuilt), so members this version of botsig would drop
+ * (unknown types, http values) reach the origin unchanged and any signature that
+ * covers them keeps verifying.
  */
-function existingAgentKeys(lines: readonly string[] | undefined): string[] | undefined {
-  if (lines === undefined || lines.length === 0) return undefined;
+function existingAgentKeys(value: string): string[] {
   try {
-    return [...parseDictionary(lines.map((l) => l.trim()).join(', ')).keys()];
+    return [...parseDictionary(value).keys()];
   } catch {
     throw new BotsigError(
       'ERR_SIGNATURE_AGENT_INVALID',
       'the request already carries a Signature-Agent header that is not a dictionary; remove it or sign without signatureAgent',
     );
   }
-}
-
-function canonicalId(id: ComponentIdentifier): string {
-  let s = id.name;
-  for (const [k, v] of id.params) s += ';' + k + '=' + JSON.stringify(v.value);
-  return s;
 }
 
 function randomNonce(): string {
@@ -204,13 +267,24 @@ function randomNonce(): string {
 /**
  * Puts signature headers on a request: a `Request`, a `Headers`, a plain record
  * (as crawler frameworks pass), or an array of pairs. Values replace existing ones
- * (they already contain the existing members).
+ * of any letter case (they already contain the existing members, RFC 9421 §4.3).
+ *
+ * @throws TypeError when `target` or `headers` is not one of these shapes, or a
+ *   `Request`'s headers are immutable.
+ * @example
+ * const headers = { 'user-agent': 'crawler' };
+ * applySignatureHeaders(headers, await signRequest({ url, headers }, { key }));
  */
 export function applySignatureHeaders(
   target: Request | Headers | Record<string, string | string[] | undefined> | Array<[string, string]>,
   headers: SignatureHeaders,
 ): void {
-  const entries = Object.entries(headers) as Array<[string, string]>;
+  if (typeof headers !== 'object' || headers === null) throw new TypeError('headers must be the object signRequest returned');
+  const entries: Array<[string, string]> = [];
+  for (const name of ['signature-input', 'signature', 'signature-agent'] as const) {
+    const value = headers[name];
+    if (typeof value === 'string') entries.push([name, value]);
+  }
   if (typeof Request !== 'undefined' && target instanceof Request) return applySignatureHeaders(target.headers, headers);
   if (typeof Headers !== 'undefined' && target instanceof Headers) {
     for (const [name, value] of entries) target.set(name, value);

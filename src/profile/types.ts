@@ -183,7 +183,10 @@ export interface SignRequestOptions {
   readonly label?: string;
   /** Extra covered components beyond the profile defaults (e.g. `@method`, `@path`, `content-digest`). */
   readonly components?: readonly string[];
-  /** Replace the default component list instead of extending it. */
+  /**
+   * Let `components` replace `@authority` instead of extending the defaults (e.g.
+   * to cover `@target-uri`). The Signature-Agent member stays covered (SPEC 5.2 rule 1).
+   */
   readonly replaceComponents?: boolean;
   readonly created?: Date | number;
   readonly expires?: Date | number;

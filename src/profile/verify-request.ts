@@ -1,21 +1,22 @@
 import { utf8 } from '../core/base64';
 import type { Diagnostic } from '../core/diagnostics';
 import { isBotsigError, type BotsigErrorCode } from '../core/errors';
-import { systemClock } from '../core/time';
-import { importVerifyingKey } from '../crypto/keys';
-import { ALGORITHMS, toAlgorithmName } from '../crypto/registry';
+import { systemClock, type Clock } from '../core/time';
+import { importVerifyingKey, isVerifyingKey } from '../crypto/keys';
+import { ALGORITHMS, isAlgorithmName, toAlgorithmName } from '../crypto/registry';
 import { isRfc9421TestKey } from '../crypto/test-keys';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../crypto/types';
 import { createSignatureBase } from '../httpsig/base';
-import { serializeComponentIdentifier } from '../httpsig/components';
+import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';
 import { toHttpMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
-import { parseSignature, parseSignatureInput, signatureParams, type SignatureInput } from '../httpsig/signature-input';
+import { readSignatures, signatureParams, type SignatureEntry, type SignatureInput } from '../httpsig/signature-input';
 import { MemoryNonceStore, type NonceStore } from '../stores/nonce-store';
-import { parseSignatureAgent, type ParsedSignatureAgent, type SignatureAgentMember } from './signature-agent';
+import { parseSignatureAgent, type ParsedSignatureAgent, type ParseSignatureAgentOptions, type SignatureAgentMember } from './signature-agent';
 import {
   WEB_BOT_AUTH_TAG,
   type ErrorInfo,
   type KeySource,
+  type NoncePolicy,
   type Outcome,
   type ResolvedKey,
   type SignatureParamsView,
@@ -26,16 +27,39 @@ import {
 
 const DEFAULT_SKEW_SECONDS = 60;
 const DEFAULT_MAX_VALIDITY_SECONDS = 86_400;
+/**
+ * Members of a Signature-Agent covered whole (first revision's String form, SPEC
+ * 2.3) tried in order against the directory; bounds the fetches one request causes.
+ */
+const MAX_AGENT_CANDIDATES = 4;
 
-/** Shared by every verification that does not bring its own store: scoped by agent and keyid, bounded. */
+/**
+ * Shared by every verification that does not bring its own store, so that options
+ * objects built per request still catch replays. Scoped by agent and keyid, bounded.
+ */
 const defaultNonceStore = new MemoryNonceStore();
 
-/** Per-options state built once: imported static keys, the algorithm set. */
+const DEFAULT_ALGORITHMS: ReadonlySet<AlgorithmName> = new Set(ALGORITHMS);
+const NO_MEMBERS: readonly SignatureAgentMember[] = Object.freeze([]);
+const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
+const NO_STRINGS: readonly string[] = Object.freeze([]);
+const NO_PARAMS: SignatureParamsView = Object.freeze({});
+
+/** Per-options state, validated and built once (options objects are read once, never mutated). */
 interface Prepared {
-  staticKeys: Promise<Map<string, VerifyingKey>> | undefined;
-  algorithms: ReadonlySet<AlgorithmName>;
-  requiredComponents: readonly string[];
+  /** Set once the static keys are imported. */
+  staticKeys: Map<string, VerifyingKey> | undefined;
+  pendingKeys: Promise<Map<string, VerifyingKey>> | undefined;
+  readonly algorithms: ReadonlySet<AlgorithmName>;
+  readonly required: readonly string[];
+  readonly skewSeconds: number;
+  readonly maxValiditySeconds: number;
+  readonly policy: NoncePolicy;
+  readonly store: NonceStore;
+  readonly now: Clock;
+  readonly agentOptions: ParseSignatureAgentOptions;
 }
+const DEFAULT_OPTIONS: VerifyRequestOptions = Object.freeze({});
 const preparedByOptions = new WeakMap<VerifyRequestOptions, Prepared>();
 const staticKeysByArray = new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise<Map<string, VerifyingKey>>>();
 
@@ -46,379 +70,510 @@ const staticKeysByArray = new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise
  * outcome with a code. Each signature is judged on its own; the request is
  * `verified` when at least one `web-bot-auth` signature verifies, `invalid` when
  * none does and at least one failed a check, and `unverified` otherwise (no
- * signature, unknown key, failed discovery, insecure transport).
+ * signature, unknown key, failed discovery, insecure transport, nonce store down).
  *
- * Checks, cheapest first: headers parse (else `malformed`, SPEC 7 allows 400);
- * tag (others are skipped, not failed); `created`/`expires` with clock skew;
- * validity bound; `@authority` (or `@target-uri`) covered; the Signature-Agent
- * member covered when the header is present; covered signatures cover their
- * inputs; `alg` allowed and matching the key; key known for (agent URL, keyid);
- * RFC 9421 test keys refused; the signature itself; finally the nonce policy.
+ * Per signature, cheapest first: the member parses; tag `web-bot-auth` (others are
+ * skipped, not failed); `created`/`expires` present and fresh within
+ * `clockSkewSeconds` (compared in whole seconds, their resolution); validity at
+ * most `maxValiditySeconds`; `@authority` (or `@target-uri`) and
+ * `requiredComponents` covered; a covered signature's inputs covered too (NOTES);
+ * a Signature-Agent member covered whenever the header is present; `alg` known and
+ * allowed; `keyid` present; a nonce when the policy requires one; RFC 9421 example
+ * keys refused; the signature base built; the key found for the pair (agent URL,
+ * keyid); `alg` matching the key; the signature itself; finally the nonce recorded
+ * (only a valid signature may consume one).
  *
- * @throws TypeError only for misuse (options of the wrong type).
+ * Options are validated and prepared once per options object (keep one object per
+ * verifier): static keys are imported once, then every request costs one header
+ * parse, one base and one verify per signature.
+ *
+ * @throws TypeError only for misuse: `request` not an object, options of the wrong
+ *   type or out of range, a static key that cannot be imported.
  * @example
- * const result = await verifyRequest(request, { directory: new DirectoryClient() });
+ * const directory = new DirectoryClient();
+ * const options = { directory };
+ * const result = await verifyRequest(request, options);
  * if (result.outcome === 'verified') console.log('bot', result.agent);
  */
-export async function verifyRequest(request: MessageInput, options: VerifyRequestOptions = {}): Promise<VerificationResult> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('verifyRequest options must be an object');
+export async function verifyRequest(request: MessageInput, options: VerifyRequestOptions = DEFAULT_OPTIONS): Promise<VerificationResult> {
+  if (typeof request !== 'object' || request === null) throw new TypeError('verifyRequest expects a Request or a { method, url, headers } object');
+  const prepared = prepare(options);
+  if (prepared.staticKeys === undefined && prepared.pendingKeys !== undefined) await loadStaticKeys(prepared);
   try {
-    return await verify(request, options);
+    return await verify(request, options, prepared);
   } catch (error) {
-    // Only a defect in botsig gets here; the contract is to report, not throw.
-    return {
-      outcome: 'unverified',
-      signatures: [],
-      malformed: false,
-      error: isBotsigError(error) ? error.toJSON() : { code: 'ERR_INTERNAL', message: 'internal error while verifying' },
-      diagnostics: [],
-    };
+    // Only a defect in botsig (or a callback that breaks its contract) gets here;
+    // the contract is to report, not throw, and never to report `verified`.
+    return requestResult('unverified', false, toInfo(error, 'ERR_INTERNAL'), NO_DIAGNOSTICS);
   }
 }
 
-async function verify(request: MessageInput, options: VerifyRequestOptions): Promise<VerificationResult> {
+interface Context {
+  readonly message: HttpMessage;
+  readonly options: VerifyRequestOptions;
+  readonly p: Prepared;
+  readonly nowMs: number;
+  /** Present when the request carries a non-empty Signature-Agent. */
+  readonly agentHeader: ParsedSignatureAgent | undefined;
+  readonly entries: Map<string, SignatureEntry>;
+  diagnostics: Diagnostic[] | undefined;
+}
+
+async function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepared): Promise<VerificationResult> {
   let message: HttpMessage;
   try {
     message = toHttpMessage(request);
   } catch (error) {
-    return fail('unverified', false, toInfo(error, 'ERR_MESSAGE_INVALID'));
+    return requestResult('unverified', false, toInfo(error, 'ERR_MESSAGE_INVALID'), NO_DIAGNOSTICS);
   }
-  const prepared = prepare(options);
-  const inputHeader = joined(message, 'signature-input');
-  const signatureHeader = joined(message, 'signature');
-  if (inputHeader === undefined && signatureHeader === undefined) {
-    return fail('unverified', false, { code: 'ERR_NO_SIGNATURE', message: 'the request carries no signature' });
-  }
-
-  let inputs: Map<string, SignatureInput>;
-  let signatures: Map<string, Uint8Array>;
+  let entries: Map<string, SignatureEntry>;
   try {
-    inputs = inputHeader === undefined ? new Map() : parseSignatureInput(inputHeader);
-    signatures = signatureHeader === undefined ? new Map() : parseSignature(signatureHeader);
+    entries = readSignatures(message);
   } catch (error) {
-    return fail('invalid', true, toInfo(error, 'ERR_SIGNATURE_INPUT_PARSE'));
+    // A whole field is not a Dictionary (SPEC 5.3 rule 1, SPEC 7: MAY answer 400).
+    return requestResult('invalid', true, toInfo(error, 'ERR_SIGNATURE_INPUT_PARSE'), NO_DIAGNOSTICS);
+  }
+  if (entries.size === 0) {
+    return requestResult('unverified', false, { code: 'ERR_NO_SIGNATURE', message: 'the request carries no signature' }, NO_DIAGNOSTICS);
   }
 
-  const agentLines = message.headers.get('signature-agent');
-  let agentHeader: ParsedSignatureAgent | undefined;
-  const diagnostics: Diagnostic[] = [];
   let malformed = false;
+  for (const entry of entries.values()) {
+    if (!entry.ok && entry.error.code !== 'ERR_LABEL_MISSING') malformed = true;
+  }
+  let agentHeader: ParsedSignatureAgent | undefined;
+  const agentLines = message.headers.get('signature-agent');
   if (agentLines !== undefined && agentLines.length > 0) {
-    agentHeader = parseSignatureAgent(agentLines, { allowHttp: options.allowHttpSignatureAgent === true });
-    diagnostics.push(...agentHeader.diagnostics);
-    if (agentHeader.ignored) malformed = true;
+    const parsed = parseSignatureAgent(agentLines, p.agentOptions);
+    // Only blank lines: nothing was sent.
+    if (parsed.form !== 'absent' || parsed.ignored) agentHeader = parsed;
+    if (parsed.ignored) malformed = true;
+  }
+  const agentDiagnostics = agentHeader === undefined || agentHeader.diagnostics.length === 0 ? NO_DIAGNOSTICS : agentHeader.diagnostics;
+
+  if (!options.allowInsecure && isPlainHttp(message.url)) {
+    return requestResult(
+      'unverified',
+      malformed,
+      { code: 'ERR_INSECURE_TRANSPORT', message: 'signature received over plain HTTP (SPEC 5.3 rule 6); set allowInsecure to accept it' },
+      agentDiagnostics,
+    );
   }
 
-  if (!options.allowInsecure && message.url !== undefined && message.url.startsWith('http:')) {
-    return {
-      ...fail('unverified', malformed, {
-        code: 'ERR_INSECURE_TRANSPORT',
-        message: 'signature received over plain HTTP (SPEC 5.3 rule 6); set allowInsecure to accept it',
-      }),
-      diagnostics,
-    };
-  }
-
-  const ctx: Context = { message, options, prepared, agentHeader, hasAgentHeader: agentLines !== undefined && agentLines.length > 0 };
-  const labels = options.label === undefined ? new Set([...inputs.keys(), ...signatures.keys()]) : [options.label];
+  const ctx: Context = { message, options, p, nowMs: p.now(), agentHeader, entries, diagnostics: undefined };
   const results: SignatureResult[] = [];
-  for (const label of labels) {
-    results.push(await verifyOne(ctx, label, inputs.get(label), signatures.get(label), inputs));
+  if (options.label === undefined) {
+    for (const entry of entries.values()) results.push(await verifyOne(ctx, entry));
+  } else {
+    const entry = entries.get(options.label);
+    if (entry === undefined) {
+      return requestResult('unverified', malformed, { code: 'ERR_LABEL_MISSING', message: 'the request has no signature with the requested label' }, agentDiagnostics);
+    }
+    results.push(await verifyOne(ctx, entry));
   }
 
   let outcome: Outcome = 'unverified';
-  let agent: string | undefined;
+  let verified: SignatureResult | undefined;
   for (const r of results) {
     if (r.outcome === 'verified') {
       outcome = 'verified';
-      agent = r.agent;
+      verified = r;
       break;
     }
     if (r.outcome === 'invalid') outcome = 'invalid';
   }
-  const result: VerificationResult = { outcome, signatures: results, malformed, diagnostics };
-  if (agent !== undefined) return { ...result, agent };
-  if (results.length === 0) return { ...result, error: { code: 'ERR_LABEL_MISSING', message: `no signature labelled "${options.label}"` } };
-  const first = results.find((r) => r.outcome === outcome && r.error !== undefined) ?? results.find((r) => r.error !== undefined);
-  return first?.error === undefined ? result : { ...result, error: first.error };
-}
-
-interface Context {
-  message: HttpMessage;
-  options: VerifyRequestOptions;
-  prepared: Prepared;
-  agentHeader: ParsedSignatureAgent | undefined;
-  hasAgentHeader: boolean;
-}
-
-async function verifyOne(
-  ctx: Context,
-  label: string,
-  input: SignatureInput | undefined,
-  signature: Uint8Array | undefined,
-  allInputs: Map<string, SignatureInput>,
-): Promise<SignatureResult> {
-  const { options, prepared } = ctx;
-  if (input === undefined || signature === undefined) {
-    return {
-      label,
-      outcome: 'invalid',
-      skipped: false,
-      params: {},
-      covered: input === undefined ? [] : input.components.map(serializeComponentIdentifier),
-      error: { code: 'ERR_LABEL_MISSING', message: `label "${label}" is in only one of Signature and Signature-Input` },
-    };
+  const diagnostics = ctx.diagnostics === undefined ? agentDiagnostics : [...agentDiagnostics, ...ctx.diagnostics];
+  const result: { -readonly [K in keyof VerificationResult]: VerificationResult[K] } = { outcome, signatures: results, malformed, diagnostics };
+  if (verified !== undefined) {
+    if (verified.agent !== undefined) result.agent = verified.agent;
+    return result;
   }
-  const covered = input.components.map(serializeComponentIdentifier);
+  const explaining = results.find((r) => r.outcome === outcome && r.error !== undefined) ?? results.find((r) => r.error !== undefined);
+  if (explaining?.error !== undefined) result.error = explaining.error;
+  return result;
+}
+
+/** What is known about one signature so far; turned into a {@link SignatureResult} by {@link finish}. */
+interface Draft {
+  readonly label: string;
+  covered: readonly string[];
+  params: SignatureParamsView;
+  agent?: string;
+  signatureAgent?: SignatureAgentMember;
+  keySource?: KeySource;
+}
+
+function finish(d: Draft, outcome: Outcome, error?: ErrorInfo, skipped = false): SignatureResult {
+  const r: { -readonly [K in keyof SignatureResult]: SignatureResult[K] } = { label: d.label, outcome, skipped, params: d.params, covered: d.covered };
+  const { keyid, alg, tag } = d.params;
+  if (keyid !== undefined) r.keyid = keyid;
+  if (alg !== undefined) r.alg = alg;
+  if (tag !== undefined) r.tag = tag;
+  if (d.agent !== undefined) r.agent = d.agent;
+  if (d.signatureAgent !== undefined) r.signatureAgent = d.signatureAgent;
+  if (d.keySource !== undefined) r.keySource = d.keySource;
+  if (error !== undefined) r.error = error;
+  return r;
+}
+
+function fail(d: Draft, outcome: 'invalid' | 'unverified', code: BotsigErrorCode, message: string): SignatureResult {
+  return finish(d, outcome, { code, message });
+}
+
+async function verifyOne(ctx: Context, entry: SignatureEntry): Promise<SignatureResult> {
+  const { p, options } = ctx;
+  const label = entry.label;
+  const d: Draft = { label, covered: NO_STRINGS, params: NO_PARAMS };
+  if (entry.input !== undefined) d.covered = coveredOf(entry.input);
+  if (!entry.ok) return finish(d, 'invalid', toInfo(entry.error, 'ERR_SIGNATURE_INPUT_PARSE'));
+  const input = entry.input;
+
+  // SPEC 5.3 rule 2: other profiles' signatures are left alone, whatever they contain.
+  const tag = input.params.get('tag');
+  if (tag === undefined || tag.type !== 'string' || tag.value !== WEB_BOT_AUTH_TAG) {
+    try {
+      d.params = signatureParams(input.params);
+    } catch {
+      // Not ours to judge: report without a typed view.
+    }
+    return finish(d, 'unverified', { code: 'ERR_TAG_MISMATCH', message: `signature "${label}" is not tagged web-bot-auth; skipped` }, true);
+  }
   let params: SignatureParamsView;
   try {
-    params = signatureParams(input.params);
+    params = d.params = signatureParams(input.params);
   } catch (error) {
-    return { label, outcome: 'invalid', skipped: false, params: {}, covered, error: toInfo(error, 'ERR_PARAM_INVALID') };
-  }
-  const base = { label, covered, params, ...pick(params) };
-  const failWith = (outcome: Outcome, code: BotsigErrorCode, msg: string, extra?: Partial<SignatureResult>): SignatureResult => ({
-    ...base,
-    ...extra,
-    outcome,
-    skipped: false,
-    error: { code, message: msg },
-  });
-
-  if (params.tag !== WEB_BOT_AUTH_TAG) {
-    return {
-      ...base,
-      outcome: 'unverified',
-      skipped: true,
-      error: { code: 'ERR_TAG_MISMATCH', message: `signature "${label}" is not tagged web-bot-auth; skipped` },
-    };
+    return finish(d, 'invalid', toInfo(error, 'ERR_PARAM_INVALID'));
   }
 
-  // Freshness (SPEC 5.1: created and expires are required).
-  const now = (options.now ?? systemClock)();
-  const nowSeconds = now / 1000;
-  const skew = options.clockSkewSeconds ?? DEFAULT_SKEW_SECONDS;
-  if (params.created === undefined) return failWith('invalid', 'ERR_CREATED_MISSING', `signature "${label}" has no created parameter`);
-  if (params.expires === undefined) return failWith('invalid', 'ERR_EXPIRES_MISSING', `signature "${label}" has no expires parameter`);
-  if (params.created > nowSeconds + skew) return failWith('invalid', 'ERR_CREATED_IN_FUTURE', `signature "${label}" was created in the future`);
-  if (params.expires < nowSeconds - skew) return failWith('invalid', 'ERR_SIGNATURE_EXPIRED', `signature "${label}" has expired`);
-  if (params.expires < params.created) return failWith('invalid', 'ERR_PARAM_INVALID', `signature "${label}" expires before it was created`);
-  if (params.expires - params.created > (options.maxValiditySeconds ?? DEFAULT_MAX_VALIDITY_SECONDS)) {
-    return failWith('invalid', 'ERR_VALIDITY_TOO_LONG', `signature "${label}" is valid for longer than allowed`);
+  // Freshness (SPEC 5.1: created and expires are required). Both are whole seconds,
+  // so the clock is compared at that resolution: a signature created during the
+  // current second is not "in the future", and one expiring during it has not expired.
+  const { created, expires } = params;
+  if (created === undefined) return fail(d, 'invalid', 'ERR_CREATED_MISSING', `signature "${label}" has no created parameter`);
+  if (expires === undefined) return fail(d, 'invalid', 'ERR_EXPIRES_MISSING', `signature "${label}" has no expires parameter`);
+  if (created > Math.ceil(ctx.nowMs / 1000) + p.skewSeconds) {
+    return fail(d, 'invalid', 'ERR_CREATED_IN_FUTURE', `signature "${label}" was created in the future`);
+  }
+  if (expires < Math.floor(ctx.nowMs / 1000) - p.skewSeconds) return fail(d, 'invalid', 'ERR_SIGNATURE_EXPIRED', `signature "${label}" has expired`);
+  if (expires < created) return fail(d, 'invalid', 'ERR_PARAM_INVALID', `signature "${label}" expires before it was created`);
+  if (expires - created > p.maxValiditySeconds) {
+    return fail(d, 'invalid', 'ERR_VALIDITY_TOO_LONG', `signature "${label}" is valid for longer than ${p.maxValiditySeconds} s`);
   }
 
-  // Coverage.
-  const names = new Set(input.components.map((c) => c.name));
-  if (!names.has('@authority') && (options.strictAuthority || !names.has('@target-uri'))) {
-    return failWith('invalid', 'ERR_REQUIRED_COMPONENT', `signature "${label}" covers neither @authority${options.strictAuthority ? '' : ' nor @target-uri'}`);
+  // Coverage (SPEC 5.1, NOTES "Signing profile").
+  const coverageError = checkCoverage(input, d.covered, ctx, options.strictAuthority === true);
+  if (coverageError !== undefined) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', coverageError);
+  const candidates = agentCandidates(input, ctx.agentHeader);
+  if (candidates === undefined) {
+    return fail(d, 'invalid', 'ERR_SIGNATURE_AGENT_NOT_COVERED', `signature "${label}" does not cover the Signature-Agent header (SPEC 5.2 rule 1)`);
   }
-  for (const required of prepared.requiredComponents) {
-    if (!covered.includes(required)) return failWith('invalid', 'ERR_REQUIRED_COMPONENT', `signature "${label}" does not cover ${required}`);
-  }
-  const coverageError = checkCoveredSignatures(input, allInputs);
-  if (coverageError !== undefined) return failWith('invalid', 'ERR_REQUIRED_COMPONENT', coverageError);
+  if (candidates.length > 0) d.signatureAgent = candidates[0]!;
 
-  let member: SignatureAgentMember | undefined;
-  if (ctx.hasAgentHeader) {
-    const binding = boundAgentMember(input, ctx.agentHeader);
-    if (binding === 'not-covered') {
-      return failWith('invalid', 'ERR_SIGNATURE_AGENT_NOT_COVERED', `signature "${label}" does not cover the Signature-Agent header`);
-    }
-    member = binding;
-  }
-  const withAgent = member === undefined ? {} : { signatureAgent: member };
-
-  // Algorithm.
   let alg: AlgorithmName | undefined;
   if (params.alg !== undefined) {
     try {
       alg = toAlgorithmName(params.alg);
     } catch (error) {
-      return { ...failWith('invalid', 'ERR_ALG_UNKNOWN', ''), ...withAgent, error: toInfo(error, 'ERR_ALG_UNKNOWN') };
+      return finish(d, 'invalid', toInfo(error, 'ERR_ALG_UNKNOWN'));
     }
-    if (!prepared.algorithms.has(alg)) return failWith('invalid', 'ERR_ALG_NOT_ALLOWED', `algorithm ${alg} is not allowed here`, withAgent);
+    if (!p.algorithms.has(alg)) return fail(d, 'invalid', 'ERR_ALG_NOT_ALLOWED', `algorithm ${alg} is not allowed here`);
   }
-  if (params.keyid === undefined) return failWith('invalid', 'ERR_PARAM_INVALID', `signature "${label}" has no keyid`, withAgent);
+  const keyid = params.keyid;
+  if (keyid === undefined) return fail(d, 'invalid', 'ERR_PARAM_INVALID', `signature "${label}" has no keyid (SPEC 5.1)`);
+  if (p.policy === 'required' && params.nonce === undefined) return fail(d, 'invalid', 'ERR_NONCE_MISSING', `signature "${label}" has no nonce`);
+  // Keys are matched by thumbprint = keyid, so the example keys are known by keyid alone.
+  if (!options.allowTestKeys && isRfc9421TestKey(keyid)) {
+    return fail(d, 'invalid', 'ERR_KEY_TEST_KEY', 'the key is a public RFC 9421 example key; set allowTestKeys to accept it');
+  }
 
-  // Key, by (agent URL, keyid).
-  let found: { key: VerifyingKey; agent: string; source: KeySource } | undefined;
+  // The base before the key: a signature over absent or malformed components is
+  // invalid whoever signed it, and no directory is fetched for it.
+  let base: string;
   try {
-    found = await findKey(ctx, label, params.keyid, params.alg, member);
+    base = createSignatureBase(ctx.message, input);
   } catch (error) {
-    return { ...failWith('unverified', 'ERR_DIRECTORY_FETCH', ''), ...withAgent, error: toInfo(error, 'ERR_DIRECTORY_FETCH') };
+    return finish(d, 'invalid', toInfo(error, 'ERR_COMPONENT_INVALID'));
+  }
+
+  let found: Found | undefined;
+  try {
+    found = await findKey(ctx, label, keyid, params.alg, candidates);
+  } catch (error) {
+    return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
   }
   if (found === undefined) {
-    return failWith('unverified', 'ERR_KEY_UNKNOWN', `no key known for keyid of signature "${label}"`, withAgent);
+    if (options.directory !== undefined && candidates.length === 0 && ctx.agentHeader !== undefined) {
+      return fail(d, 'unverified', 'ERR_SIGNATURE_AGENT_INVALID', `the Signature-Agent member covered by "${label}" is not usable (see diagnostics); its keys cannot be found`);
+    }
+    return fail(d, 'unverified', 'ERR_KEY_UNKNOWN', `no key known for the keyid of signature "${label}"`);
   }
-  const keyInfo = { ...withAgent, agent: found.agent, keySource: found.source };
-  if (!options.allowTestKeys && isRfc9421TestKey(found.key.thumbprint)) {
-    return failWith('invalid', 'ERR_KEY_TEST_KEY', 'the key is a public RFC 9421 example key; set allowTestKeys to accept it', keyInfo);
-  }
-  if (alg !== undefined && alg !== found.key.alg) {
-    return failWith('invalid', 'ERR_ALG_MISMATCH', `alg ${alg} does not match the key (${found.key.alg})`, keyInfo);
-  }
-  if (!prepared.algorithms.has(found.key.alg)) {
-    return failWith('invalid', 'ERR_ALG_NOT_ALLOWED', `algorithm ${found.key.alg} is not allowed here`, keyInfo);
-  }
+  d.agent = found.agent;
+  d.keySource = found.source;
+  if (found.member !== undefined) d.signatureAgent = found.member;
+  const key = found.key;
+  if (alg !== undefined && alg !== key.alg) return fail(d, 'invalid', 'ERR_ALG_MISMATCH', `alg ${alg} does not match the key (${key.alg})`);
+  if (!p.algorithms.has(key.alg)) return fail(d, 'invalid', 'ERR_ALG_NOT_ALLOWED', `algorithm ${key.alg} is not allowed here`);
 
-  let signatureBase: string;
-  try {
-    signatureBase = createSignatureBase(ctx.message, input);
-  } catch (error) {
-    return { ...failWith('invalid', 'ERR_COMPONENT_INVALID', ''), ...keyInfo, error: toInfo(error, 'ERR_COMPONENT_INVALID') };
-  }
   let ok: boolean;
   try {
-    ok = await found.key.verify(utf8(signatureBase), signature);
+    ok = await key.verify(utf8(base), entry.signature);
   } catch {
     ok = false;
   }
-  if (!ok) return failWith('invalid', 'ERR_SIGNATURE_INVALID', `signature "${label}" does not verify`, keyInfo);
+  if (!ok) return fail(d, 'invalid', 'ERR_SIGNATURE_INVALID', `signature "${label}" does not verify`);
 
-  // Nonce last: only a valid signature may consume a nonce.
-  const policy = options.nonce?.policy ?? 'optional';
-  if (policy !== 'none') {
-    if (params.nonce === undefined) {
-      if (policy === 'required') return failWith('invalid', 'ERR_NONCE_MISSING', `signature "${label}" has no nonce`, keyInfo);
-    } else {
-      const store: NonceStore = options.nonce?.store ?? defaultNonceStore;
-      let fresh: boolean;
-      try {
-        fresh = await store.checkAndRecord(found.agent + ' ' + params.keyid, params.nonce, (params.expires + skew) * 1000, now);
-      } catch {
-        return failWith('unverified', 'ERR_NONCE_STORE_UNAVAILABLE', 'the nonce store could not be consulted', keyInfo);
-      }
-      if (!fresh) return failWith('invalid', 'ERR_NONCE_REPLAYED', `the nonce of signature "${label}" was already used`, keyInfo);
+  if (p.policy !== 'none' && params.nonce !== undefined) {
+    let fresh: boolean;
+    try {
+      // Remembered for as long as the signature is accepted: through the last whole
+      // second that passes the expiry check above.
+      fresh = (await p.store.checkAndRecord(found.agent + ' ' + keyid, params.nonce, (expires + p.skewSeconds + 1) * 1000, ctx.nowMs)) === true;
+    } catch {
+      return fail(d, 'unverified', 'ERR_NONCE_STORE_UNAVAILABLE', 'the nonce store could not be consulted; the nonce is unchecked');
     }
+    if (!fresh) return fail(d, 'invalid', 'ERR_NONCE_REPLAYED', `the nonce of signature "${label}" was already used`);
   }
-  return { ...base, ...keyInfo, outcome: 'verified', skipped: false };
+  return finish(d, 'verified');
+}
+
+function coveredOf(input: SignatureInput): readonly string[] {
+  const n = input.components.length;
+  if (n === 0) return NO_STRINGS;
+  const out = new Array<string>(n);
+  for (let i = 0; i < n; i++) out[i] = serializeComponentIdentifier(input.components[i]!);
+  return out;
 }
 
 /**
- * NOTES.md: covering `"signature";key=X` requires covering `"signature-input";key=X`
- * and every component X covers.
+ * SPEC 5.1 / NOTES: `@authority` (or `@target-uri` unless strict) covered, the
+ * configured components covered, and a covered signature (`"signature";key=X`)
+ * accompanied by `"signature-input";key=X` and every component X covers.
  */
-function checkCoveredSignatures(input: SignatureInput, all: Map<string, SignatureInput>): string | undefined {
+function checkCoverage(input: SignatureInput, covered: readonly string[], ctx: Context, strict: boolean): string | undefined {
+  const label = input.label;
+  let authority = false;
+  let targetUri = false;
+  let coversSignature = false;
+  for (const c of input.components) {
+    if (c.name === '@authority') authority = true;
+    else if (c.name === '@target-uri') targetUri = true;
+    else if (c.name === 'signature') coversSignature = true;
+  }
+  if (!authority && (strict || !targetUri)) return `signature "${label}" covers neither @authority${strict ? '' : ' nor @target-uri'}`;
+  for (const required of ctx.p.required) {
+    if (!covered.includes(required)) return `signature "${label}" does not cover ${required}`;
+  }
+  if (!coversSignature) return undefined;
+  const have = new Set(covered);
   for (const c of input.components) {
     if (c.name !== 'signature') continue;
     const key = c.params.get('key');
-    if (key === undefined || key.type !== 'string') return `signature "${input.label}" covers the whole Signature field; cover one member with ;key`;
-    const inner = all.get(key.value);
-    if (inner === undefined) return `signature "${input.label}" covers an unknown signature`;
-    const have = new Set(input.components.map(serializeComponentIdentifier));
-    if (!have.has(`"signature-input";key="${key.value}"`)) return `signature "${input.label}" covers signature ${key.value} but not its Signature-Input`;
+    if (key === undefined || key.type !== 'string') return `signature "${label}" covers the whole Signature field; cover one member with ;key`;
+    const inner = ctx.entries.get(key.value)?.input;
+    if (inner === undefined) return `signature "${label}" covers a signature that has no Signature-Input`;
+    if (!have.has(serializeComponentIdentifier({ name: 'signature-input', params: c.params }))) {
+      return `signature "${label}" covers signature "${key.value}" but not its Signature-Input`;
+    }
     for (const ic of inner.components) {
-      if (!have.has(serializeComponentIdentifier(ic))) return `signature "${input.label}" covers signature ${key.value} but not all of its components`;
+      if (!have.has(serializeComponentIdentifier(ic))) return `signature "${label}" covers signature "${key.value}" but not every component it covers`;
     }
   }
   return undefined;
 }
 
-/** The Signature-Agent member a signature binds, or 'not-covered'. */
-function boundAgentMember(input: SignatureInput, header: ParsedSignatureAgent | undefined): SignatureAgentMember | undefined | 'not-covered' {
+/**
+ * The Signature-Agent members a signature binds, in the order to try them, or
+ * `undefined` when the header is present and the signature covers none of it.
+ * - `"signature-agent";key="K"`: the member keyed K (whatever the label: the draft
+ *   signs label `sig2` over member `agent2`).
+ * - `"signature-agent"` (the whole field, earlier revisions): the signer vouched for
+ *   every value; for the first revision's String form they are tried in order, the
+ *   first that yields the key wins (SPEC 2.3). For a Dictionary, the member keyed by
+ *   the label comes first.
+ * An empty list means nothing usable is bound (no header, or the member was dropped).
+ */
+function agentCandidates(input: SignatureInput, header: ParsedSignatureAgent | undefined): readonly SignatureAgentMember[] | undefined {
+  let whole = false;
+  let memberKey: string | undefined;
+  let covers = false;
   for (const c of input.components) {
     if (c.name !== 'signature-agent') continue;
+    covers = true;
     const key = c.params.get('key');
-    if (key !== undefined) {
-      if (key.type !== 'string') continue;
-      return header?.members.find((m) => m.key === key.value);
-    }
-    // The whole field is covered (earlier revisions): it binds its single value.
-    if (header === undefined || header.members.length === 0) return undefined;
-    if (header.form === 'string' || header.members.length === 1) return header.members[0];
-    return header.members.find((m) => m.key === input.label);
+    if (key === undefined) whole = true;
+    else if (key.type === 'string' && memberKey === undefined) memberKey = key.value;
   }
-  return 'not-covered';
+  if (header === undefined) return NO_MEMBERS;
+  if (!covers) return undefined;
+  const members = header.members;
+  if (members.length === 0) return NO_MEMBERS;
+  if (memberKey !== undefined) {
+    for (const m of members) if (m.key === memberKey) return [m];
+    if (!whole) return NO_MEMBERS;
+  }
+  if (members.length === 1) return members;
+  const ordered: SignatureAgentMember[] = [];
+  if (header.form === 'dictionary') {
+    for (const m of members) if (m.key === input.label) ordered.push(m);
+  }
+  for (const m of members) {
+    if (ordered.length >= MAX_AGENT_CANDIDATES) break;
+    if (ordered[0] !== m) ordered.push(m);
+  }
+  return ordered;
 }
 
+interface Found {
+  readonly key: VerifyingKey;
+  readonly agent: string;
+  readonly source: KeySource;
+  /** The member whose directory held the key. */
+  readonly member?: SignatureAgentMember;
+}
+
+/**
+ * The key for (agent URL, keyid) (NOTES "Keys and identity"): static keys and a
+ * resolver answer by keyid and identify the agent by thumbprint (or by what the
+ * resolver says); a directory is asked only about the members this signature
+ * covers, so a key learned from one directory never verifies a claim of another.
+ */
 async function findKey(
   ctx: Context,
   label: string,
   keyid: string,
   alg: string | undefined,
-  member: SignatureAgentMember | undefined,
-): Promise<{ key: VerifyingKey; agent: string; source: KeySource } | undefined> {
-  const { options, prepared } = ctx;
-  if (prepared.staticKeys !== undefined) {
-    const key = (await prepared.staticKeys).get(keyid);
-    if (key !== undefined) return { key, agent: key.thumbprint, source: 'static' };
-  }
+  candidates: readonly SignatureAgentMember[],
+): Promise<Found | undefined> {
+  const { options, p } = ctx;
+  const staticKey = p.staticKeys?.get(keyid);
+  if (staticKey !== undefined) return { key: staticKey, agent: staticKey.thumbprint, source: 'static' };
+  const first = candidates[0];
   if (options.resolveKey !== undefined) {
-    const resolved = await options.resolveKey({ keyid, label, ...(alg === undefined ? {} : { alg }), ...(member === undefined ? {} : { signatureAgent: member }) });
-    if (resolved !== undefined) {
+    const lookup = { keyid, label, ...(alg === undefined ? {} : { alg }), ...(first === undefined ? {} : { signatureAgent: first }) };
+    const resolved = await options.resolveKey(lookup);
+    if (resolved !== undefined && resolved !== null) {
       const { key, agent } = await fromResolved(resolved);
       if (key.thumbprint === keyid) return { key, agent: agent ?? key.thumbprint, source: 'resolver' };
     }
   }
-  if (options.directory !== undefined && member !== undefined) {
-    const resolution = await options.directory.resolve(member);
-    const entry = resolution.keys.find((k) => k.thumbprint === keyid);
-    if (entry !== undefined) return { key: entry.key, agent: resolution.url, source: 'directory' };
+  const directory = options.directory;
+  if (directory === undefined || first === undefined) return undefined;
+  let failure: unknown;
+  for (const member of candidates) {
+    let resolution;
+    try {
+      resolution = await directory.resolve(member);
+    } catch (error) {
+      // SPEC 2.3: with several values, the first that yields a directory is used.
+      failure ??= error;
+      continue;
+    }
+    if (resolution.diagnostics.length > 0) (ctx.diagnostics ??= []).push(...resolution.diagnostics);
+    for (const entry of resolution.keys) {
+      if (entry.thumbprint === keyid) return { key: entry.key, agent: entry.agent ?? resolution.url, source: 'directory', member };
+    }
   }
+  if (failure !== undefined) throw failure;
   return undefined;
 }
 
 async function fromResolved(resolved: ResolvedKey | VerifyingKey | Jwk): Promise<{ key: VerifyingKey; agent?: string }> {
   if (isVerifyingKey(resolved)) return { key: resolved };
-  if ('key' in resolved && typeof resolved.key === 'object' && resolved.key !== null && !('kty' in resolved)) {
+  if (typeof resolved === 'object' && 'key' in resolved && !('kty' in resolved)) {
     const r = resolved as ResolvedKey;
     const key = isVerifyingKey(r.key) ? r.key : await importVerifyingKey(r.key);
-    return r.agent === undefined ? { key } : { key, agent: r.agent };
+    return typeof r.agent === 'string' ? { key, agent: r.agent } : { key };
   }
   return { key: await importVerifyingKey(resolved as Jwk) };
 }
 
-function isVerifyingKey(value: unknown): value is VerifyingKey {
-  return typeof value === 'object' && value !== null && typeof (value as VerifyingKey).verify === 'function' && typeof (value as VerifyingKey).thumbprint === 'string';
-}
-
 function prepare(options: VerifyRequestOptions): Prepared {
-  let prepared = preparedByOptions.get(options);
-  if (prepared !== undefined) return prepared;
-  let staticKeys: Promise<Map<string, VerifyingKey>> | undefined;
-  if (options.keys !== undefined) {
-    staticKeys = staticKeysByArray.get(options.keys);
-    if (staticKeys === undefined) {
-      const list = options.keys;
-      staticKeys = Promise.all(list.map((k) => (isVerifyingKey(k) ? k : importVerifyingKey(k)))).then(
-        (keys) => new Map(keys.map((k) => [k.thumbprint, k])),
-      );
-      staticKeysByArray.set(list, staticKeys);
+  const cached = preparedByOptions.get(options);
+  if (cached !== undefined) return cached;
+  if (typeof options !== 'object' || options === null) throw new TypeError('verifyRequest options must be an object');
+  const { keys, resolveKey, directory, nonce, now, clockSkewSeconds, maxValiditySeconds, requiredComponents, algorithms } = options;
+
+  let pendingKeys: Promise<Map<string, VerifyingKey>> | undefined;
+  if (keys !== undefined) {
+    if (!Array.isArray(keys)) throw new TypeError('options.keys must be an array of JWKs or verifying keys');
+    pendingKeys = staticKeysByArray.get(keys);
+    if (pendingKeys === undefined) {
+      pendingKeys = Promise.all(keys.map((k: Jwk | VerifyingKey) => importVerifyingKey(k))).then((list) => new Map(list.map((k) => [k.thumbprint, k])));
+      // Handled in loadStaticKeys; keep an early rejection from being "unhandled".
+      pendingKeys.catch(() => undefined);
+      staticKeysByArray.set(keys, pendingKeys);
     }
   }
-  prepared = {
-    staticKeys,
-    algorithms: new Set(options.algorithms ?? ALGORITHMS),
-    requiredComponents: (options.requiredComponents ?? []).map(normaliseComponent),
+  if (resolveKey !== undefined && typeof resolveKey !== 'function') throw new TypeError('options.resolveKey must be a function');
+  if (directory !== undefined && (typeof directory !== 'object' || directory === null || typeof directory.resolve !== 'function')) {
+    throw new TypeError('options.directory must have a resolve(member) method');
+  }
+  if (now !== undefined && typeof now !== 'function') throw new TypeError('options.now must be a function returning milliseconds');
+  const skewSeconds = clockSkewSeconds ?? DEFAULT_SKEW_SECONDS;
+  if (typeof skewSeconds !== 'number' || !Number.isFinite(skewSeconds) || skewSeconds < 0) {
+    throw new TypeError('options.clockSkewSeconds must be a non-negative number');
+  }
+  const maxValidity = maxValiditySeconds ?? DEFAULT_MAX_VALIDITY_SECONDS;
+  if (typeof maxValidity !== 'number' || Number.isNaN(maxValidity) || maxValidity <= 0) {
+    throw new TypeError('options.maxValiditySeconds must be a positive number');
+  }
+  const policy = nonce?.policy ?? 'optional';
+  if (policy !== 'none' && policy !== 'optional' && policy !== 'required') throw new TypeError('options.nonce.policy must be none, optional or required');
+  const store = nonce?.store ?? defaultNonceStore;
+  if (typeof store !== 'object' || store === null || typeof store.checkAndRecord !== 'function') {
+    throw new TypeError('options.nonce.store must have a checkAndRecord method');
+  }
+  let algorithmSet = DEFAULT_ALGORITHMS;
+  if (algorithms !== undefined) {
+    if (!Array.isArray(algorithms) || !algorithms.every(isAlgorithmName)) throw new TypeError('options.algorithms must list RFC 9421 algorithm names');
+    algorithmSet = new Set(algorithms);
+  }
+  let required = NO_STRINGS;
+  if (requiredComponents !== undefined) {
+    if (!Array.isArray(requiredComponents)) throw new TypeError('options.requiredComponents must be an array of component identifiers');
+    required = requiredComponents.map((text: string) => {
+      try {
+        return serializeComponentIdentifier(parseComponentIdentifier(text));
+      } catch (error) {
+        throw new TypeError('options.requiredComponents has an invalid component identifier', { cause: error });
+      }
+    });
+  }
+  const prepared: Prepared = {
+    staticKeys: undefined,
+    pendingKeys,
+    algorithms: algorithmSet,
+    required,
+    skewSeconds,
+    maxValiditySeconds: maxValidity,
+    policy,
+    store,
+    now: now ?? systemClock,
+    agentOptions: { allowHttp: options.allowHttpSignatureAgent === true },
   };
   preparedByOptions.set(options, prepared);
   return prepared;
 }
 
-function normaliseComponent(text: string): string {
-  const t = text.trim();
-  return t.startsWith('"') ? t : `"${t}"`;
+async function loadStaticKeys(prepared: Prepared): Promise<void> {
+  try {
+    prepared.staticKeys = await prepared.pendingKeys!;
+  } catch (error) {
+    throw new TypeError('options.keys: a key cannot be imported', { cause: error });
+  }
 }
 
-function joined(message: HttpMessage, name: string): string | undefined {
-  const lines = message.headers.get(name);
-  if (lines === undefined || lines.length === 0) return undefined;
-  return lines.length === 1 ? lines[0]! : lines.join(', ');
-}
-
-function pick(params: SignatureParamsView): { keyid?: string; alg?: string; tag?: string } {
-  const out: { keyid?: string; alg?: string; tag?: string } = {};
-  if (params.keyid !== undefined) out.keyid = params.keyid;
-  if (params.alg !== undefined) out.alg = params.alg;
-  if (params.tag !== undefined) out.tag = params.tag;
-  return out;
+/** `http:` in any case (RFC 3986 §3.1: schemes are case-insensitive). */
+function isPlainHttp(url: string | undefined): boolean {
+  return url !== undefined && url.length > 5 && url.charCodeAt(4) === 0x3a && url.slice(0, 4).toLowerCase() === 'http';
 }
 
 function toInfo(error: unknown, fallback: BotsigErrorCode): ErrorInfo {
   if (isBotsigError(error)) return { code: error.code, message: error.message };
-  return { code: fallback, message: error instanceof Error && error.name === 'TypeError' ? 'malformed input' : 'verification step failed' };
+  // Not ours: its message may quote the input, so it is not passed on.
+  return { code: fallback, message: error instanceof TypeError ? 'malformed input' : 'verification step failed' };
 }
 
-function fail(outcome: Outcome, malformed: boolean, error: ErrorInfo): VerificationResult {
-  return { outcome, signatures: [], malformed, error, diagnostics: [] };
+function requestResult(outcome: Outcome, malformed: boolean, error: ErrorInfo, diagnostics: readonly Diagnostic[]): VerificationResult {
+  return { outcome, signatures: [], malformed, error, diagnostics };
 }

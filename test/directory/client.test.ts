@@ -53,6 +53,7 @@ describe('resolving each Signature-Agent type (SPEC 2.3)', () => {
     expect(result.url).toBe(`${srv.origin}${WELL_KNOWN}`);
     expect(thumbprints(result.keys)).toEqual(thumbprints([a, b]));
     expect(result.keys.every((k) => k.proof === 'unsigned')).toBe(true);
+    expect(result.proof).toBe('unsigned');
     expect(result.stale).toBe(false);
     expect(srv.requests).toHaveLength(1);
     expect(srv.requests[0]!.path).toBe(WELL_KNOWN);
@@ -140,6 +141,10 @@ describe('resolving each Signature-Agent type (SPEC 2.3)', () => {
     expect(result.url).toBe(a.thumbprint);
     expect(result.keys).toEqual([expect.objectContaining({ thumbprint: a.thumbprint, proof: 'unsigned', agent: a.thumbprint })]);
     expect(result.diagnostics.map((d) => d.code)).toContain('inline-unverified');
+    // An expired inline key is left out like a fetched one.
+    const expired = `data:${DIRECTORY_TYPE};base64,${Buffer.from(JSON.stringify({ keys: [{ ...a.publicJwk, exp: clock.seconds - 3600 }] })).toString('base64')}`;
+    const gone = await client(clock, { allow: { inlineUnverified: true } }).resolve(member(expired));
+    expect(gone.keys).toEqual([]);
   });
 });
 
@@ -421,6 +426,7 @@ describe('directory response signatures (SPEC 5.4)', () => {
     const result = await client(clock, { requireProof: true }).resolve(member(srv.origin));
     expect(thumbprints(result.keys)).toEqual(thumbprints([a, b]));
     expect(result.keys.every((k) => k.proof === 'signed' && k.signedAt === clock.seconds)).toBe(true);
+    expect(result.proof).toBe('signed');
     expect(result.diagnostics.filter((d) => d.level === 'error')).toEqual([]);
   });
 
@@ -438,6 +444,8 @@ describe('directory response signatures (SPEC 5.4)', () => {
     expect(strict.diagnostics).toContainEqual(expect.objectContaining({ code: 'key-unproven' }));
     const lax = await client(clock).resolve(member(srv.origin));
     expect(lax.keys.map((k) => [k.thumbprint, k.proof]).sort()).toEqual([[a.thumbprint, 'signed'], [b.thumbprint, 'unsigned']].sort());
+    expect(lax.proof).toBe('partial');
+    expect(strict.proof).toBe('signed');
   });
 
   it('a signature bound to another authority, or with a future created, proves nothing', async () => {

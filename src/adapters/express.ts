@@ -1,0 +1,47 @@
+/**
+ * Express 5 origin middleware: `app.use(botsig())` verifies each request once
+ * and puts the {@link VerificationResult} on `req.botsig`. Express is used for
+ * its types only; the middleware speaks `node:http`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { VerificationResult } from '../profile/types';
+import { createNodeMiddleware } from '../node/http';
+import type { Verifier, VerifierOptions } from '../verifier';
+
+declare global {
+  // Express's own augmentation point (@types/express-serve-static-core).
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The Web Bot Auth verdict, set by `botsig()` middleware. */
+      botsig?: VerificationResult;
+    }
+  }
+}
+
+/** Options of the Express middleware: verifier options, or a verifier shared with other adapters. */
+export type ExpressBotsigOptions = VerifierOptions | Verifier;
+
+/** An Express (and connect) middleware. */
+export type ExpressBotsigMiddleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => Promise<void>;
+
+/**
+ * Express 5 middleware for Web Bot Auth (SPEC 5.3; RFC 9421 §3.2): sets
+ * `req.botsig`; in `enforce` mode answers 400 / 403 / 429 with
+ * `Accept-Signature` (SPEC 7), or what `policy` decides, instead of calling the
+ * next handler. `@authority` and `@scheme` come from the connection (`Host`,
+ * TLS), or from proxy headers only with `trustProxy` (Express's own
+ * `trust proxy` setting is not consulted).
+ *
+ * @throws TypeError at creation for malformed options.
+ * @example
+ * import express from 'express';
+ * import { botsig } from 'botsig/express';
+ * const app = express();
+ * app.use(botsig({ mode: 'enforce' }));
+ * app.get('/', (req, res) => res.send(`hello ${req.botsig?.agent}`));
+ */
+export function botsig(options?: ExpressBotsigOptions): ExpressBotsigMiddleware {
+  const middleware = createNodeMiddleware(options);
+  return (req, res, next) => middleware(req, res, next);
+}

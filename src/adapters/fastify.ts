@@ -1,0 +1,80 @@
+/**
+ * Fastify 5 origin plugin: `app.register(botsig)` adds an `onRequest` hook that
+ * verifies each request once and puts the {@link VerificationResult} on
+ * `request.botsig`. The plugin skips Fastify's encapsulation (as
+ * `fastify-plugin` would) so the hook covers the whole application.
+ */
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import type { VerificationResult } from '../profile/types';
+import { resolveNodeVerifier, toMessage } from '../node/http';
+import { isVerifier, rejectionHeaders } from '../verifier';
+import type { Rejection, Verifier, VerifierOptions } from '../verifier';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The Web Bot Auth verdict, set by the botsig plugin's `onRequest` hook. */
+    botsig?: VerificationResult;
+  }
+}
+
+/** Plugin options: verifier options, or `{ verifier }` to share one with other adapters. */
+export type FastifyBotsigOptions = VerifierOptions | { readonly verifier: Verifier };
+
+/**
+ * Fastify 5 plugin for Web Bot Auth (SPEC 5.3; RFC 9421 §3.2): an `onRequest`
+ * hook sets `request.botsig`; in `enforce` mode it answers 400 / 403 / 429 with
+ * `Accept-Signature` (SPEC 7), or what `policy` decides, before routing.
+ * `@authority` and `@scheme` come from the connection, or from proxy headers
+ * only with the verifier's `trustProxy` (Fastify's own `trustProxy` is not
+ * consulted). HTTP/2 (`:authority`) works.
+ *
+ * @throws TypeError at registration for malformed options.
+ * @example
+ * import Fastify from 'fastify';
+ * import { botsig } from 'botsig/fastify';
+ * const app = Fastify();
+ * await app.register(botsig, { mode: 'enforce' });
+ * app.get('/', async (request) => ({ agent: request.botsig?.agent }));
+ */
+export const botsig: FastifyPluginCallback<FastifyBotsigOptions> = Object.assign(
+  function botsigPlugin(fastify: FastifyInstance, options: FastifyBotsigOptions, done: (error?: Error) => void): void {
+    let verifier: Verifier;
+    try {
+      verifier = 'verifier' in options && isVerifier(options.verifier) ? options.verifier : resolveNodeVerifier(options as VerifierOptions);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    const trustProxy = verifier.trustProxy;
+    if (!fastify.hasRequestDecorator('botsig')) fastify.decorateRequest('botsig', undefined);
+    fastify.addHook('onRequest', async function botsigHook(request: FastifyRequest, reply: FastifyReply) {
+      const { result, challenge } = await verifier.handle(toMessage(request.raw, { trustProxy }));
+      request.botsig = result;
+      if (challenge === undefined) return;
+      await sendRejection(reply, challenge);
+      return reply;
+    });
+    done();
+  },
+  {
+    // What fastify-plugin sets: no encapsulation, so the hook applies to the parent (the whole app).
+    [Symbol.for('skip-override')]: true,
+    [Symbol.for('fastify.display-name')]: 'botsig',
+  },
+);
+
+async function sendRejection(reply: FastifyReply, rejection: Rejection | Response): Promise<void> {
+  if (rejection instanceof Response) {
+    reply.code(rejection.status);
+    const cookies = rejection.headers.getSetCookie();
+    rejection.headers.forEach((value, name) => {
+      if (name !== 'set-cookie') reply.header(name, value);
+    });
+    if (cookies.length > 0) reply.header('set-cookie', cookies);
+    const body = rejection.body === null ? undefined : Buffer.from(await rejection.arrayBuffer());
+    reply.send(body);
+    return;
+  }
+  reply.code(rejection.status).headers(rejectionHeaders(rejection));
+  reply.send(rejection.reason ?? '');
+}

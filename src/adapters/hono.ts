@@ -1,0 +1,73 @@
+/**
+ * Hono origin middleware over web standards (Node via @hono/node-server, Bun,
+ * Deno, Cloudflare Workers): `app.use(botsig())` verifies each request once and
+ * makes the {@link VerificationResult} available as `c.get('botsig')`.
+ * Hono is used for its types only.
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { VerificationResult } from '../profile/types';
+import { challengeResponse, createVerifier, isVerifier } from '../verifier';
+import type { TransportInfo, Verifier, VerifierOptions } from '../verifier';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The Web Bot Auth verdict, set by `botsig()` middleware. */
+    botsig: VerificationResult;
+  }
+}
+
+/** The variables the middleware sets, for `new Hono<BotsigEnv>()`. */
+export interface BotsigVariables {
+  botsig: VerificationResult;
+}
+
+/** A Hono environment with {@link BotsigVariables}. */
+export interface BotsigEnv {
+  Variables: BotsigVariables;
+}
+
+/** Options of the Hono middleware: verifier options, or a verifier shared with other adapters. */
+export type HonoBotsigOptions = VerifierOptions | Verifier;
+
+/**
+ * Hono middleware for Web Bot Auth (SPEC 5.3; RFC 9421 §3.2): sets
+ * `c.get('botsig')`; in `enforce` mode returns a 400 / 403 / 429 response with
+ * `Accept-Signature` (SPEC 7), or what `policy` decides, instead of calling
+ * the next handler.
+ *
+ * `@authority` and `@scheme` come from the request URL the runtime built. On
+ * @hono/node-server, the connection (`c.env.incoming`) decides the scheme (TLS
+ * or not) and gives the peer address to a `trustProxy` function. On Node, pass
+ * a verifier from `createNodeVerifier` (`botsig/node`) so that directory
+ * fetches go through the SSRF-guarded fetch.
+ *
+ * @throws TypeError at creation for malformed options.
+ * @example
+ * import { Hono } from 'hono';
+ * import { botsig } from 'botsig/hono';
+ * const app = new Hono();
+ * app.use(botsig({ mode: 'enforce' }));
+ * app.get('/', (c) => c.text(`hello ${c.get('botsig').agent}`));
+ * export default app; // Workers, Bun, Deno
+ */
+export function botsig(options?: HonoBotsigOptions): MiddlewareHandler<BotsigEnv> {
+  const verifier = isVerifier(options) ? options : createVerifier(options ?? {});
+  return async function botsigMiddleware(c, next) {
+    const { result, challenge } = await verifier.handle(c.req.raw, nodeTransport(c.env));
+    c.set('botsig', result);
+    if (challenge !== undefined) return challengeResponse(challenge);
+    await next();
+    return undefined;
+  };
+}
+
+/** What @hono/node-server's `c.env.incoming` says about the connection; nothing elsewhere. */
+function nodeTransport(env: unknown): TransportInfo | undefined {
+  if (typeof env !== 'object' || env === null) return undefined;
+  const incoming = (env as { incoming?: unknown }).incoming;
+  if (typeof incoming !== 'object' || incoming === null) return undefined;
+  const socket = (incoming as { socket?: unknown }).socket;
+  if (typeof socket !== 'object' || socket === null) return undefined;
+  const { encrypted, remoteAddress } = socket as { encrypted?: unknown; remoteAddress?: unknown };
+  return typeof remoteAddress === 'string' ? { secure: encrypted === true, remoteAddress } : { secure: encrypted === true };
+}

@@ -1,0 +1,225 @@
+/**
+ * `botsig/playwright`: signs the requests of a Playwright `BrowserContext` or
+ * `Page` through request routing. Playwright is a peer dependency; only its
+ * shape is used here (no import), so `playwright` and `playwright-core` both fit.
+ */
+import type { Clock } from '../core/time';
+import { importSigningKey, isSigningKey } from '../crypto/keys';
+import type { AlgorithmName, Jwk, SigningKey } from '../crypto/types';
+import { parseComponentIdentifier } from '../httpsig/components';
+import { signRequest } from '../profile/sign-request';
+import type { SignatureAgentInput, SignRequestOptions } from '../profile/types';
+
+/** The part of a Playwright `Request` that signing reads. */
+export interface PlaywrightRequestLike {
+  url(): string;
+  method(): string;
+  /** Lowercase names; Playwright leaves out cookies and other forbidden headers, which it keeps as they are. */
+  headers(): { [name: string]: string };
+}
+
+/** The part of a Playwright `Route` that signing uses. */
+export interface PlaywrightRouteLike {
+  fallback(options?: { headers?: { [name: string]: string } }): Promise<void>;
+}
+
+/** A route handler as Playwright calls it. */
+export type PlaywrightRouteHandler = (route: PlaywrightRouteLike, request: PlaywrightRequestLike) => Promise<void>;
+
+/** A Playwright `BrowserContext` or `Page`: anything with `route` and `unroute`. */
+export interface PlaywrightRoutable {
+  route(url: string, handler: PlaywrightRouteHandler): Promise<void>;
+  unroute(url: string, handler?: PlaywrightRouteHandler): Promise<void>;
+}
+
+/**
+ * Which requests to sign: a list of origins (`https://example.com`,
+ * `http://127.0.0.1:8080`), or a predicate on the request URL.
+ */
+export type OriginFilter = readonly string[] | ((url: URL) => boolean);
+
+/** Options of {@link signBrowserContext}. */
+export interface PlaywrightSigningOptions {
+  /** The agent's private key: a private JWK, a CryptoKey (pair), or a key from `importSigningKey()`. Imported once. */
+  readonly key: Jwk | CryptoKey | CryptoKeyPair | SigningKey;
+  /** Needed only for RSA JWKs without `alg`. */
+  readonly alg?: AlgorithmName;
+  /** Where verifiers find the key directory (SPEC 2.3); sent as `Signature-Agent` and covered. */
+  readonly signatureAgent?: string | SignatureAgentInput;
+  /**
+   * Sign only requests to these origins (or those the predicate accepts). Default:
+   * every `http:`/`https:` request, third-party subresources included.
+   */
+  readonly origins?: OriginFilter;
+  /** Components covered beyond `@authority` and `Signature-Agent` (e.g. `@method`, `@path`). */
+  readonly components?: readonly string[];
+  /** Lifetime of each signature (`expires - created`). Default 300. */
+  readonly validitySeconds?: number;
+  /**
+   * `false` signs without a nonce. A browser-followed redirect resends the first
+   * request's signature (see {@link signBrowserContext}); without a nonce, a
+   * same-origin redirect hop is not refused as a replay.
+   */
+  readonly nonce?: false;
+  /** Clock for `created`/`expires`. Default `Date.now`. */
+  readonly now?: Clock;
+  /** Called when a request cannot be signed (e.g. a covered header is absent); the request then goes out unsigned. */
+  readonly onError?: (error: unknown, url: string) => void;
+}
+
+const ROUTE_PATTERN = '**/*';
+
+/**
+ * Adds a fresh Web Bot Auth signature (SPEC 5.1) to each HTTP request of a
+ * Playwright `BrowserContext` or `Page`, for that request's own authority:
+ * `route('**\/*')` with `route.fallback({ headers })`, so routes the caller
+ * registered earlier still run and see the signature headers. The key is
+ * imported once, here.
+ *
+ * Redirects: Playwright calls route handlers only for the first request of a
+ * redirect chain, and sends the headers given to `fallback`/`continue` again on
+ * every redirect hop the browser follows (see `route.continue` in Playwright's
+ * types). Those hops therefore carry the first request's signature: an origin
+ * reached by a redirect to another authority sees a signature that does not
+ * verify there, and a same-origin hop repeats the nonce (a verifier that checks
+ * nonces sees a replay; `nonce: false` avoids that). Navigate to final URLs, or
+ * use `botsig/fetch` (which signs every hop), where this matters.
+ * Requests answered by a Service Worker are not routed, hence not signed.
+ *
+ * @returns a function that removes the route (idempotent).
+ * @throws TypeError for wrong option types or an `origins` entry that is not an
+ *   http(s) origin; BotsigError `ERR_COMPONENT_INVALID` for a malformed entry in
+ *   `components`, `ERR_KEY_INVALID` / `ERR_ALG_MISMATCH` for an unusable key.
+ * @example
+ * import { signBrowserContext } from 'botsig/playwright';
+ * const context = await browser.newContext();
+ * const stop = await signBrowserContext(context, {
+ *   key: privateJwk,
+ *   signatureAgent: 'https://crawler.example',
+ *   origins: ['https://example.com'],
+ * });
+ * const page = await context.newPage();
+ * await page.goto('https://example.com/');
+ * await stop();
+ */
+export async function signBrowserContext(target: PlaywrightRoutable, options: PlaywrightSigningOptions): Promise<() => Promise<void>> {
+  if (typeof target !== 'object' || target === null || typeof target.route !== 'function' || typeof target.unroute !== 'function') {
+    throw new TypeError('signBrowserContext needs a Playwright BrowserContext or Page');
+  }
+  const handler = await createSigningRouteHandler(options);
+  await target.route(ROUTE_PATTERN, handler);
+  let removed = false;
+  return async () => {
+    if (removed) return;
+    removed = true;
+    await target.unroute(ROUTE_PATTERN, handler);
+  };
+}
+
+/**
+ * The route handler behind {@link signBrowserContext}, for callers that register
+ * it themselves (other URL patterns, `times`). Imports the key once.
+ *
+ * @throws as {@link signBrowserContext}.
+ */
+export async function createSigningRouteHandler(options: PlaywrightSigningOptions): Promise<PlaywrightRouteHandler> {
+  const { matches, signOptions } = await prepareBrowserSigning(options);
+  const onError = options.onError;
+  return async (route, request) => {
+    const url = request.url();
+    if (!isHttp(url) || !matches(url)) return route.fallback();
+    const headers = request.headers();
+    let signature;
+    try {
+      signature = await signRequest({ method: request.method(), url, headers }, signOptions);
+    } catch (error) {
+      onError?.(error, url);
+      return route.fallback();
+    }
+    return route.fallback({ headers: { ...headers, ...signature } });
+  };
+}
+
+/** What both browser helpers need, checked and imported once. @internal */
+export interface PreparedBrowserSigning {
+  readonly key: SigningKey;
+  readonly matches: (url: string) => boolean;
+  readonly signOptions: SignRequestOptions;
+}
+
+/** @internal Shared with `botsig/crawlee`. */
+export async function prepareBrowserSigning(options: PlaywrightSigningOptions): Promise<PreparedBrowserSigning> {
+  if (typeof options !== 'object' || options === null) throw new TypeError('signing options must be an object');
+  if (options.key === undefined || options.key === null || typeof options.key !== 'object') throw new TypeError('options.key is required');
+  if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError('options.onError must be a function');
+  if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('options.now must be a function');
+  if (options.nonce !== undefined && options.nonce !== false) throw new TypeError('options.nonce can only be false');
+  if (options.validitySeconds !== undefined && (!Number.isSafeInteger(options.validitySeconds) || options.validitySeconds <= 0)) {
+    throw new RangeError('validitySeconds must be a positive integer');
+  }
+  if (options.components !== undefined) {
+    if (!Array.isArray(options.components)) throw new TypeError('components must be an array of strings');
+    for (const component of options.components) parseComponentIdentifier(component);
+  }
+  const matches = originMatcher(options.origins);
+  const key = isSigningKey(options.key)
+    ? options.key
+    : await importSigningKey(options.key as Jwk | CryptoKey | CryptoKeyPair, options.alg === undefined ? {} : { alg: options.alg });
+  const signOptions: SignRequestOptions = {
+    key,
+    ...(options.signatureAgent === undefined ? {} : { signatureAgent: options.signatureAgent }),
+    ...(options.components === undefined ? {} : { components: [...options.components] }),
+    ...(options.validitySeconds === undefined ? {} : { validitySeconds: options.validitySeconds }),
+    ...(options.nonce === false ? { nonce: false as const } : {}),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  };
+  return { key, matches, signOptions };
+}
+
+/**
+ * Turns an {@link OriginFilter} into a test on absolute URLs. Origins are
+ * compared after URL normalisation (case, default port).
+ *
+ * @throws TypeError for an entry that is not an http(s) origin (no path, query or credentials).
+ * @internal
+ */
+export function originMatcher(origins: OriginFilter | undefined): (url: string) => boolean {
+  if (origins === undefined) return () => true;
+  if (typeof origins === 'function') {
+    return (url) => {
+      try {
+        return origins(new URL(url)) === true;
+      } catch {
+        // A predicate that fails cannot vouch for the request: leave it unsigned.
+        return false;
+      }
+    };
+  }
+  if (!Array.isArray(origins)) throw new TypeError('origins must be an array of origins or a function');
+  const allowed = new Set<string>();
+  for (const entry of origins) {
+    if (typeof entry !== 'string') throw new TypeError('origins must contain strings');
+    let parsed: URL;
+    try {
+      parsed = new URL(entry);
+    } catch {
+      throw new TypeError('an origins entry is not a URL');
+    }
+    const bare = parsed.pathname === '/' && parsed.search === '' && parsed.hash === '' && parsed.username === '' && parsed.password === '';
+    if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !bare) {
+      throw new TypeError('origins entries must be http(s) origins such as https://example.com');
+    }
+    allowed.add(parsed.origin);
+  }
+  return (url) => {
+    try {
+      return allowed.has(new URL(url).origin);
+    } catch {
+      return false;
+    }
+  };
+}
+
+function isHttp(url: string): boolean {
+  return url.startsWith('https:') || url.startsWith('http:');
+}

@@ -1,0 +1,724 @@
+/**
+ * Redis (or Valkey) backed stores for a fleet of verifiers behind a load
+ * balancer: a nonce accepted by one verifier is refused by all (SPEC 5.3 rule 5,
+ * "globally unique (global store)"), and a key directory fetched by one serves
+ * the others (SPEC 2.2 rule 5).
+ *
+ * botsig never opens a connection here: it drives a client the application
+ * already has (node-redis v4/v5, ioredis v5, or anything implementing
+ * {@link RedisLike}) with raw commands, so option spellings that differ between
+ * client versions cannot silently turn `SET … NX` into a plain `SET`.
+ *
+ * No `node:*` imports: a {@link RedisLike} over an HTTP Redis works in Workers too.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { base64UrlEncode, utf8 } from '../core/base64';
+import { BotsigError } from '../core/errors';
+import { systemClock } from '../core/time';
+import type { Clock } from '../core/time';
+import { MemoryDirectoryCache } from '../directory/cache';
+import type { DirectoryCache, DirectoryCacheEntry } from '../directory/cache';
+import type { NonceStore } from './nonce-store';
+
+// ---------------------------------------------------------------------------
+// The client interface and adapters
+
+/**
+ * The few Redis operations the stores use. Adapters exist for node-redis and
+ * ioredis ({@link fromNodeRedis}, {@link fromIoredis}); implement it yourself for
+ * another client. Every method rejects when Redis cannot answer.
+ */
+export interface RedisLike {
+  /** `SET key value PX ttlMs NX`: true when the key was set, false when it already existed. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** `SET key value PX ttlMs`. */
+  setWithTtl(key: string, value: string, ttlMs: number): Promise<void>;
+  /** `GET key`: the value, or `null` when absent. */
+  get(key: string): Promise<string | null>;
+  /** `DEL key`. */
+  del(key: string): Promise<void>;
+  /** Deletes `key` only while its value is `value`, atomically (a Lua script). True when deleted. */
+  delIfEquals(key: string, value: string): Promise<boolean>;
+}
+
+/** The part of a node-redis (v4, v5) client, pool or sentinel this module uses. */
+export interface NodeRedisClientLike {
+  readonly isOpen: boolean;
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** The part of a node-redis cluster (`createCluster`) this module uses. */
+export interface NodeRedisClusterLike {
+  readonly isOpen: boolean;
+  readonly masters: unknown;
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+}
+
+/** The part of an ioredis (v5) `Redis` or `Cluster` this module uses. */
+export interface IoredisLike {
+  readonly status: string;
+  call(command: string, ...args: Array<string | number>): Promise<unknown>;
+}
+
+/** What the stores accept as `client`: a {@link RedisLike}, or a node-redis or ioredis client as is. */
+export type RedisClientInput = RedisLike | NodeRedisClientLike | NodeRedisClusterLike | IoredisLike;
+
+// Deletes the lock only when it still holds our token: a holder whose lock
+// expired must not release the next holder's lock.
+const DEL_IF_EQUALS = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+
+function asString(reply: unknown): string | null {
+  if (reply === null || reply === undefined) return null;
+  if (typeof reply === 'string') return reply;
+  // A client configured to return buffers (node-redis type mapping, ioredis *Buffer).
+  if (reply instanceof Uint8Array) return new TextDecoder().decode(reply);
+  throw new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', 'Redis answered with an unexpected reply type');
+}
+
+/** `SET … NX` answers `OK` when it set the key and nil when it did not; anything else is not an answer. */
+function setReply(reply: unknown): boolean {
+  if (reply === null || reply === undefined) return false;
+  if (asString(reply) === 'OK') return true;
+  throw new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', 'Redis answered SET with an unexpected reply');
+}
+
+function isNodeRedisCluster(client: object): client is NodeRedisClusterLike {
+  const c = client as Partial<NodeRedisClusterLike>;
+  return typeof c.isOpen === 'boolean' && typeof c.sendCommand === 'function' && 'masters' in client && 'nodeByAddress' in client;
+}
+
+/**
+ * Wraps a node-redis client (`createClient`, `createClientPool`, `createSentinel`)
+ * or cluster (`createCluster`). Commands are sent raw (`sendCommand`), so they
+ * mean the same on v4 and v5. Concurrent calls are pipelined by the client.
+ *
+ * @throws TypeError when `client` does not look like a node-redis client.
+ * @example
+ * const redis = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
+ * const store = new RedisNonceStore({ client: fromNodeRedis(redis) });
+ */
+export function fromNodeRedis(client: NodeRedisClientLike | NodeRedisClusterLike): RedisLike {
+  if (typeof client !== 'object' || client === null || typeof client.sendCommand !== 'function' || typeof client.isOpen !== 'boolean') {
+    throw new TypeError('fromNodeRedis expects a node-redis client, pool or cluster');
+  }
+  const send: (key: string, readonly: boolean, args: string[]) => Promise<unknown> = isNodeRedisCluster(client)
+    ? (key, readonly, args) => client.sendCommand(key, readonly, args)
+    : (_key, _readonly, args) => (client as NodeRedisClientLike).sendCommand(args);
+  return {
+    async setIfAbsent(key, value, ttlMs) {
+      return setReply(await send(key, false, ['SET', key, value, 'PX', String(ttlMs), 'NX']));
+    },
+    async setWithTtl(key, value, ttlMs) {
+      setReply(await send(key, false, ['SET', key, value, 'PX', String(ttlMs)]));
+    },
+    async get(key) {
+      return asString(await send(key, true, ['GET', key]));
+    },
+    async del(key) {
+      await send(key, false, ['DEL', key]);
+    },
+    async delIfEquals(key, value) {
+      return Number(await send(key, false, ['EVAL', DEL_IF_EQUALS, '1', key, value])) === 1;
+    },
+  };
+}
+
+/**
+ * Wraps an ioredis `Redis` or `Cluster`. Commands are sent raw (`call`).
+ * Concurrent calls share the connection without waiting for each other's
+ * replies; `enableAutoPipelining: true` also batches their writes.
+ *
+ * @throws TypeError when `client` does not look like an ioredis client.
+ * @example
+ * const redis = new Redis(process.env.REDIS_URL, { enableOfflineQueue: false });
+ * const store = new RedisNonceStore({ client: fromIoredis(redis) });
+ */
+export function fromIoredis(client: IoredisLike): RedisLike {
+  if (typeof client !== 'object' || client === null || typeof client.call !== 'function' || typeof client.status !== 'string') {
+    throw new TypeError('fromIoredis expects an ioredis Redis or Cluster');
+  }
+  return {
+    async setIfAbsent(key, value, ttlMs) {
+      return setReply(await client.call('SET', key, value, 'PX', ttlMs, 'NX'));
+    },
+    async setWithTtl(key, value, ttlMs) {
+      setReply(await client.call('SET', key, value, 'PX', ttlMs));
+    },
+    async get(key) {
+      return asString(await client.call('GET', key));
+    },
+    async del(key) {
+      await client.call('DEL', key);
+    },
+    async delIfEquals(key, value) {
+      return Number(await client.call('EVAL', DEL_IF_EQUALS, 1, key, value)) === 1;
+    },
+  };
+}
+
+function isRedisLike(client: object): client is RedisLike {
+  const c = client as Partial<RedisLike>;
+  return (
+    typeof c.setIfAbsent === 'function' &&
+    typeof c.setWithTtl === 'function' &&
+    typeof c.get === 'function' &&
+    typeof c.del === 'function' &&
+    typeof c.delIfEquals === 'function'
+  );
+}
+
+/**
+ * Returns a {@link RedisLike} for `client`: itself when it already is one, else
+ * the node-redis or ioredis adapter, recognised by shape (ioredis has a string
+ * `status` and `call`; node-redis a boolean `isOpen` and `sendCommand`).
+ *
+ * @throws TypeError when `client` is none of these.
+ */
+export function toRedisLike(client: RedisClientInput): RedisLike {
+  if (typeof client !== 'object' || client === null) throw new TypeError('client must be a Redis client');
+  if (isRedisLike(client)) return client;
+  const c = client as { status?: unknown; call?: unknown; isOpen?: unknown; sendCommand?: unknown };
+  if (typeof c.status === 'string' && typeof c.call === 'function') return fromIoredis(client as IoredisLike);
+  if (typeof c.isOpen === 'boolean' && typeof c.sendCommand === 'function') return fromNodeRedis(client as NodeRedisClientLike);
+  throw new TypeError('client must be a node-redis or ioredis client, or implement RedisLike');
+}
+
+// ---------------------------------------------------------------------------
+// Shared helpers
+
+const MAX_PREFIX_CHARS = 256;
+/** Longest nonce stored as is; longer (attacker-chosen) nonces are stored by hash, so keys stay bounded. */
+export const MAX_RAW_NONCE_CHARS = 128;
+const MAX_TTL_MS = 10 * 365 * 86_400_000;
+const DEFAULT_TIMEOUT_MS = 1000;
+
+function hash(text: string): string {
+  return base64UrlEncode(sha256(utf8(text)));
+}
+
+function checkPrefix(prefix: unknown, fallback: string): string {
+  if (prefix === undefined) return fallback;
+  if (typeof prefix !== 'string' || prefix.length > MAX_PREFIX_CHARS) throw new TypeError(`prefix must be a string of at most ${MAX_PREFIX_CHARS} characters`);
+  return prefix;
+}
+
+function checkMs(value: unknown, name: string, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > max) {
+    throw new TypeError(`${name} must be an integer number of milliseconds from 0 to ${max}`);
+  }
+  return value;
+}
+
+function clientFrom(options: { readonly client?: unknown }): RedisLike {
+  if (options.client === undefined || options.client === null) throw new TypeError('client is required');
+  return toRedisLike(options.client as RedisClientInput);
+}
+
+/**
+ * Settles like `promise`, or rejects with `ERR_NONCE_STORE_UNAVAILABLE` after
+ * `ms`: both clients queue commands while disconnected by default, and a
+ * partitioned server never answers, so the wait must be bounded here.
+ */
+function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
+  if (ms === 0) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', `Redis did not answer within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Runs `op`, turning a synchronous throw into a rejection. */
+function attempt<T>(op: () => Promise<T>): Promise<T> {
+  try {
+    return op();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// RedisNonceStore
+
+/** Options of {@link RedisNonceStore}. */
+export interface RedisNonceStoreOptions {
+  /** A node-redis or ioredis client (connected by you), or a {@link RedisLike}. */
+  readonly client: RedisClientInput;
+  /** Namespace of the keys. Default `botsig:nonce:`. */
+  readonly prefix?: string;
+  /**
+   * Extra lifetime given to every nonce, for clock differences between the
+   * verifiers of the fleet (each computes the lifetime from its own clock).
+   * Default 5,000.
+   */
+  readonly skewMs?: number;
+  /** Longest wait for Redis before the check fails (`ERR_NONCE_STORE_UNAVAILABLE`); 0 = no limit. Default 1,000. */
+  readonly timeoutMs?: number;
+}
+
+/** Default namespace of {@link RedisNonceStore} keys. */
+export const DEFAULT_NONCE_PREFIX = 'botsig:nonce:';
+/** Default extra nonce lifetime of {@link RedisNonceStore}, in ms. */
+export const DEFAULT_NONCE_SKEW_MS = 5000;
+const MAX_SCOPE_MEMO = 4096;
+
+/**
+ * A {@link NonceStore} shared by every verifier connected to one Redis (SPEC 5.3
+ * rule 5: a global store). One atomic command per check:
+ * `SET <prefix><sha256(scope)>:<nonce> 1 PX <ttl> NX`; the key exists for as long
+ * as the signature can verify (`expiresAtMs - nowMs + skewMs`), so a replay is
+ * refused by whichever verifier receives it. The TTL is relative to the
+ * verifier's clock, so a verifier driven by a test clock works.
+ *
+ * Keys are bounded: the scope (agent identifier and keyid) is hashed, and a
+ * nonce longer than {@link MAX_RAW_NONCE_CHARS} characters is stored by its
+ * SHA-256 (`#` instead of `:` marks it, so the two forms never collide).
+ *
+ * Concurrent checks are not serialised: each call sends its command at once and
+ * the client pipelines them over one connection.
+ *
+ * When Redis cannot answer (down, timeout, unexpected reply) `checkAndRecord`
+ * rejects with `ERR_NONCE_STORE_UNAVAILABLE`; `verifyRequest` then reports the
+ * signature `unverified`, never `verified`. Configure clients to fail fast while
+ * disconnected (node-redis `disableOfflineQueue: true`, ioredis
+ * `enableOfflineQueue: false`); `timeoutMs` bounds the wait regardless.
+ *
+ * A Redis that loses its data (restart without persistence, failover to a
+ * replica that lagged) forgets nonces: signatures still inside their validity
+ * window can then be replayed once more. Run Redis with persistence or
+ * replication if that matters.
+ *
+ * @example
+ * const redis = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
+ * const nonce = { policy: 'required', store: new RedisNonceStore({ client: redis }) } as const;
+ * const result = await verifyRequest(request, { directory, nonce });
+ */
+export class RedisNonceStore implements NonceStore {
+  readonly #client: RedisLike;
+  readonly #prefix: string;
+  readonly #skewMs: number;
+  readonly #timeoutMs: number;
+  // Scopes repeat (one per agent and key), so their hashes are memoised.
+  readonly #scopes = new Map<string, string>();
+
+  /** @throws TypeError when `client` is missing or unrecognised, or an option is out of range. */
+  constructor(options: RedisNonceStoreOptions) {
+    if (typeof options !== 'object' || options === null) throw new TypeError('RedisNonceStore options must be an object');
+    this.#client = clientFrom(options);
+    this.#prefix = checkPrefix(options.prefix, DEFAULT_NONCE_PREFIX);
+    this.#skewMs = checkMs(options.skewMs, 'skewMs', DEFAULT_NONCE_SKEW_MS, 86_400_000);
+    this.#timeoutMs = checkMs(options.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, 600_000);
+  }
+
+  /**
+   * The Redis key a nonce is recorded under: `<prefix><sha256(scope)>:<nonce>`,
+   * or `<prefix><sha256(scope)>#<sha256(nonce)>` for a nonce longer than
+   * {@link MAX_RAW_NONCE_CHARS}.
+   *
+   * @throws TypeError when `scope` or `nonce` is not a string.
+   */
+  keyFor(scope: string, nonce: string): string {
+    if (typeof scope !== 'string' || typeof nonce !== 'string') throw new TypeError('scope and nonce must be strings');
+    let scoped = this.#scopes.get(scope);
+    if (scoped === undefined) {
+      scoped = this.#prefix + hash(scope);
+      if (this.#scopes.size >= MAX_SCOPE_MEMO) {
+        const oldest = this.#scopes.keys().next();
+        if (oldest.done !== true) this.#scopes.delete(oldest.value);
+      }
+      this.#scopes.set(scope, scoped);
+    }
+    return nonce.length > MAX_RAW_NONCE_CHARS ? scoped + '#' + hash(nonce) : scoped + ':' + nonce;
+  }
+
+  /**
+   * Records `nonce` within `scope` unless it is already there (SPEC 5.3 rule 5).
+   * True when it was new, false for a replay.
+   *
+   * @throws BotsigError `ERR_NONCE_STORE_UNAVAILABLE` (as a rejection) when Redis
+   *   fails, times out or answers something other than `OK`/nil.
+   * @throws TypeError when an argument has the wrong type.
+   */
+  checkAndRecord(scope: string, nonce: string, expiresAtMs: number, nowMs: number): Promise<boolean> {
+    if (typeof expiresAtMs !== 'number' || Number.isNaN(expiresAtMs) || typeof nowMs !== 'number' || Number.isNaN(nowMs)) {
+      throw new TypeError('expiresAtMs and nowMs must be numbers');
+    }
+    const key = this.keyFor(scope, nonce);
+    const ttl = Math.ceil(expiresAtMs - nowMs) + this.#skewMs;
+    // A lifetime that has run out still gets 1 ms: the command must be valid, and it still detects a replay in flight.
+    const ttlMs = ttl >= 1 ? (ttl <= MAX_TTL_MS ? ttl : MAX_TTL_MS) : 1;
+    const client = this.#client;
+    return bounded(
+      attempt(() => client.setIfAbsent(key, '1', ttlMs)),
+      this.#timeoutMs,
+    ).catch(unavailable);
+  }
+}
+
+function unavailable(error: unknown): never {
+  if (error instanceof BotsigError && error.code === 'ERR_NONCE_STORE_UNAVAILABLE') throw error;
+  throw new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', 'the Redis nonce store could not be consulted', { cause: error });
+}
+
+// ---------------------------------------------------------------------------
+// Fleet-wide refresh coordination (an optional DirectoryCache extension)
+
+/** Options of {@link CoordinatedDirectoryCache.acquireRefresh}. */
+export interface DirectoryRefreshOptions {
+  /** How long the lock lives if its holder never releases it (crash): about the fetch timeout. */
+  readonly lockTtlMs: number;
+  /** Longest total wait for another process's result before fetching anyway. */
+  readonly maxWaitMs: number;
+  /** Whether an entry found in the shared cache saves the fetch (typically: still fresh). */
+  readonly usable: (entry: DirectoryCacheEntry) => boolean;
+}
+
+/**
+ * The answer of {@link CoordinatedDirectoryCache.acquireRefresh}: either a usable
+ * entry another process stored (do not fetch), or the go-ahead to fetch: store
+ * the result with `set` (or `delete` it), then call `release`, also on failure.
+ */
+export type DirectoryRefreshTicket =
+  | { readonly entry: DirectoryCacheEntry; readonly release?: undefined }
+  | { readonly entry?: undefined; readonly release: () => Promise<void> };
+
+/**
+ * A {@link DirectoryCache} that can coordinate refreshes across processes, so a
+ * cold or expired directory is fetched once for the whole fleet. A client that
+ * finds `acquireRefresh` on its cache calls it before fetching.
+ */
+export interface CoordinatedDirectoryCache extends DirectoryCache {
+  /**
+   * Takes the short fleet-wide lock for `key`, or waits (polling the cache, at
+   * most `maxWaitMs`) for the process holding it to store a usable entry. Never
+   * rejects: when the shared store is unavailable, or the wait runs out, the
+   * ticket says "fetch" (without a fleet-wide lock).
+   */
+  acquireRefresh(key: string, options: DirectoryRefreshOptions): Promise<DirectoryRefreshTicket>;
+}
+
+// ---------------------------------------------------------------------------
+// RedisDirectoryCache
+
+/** Options of {@link RedisDirectoryCache}. */
+export interface RedisDirectoryCacheOptions {
+  /** A node-redis or ioredis client (connected by you), or a {@link RedisLike}. */
+  readonly client: RedisClientInput;
+  /** Namespace of the keys. Default `botsig:dir:`. */
+  readonly prefix?: string;
+  /**
+   * The process-local cache written through on every `set` and used while Redis
+   * fails. Default: a {@link MemoryDirectoryCache} with its default bounds.
+   */
+  readonly localFallback?: DirectoryCache;
+  /** How long an entry is kept in Redis after it stops being fresh, for stale-if-error and revalidation. Default 86,400. */
+  readonly staleIfErrorSeconds?: number;
+  /** Longest wait for one Redis command before falling back; 0 = no limit. Default 1,000. */
+  readonly timeoutMs?: number;
+  /** After a Redis failure, Redis is left alone (local cache only) for this long. Default 2,000. */
+  readonly retryAfterMs?: number;
+  /** Entries longer than this (JSON characters) are neither stored nor read from Redis. Default 20 MiB. */
+  readonly maxEntryChars?: number;
+  /** Told about every Redis failure the cache absorbed (for logs and metrics). Must not throw. */
+  readonly onError?: (error: unknown) => void;
+  /** Milliseconds since the epoch, for `retryAfterMs`. Default `Date.now`. */
+  readonly now?: Clock;
+}
+
+/** Default namespace of {@link RedisDirectoryCache} keys. */
+export const DEFAULT_DIRECTORY_PREFIX = 'botsig:dir:';
+const DEFAULT_STALE_IF_ERROR_SECONDS = 86_400;
+const DEFAULT_RETRY_AFTER_MS = 2000;
+const DEFAULT_MAX_ENTRY_CHARS = 20 * 1024 * 1024;
+const MAX_LOCK_TTL_MS = 600_000;
+const FIRST_POLL_MS = 5;
+const MAX_POLL_MS = 100;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isEntry(value: unknown): value is DirectoryCacheEntry {
+  if (!isPlainObject(value)) return false;
+  const { v, url, body, headers, requestedAtMs, fetchedAtMs, freshUntilMs } = value;
+  if (v !== 1 || typeof url !== 'string' || typeof body !== 'string' || !isPlainObject(headers)) return false;
+  if (!Number.isFinite(requestedAtMs) || !Number.isFinite(fetchedAtMs) || !Number.isFinite(freshUntilMs)) return false;
+  for (const name in headers) if (typeof headers[name] !== 'string') return false;
+  return true;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function randomToken(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return base64UrlEncode(bytes);
+}
+
+const NO_LOCK: DirectoryRefreshTicket = Object.freeze({ release: () => Promise.resolve() });
+
+/**
+ * A {@link DirectoryCache} in Redis, shared by a fleet: a directory fetched by
+ * one verifier serves the others (SPEC 2.2 rule 5). Entries are stored as JSON
+ * with their HTTP freshness metadata and validators (`ETag`, `Last-Modified`),
+ * under `<prefix><sha256(key)>`, and live in Redis for their remaining freshness
+ * (`freshUntilMs - fetchedAtMs`) plus `staleIfErrorSeconds`, so a stale copy can
+ * still answer while the directory is down and be revalidated cheaply.
+ *
+ * {@link RedisDirectoryCache.acquireRefresh} adds a short cross-process lock
+ * (`SET … NX PX`): a cold directory is fetched by one process while the others
+ * wait for its result.
+ *
+ * Redis failures never reach the caller: every `set` also goes to the
+ * process-local `localFallback`, which answers `get` while Redis is down (and, for
+ * `retryAfterMs` after a failure, without trying Redis). Each process then
+ * fetches for itself, as without Redis.
+ *
+ * @example
+ * const cache = new RedisDirectoryCache({ client: redis });
+ * const directory = new DirectoryClient({ cache });
+ */
+export class RedisDirectoryCache implements CoordinatedDirectoryCache {
+  readonly #client: RedisLike;
+  readonly #prefix: string;
+  readonly #local: DirectoryCache;
+  readonly #staleMs: number;
+  readonly #timeoutMs: number;
+  readonly #retryAfterMs: number;
+  readonly #maxChars: number;
+  readonly #onError: ((error: unknown) => void) | undefined;
+  readonly #now: Clock;
+  #downUntilMs = Number.NEGATIVE_INFINITY;
+
+  /** @throws TypeError when `client` is missing or unrecognised, or an option is out of range. */
+  constructor(options: RedisDirectoryCacheOptions) {
+    if (typeof options !== 'object' || options === null) throw new TypeError('RedisDirectoryCache options must be an object');
+    this.#client = clientFrom(options);
+    this.#prefix = checkPrefix(options.prefix, DEFAULT_DIRECTORY_PREFIX);
+    const local = options.localFallback ?? new MemoryDirectoryCache();
+    if (typeof local !== 'object' || local === null || typeof local.get !== 'function' || typeof local.set !== 'function' || typeof local.delete !== 'function') {
+      throw new TypeError('localFallback must implement get, set and delete');
+    }
+    this.#local = local;
+    const stale = options.staleIfErrorSeconds ?? DEFAULT_STALE_IF_ERROR_SECONDS;
+    if (typeof stale !== 'number' || !Number.isSafeInteger(stale) || stale < 0 || stale > 31_536_000) {
+      throw new TypeError('staleIfErrorSeconds must be an integer from 0 to 31536000');
+    }
+    this.#staleMs = stale * 1000;
+    this.#timeoutMs = checkMs(options.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, 600_000);
+    this.#retryAfterMs = checkMs(options.retryAfterMs, 'retryAfterMs', DEFAULT_RETRY_AFTER_MS, 600_000);
+    this.#maxChars = checkMs(options.maxEntryChars, 'maxEntryChars', DEFAULT_MAX_ENTRY_CHARS, 512 * 1024 * 1024);
+    if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError('onError must be a function');
+    this.#onError = options.onError;
+    if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('now must be a function returning milliseconds');
+    this.#now = options.now ?? systemClock;
+  }
+
+  /** True while Redis is being left alone after a failure (the local cache answers). */
+  get degraded(): boolean {
+    return this.#now() < this.#downUntilMs;
+  }
+
+  /** The Redis key of an entry: `<prefix><sha256(key)>`. */
+  entryKey(key: string): string {
+    return this.#prefix + hash(key);
+  }
+
+  /** The Redis key of the refresh lock of an entry: `<prefix>lock:<sha256(key)>`. */
+  lockKey(key: string): string {
+    return this.#prefix + 'lock:' + hash(key);
+  }
+
+  /**
+   * The entry under `key`: from Redis when it answers (a miss there is a miss),
+   * else from the local fallback. An entry that does not parse, or was stored
+   * under another key, reads as a miss.
+   */
+  async get(key: string): Promise<DirectoryCacheEntry | undefined> {
+    if (typeof key !== 'string') throw new TypeError('key must be a string');
+    if (this.degraded) return this.#local.get(key);
+    let entry: DirectoryCacheEntry | undefined;
+    try {
+      entry = await this.#read(key);
+    } catch (error) {
+      this.#failed(error);
+      return this.#local.get(key);
+    }
+    // Kept locally too, so that an outage later still finds what Redis last said.
+    if (entry !== undefined) await this.#local.set(key, entry).catch(() => undefined);
+    return entry;
+  }
+
+  /** Stores `entry` locally and in Redis (TTL: remaining freshness plus `staleIfErrorSeconds`). Never rejects for Redis failures. */
+  async set(key: string, entry: DirectoryCacheEntry): Promise<void> {
+    if (typeof key !== 'string') throw new TypeError('key must be a string');
+    if (!isEntry(entry)) throw new TypeError('not a DirectoryCacheEntry');
+    await this.#local.set(key, entry);
+    if (this.degraded) return;
+    const value = JSON.stringify({ k: key, e: entry });
+    if (value.length > this.#maxChars) return;
+    const fresh = entry.freshUntilMs - entry.fetchedAtMs;
+    const ttl = Math.ceil((fresh > 0 ? fresh : 0) + this.#staleMs);
+    const ttlMs = ttl < 1000 ? 1000 : ttl > MAX_TTL_MS ? MAX_TTL_MS : ttl;
+    const redisKey = this.entryKey(key);
+    try {
+      await bounded(
+        attempt(() => this.#client.setWithTtl(redisKey, value, ttlMs)),
+        this.#timeoutMs,
+      );
+    } catch (error) {
+      this.#failed(error);
+    }
+  }
+
+  /** Removes the entry locally and from Redis. Never rejects for Redis failures. */
+  async delete(key: string): Promise<void> {
+    if (typeof key !== 'string') throw new TypeError('key must be a string');
+    await this.#local.delete(key);
+    if (this.degraded) return;
+    const redisKey = this.entryKey(key);
+    try {
+      await bounded(
+        attempt(() => this.#client.del(redisKey)),
+        this.#timeoutMs,
+      );
+    } catch (error) {
+      this.#failed(error);
+    }
+  }
+
+  /**
+   * Single flight across processes (see {@link CoordinatedDirectoryCache}). The
+   * process that wins `SET <prefix>lock:<hash> <token> NX PX lockTtlMs` looks at
+   * the cache once more (another process may have finished just before) and,
+   * when nothing usable is there, is told to fetch; `release` deletes the lock
+   * only if it still holds this process's token. The others poll the entry and
+   * the lock (5 ms, doubling to 100 ms) until a usable entry appears, the lock
+   * disappears without one (they then compete for it again), or `maxWaitMs`
+   * has been spent waiting (they then fetch without the lock).
+   *
+   * @throws TypeError when an option is out of range.
+   */
+  async acquireRefresh(key: string, options: DirectoryRefreshOptions): Promise<DirectoryRefreshTicket> {
+    if (typeof key !== 'string') throw new TypeError('key must be a string');
+    if (typeof options !== 'object' || options === null || typeof options.usable !== 'function') {
+      throw new TypeError('acquireRefresh options must have a usable function');
+    }
+    const lockTtlMs = checkMs(options.lockTtlMs, 'lockTtlMs', 0, MAX_LOCK_TTL_MS);
+    const maxWaitMs = checkMs(options.maxWaitMs, 'maxWaitMs', 0, MAX_LOCK_TTL_MS);
+    if (lockTtlMs < 1) throw new TypeError('lockTtlMs must be at least 1');
+    if (this.degraded) return NO_LOCK;
+    const usable = (entry: DirectoryCacheEntry | undefined): entry is DirectoryCacheEntry => {
+      if (entry === undefined) return false;
+      try {
+        return options.usable(entry) === true;
+      } catch {
+        return false;
+      }
+    };
+    const lockKey = this.lockKey(key);
+    const token = randomToken();
+    const client = this.#client;
+    let waitedMs = 0;
+    let delayMs = FIRST_POLL_MS;
+    try {
+      for (;;) {
+        const won = await bounded(
+          attempt(() => client.setIfAbsent(lockKey, token, lockTtlMs)),
+          this.#timeoutMs,
+        );
+        if (won) {
+          let released = false;
+          const release = async (): Promise<void> => {
+            if (released) return;
+            released = true;
+            try {
+              await bounded(
+                attempt(() => client.delIfEquals(lockKey, token)),
+                this.#timeoutMs,
+              );
+            } catch (error) {
+              // The lock expires by itself after lockTtlMs.
+              this.#failed(error);
+            }
+          };
+          let current: DirectoryCacheEntry | undefined;
+          try {
+            current = await this.#read(key);
+          } catch (error) {
+            await release();
+            throw error;
+          }
+          if (usable(current)) {
+            await release();
+            await this.#local.set(key, current).catch(() => undefined);
+            return { entry: current };
+          }
+          return { release };
+        }
+        for (;;) {
+          if (waitedMs >= maxWaitMs) return NO_LOCK;
+          const step = Math.min(delayMs, maxWaitMs - waitedMs);
+          await sleep(step);
+          waitedMs += step;
+          delayMs = Math.min(delayMs * 2, MAX_POLL_MS);
+          const [current, holder] = await Promise.all([
+            this.#read(key),
+            bounded(
+              attempt(() => client.get(lockKey)),
+              this.#timeoutMs,
+            ),
+          ]);
+          if (usable(current)) {
+            await this.#local.set(key, current).catch(() => undefined);
+            return { entry: current };
+          }
+          // The holder finished without a usable entry, or crashed and its lock expired: compete again.
+          if (holder === null) break;
+        }
+      }
+    } catch (error) {
+      this.#failed(error);
+      return NO_LOCK;
+    }
+  }
+
+  async #read(key: string): Promise<DirectoryCacheEntry | undefined> {
+    const redisKey = this.entryKey(key);
+    const raw = await bounded(
+      attempt(() => this.#client.get(redisKey)),
+      this.#timeoutMs,
+    );
+    if (raw === null || raw.length > this.#maxChars) return undefined;
+    let stored: unknown;
+    try {
+      stored = JSON.parse(raw);
+    } catch {
+      return undefined;
+    }
+    if (!isPlainObject(stored) || stored.k !== key || !isEntry(stored.e)) return undefined;
+    return stored.e;
+  }
+
+  #failed(error: unknown): void {
+    this.#downUntilMs = this.#now() + this.#retryAfterMs;
+    if (this.#onError !== undefined) {
+      try {
+        this.#onError(error);
+      } catch {
+        // A logging hook must not change the cache's behaviour.
+      }
+    }
+  }
+}
