@@ -50,6 +50,23 @@ export type {
   VerifyRequestOptions,
 } from './profile/types';
 
+// The reusable verifier behind every origin adapter
+export { createVerifier, challengeResponse, isVerifier } from './verifier';
+export type {
+  HandleResult,
+  OriginNonceOptions,
+  PolicyDecision,
+  PolicyRequest,
+  Rejection,
+  TransportInfo,
+  TrustProxy,
+  Verifier,
+  VerifierChallengeOptions,
+  VerifierMode,
+  VerifierOptions,
+  VerifierPolicy,
+} from './verifier';
+
 // Nonce stores
 export { MemoryNonceStore } from './stores/nonce-store';
 export type { MemoryNonceStoreOptions, NonceStore } from './stores/nonce-store';

@@ -11,3 +11,5 @@ export { importPem, importPrivatePem, importPublicPem, fromKeyObject, keyObjectT
 export type { NodeKeyOptions } from './node/keys';
 export { createGuardedFetch, DEFAULT_GUARDED_FETCH_TIMEOUT_MS } from './node/guarded-fetch';
 export type { GuardedConnect, GuardedConnectTarget, GuardedFetchAllow, GuardedFetchOptions, GuardedLookup } from './node/guarded-fetch';
+export { createNodeMiddleware, createNodeVerifier, toMessage, writeRejection } from './node/http';
+export type { NodeMiddleware, NodeRequest, NodeResponse, ToMessageOptions } from './node/http';

@@ -10,7 +10,6 @@ import type { Verifier, VerifierOptions } from '../verifier';
 
 declare global {
   // Express's own augmentation point (@types/express-serve-static-core).
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
       /** The Web Bot Auth verdict, set by `botsig()` middleware. */
@@ -42,6 +41,5 @@ export type ExpressBotsigMiddleware = (req: IncomingMessage, res: ServerResponse
  * app.get('/', (req, res) => res.send(`hello ${req.botsig?.agent}`));
  */
 export function botsig(options?: ExpressBotsigOptions): ExpressBotsigMiddleware {
-  const middleware = createNodeMiddleware(options);
-  return (req, res, next) => middleware(req, res, next);
+  return createNodeMiddleware(options);
 }

@@ -17,8 +17,8 @@ declare module 'fastify' {
   }
 }
 
-/** Plugin options: verifier options, or `{ verifier }` to share one with other adapters. */
-export type FastifyBotsigOptions = VerifierOptions | { readonly verifier: Verifier };
+/** Plugin options: verifier options, or a verifier (as is, or as `{ verifier }`) shared with other adapters. */
+export type FastifyBotsigOptions = VerifierOptions | Verifier | { readonly verifier: Verifier };
 
 /**
  * Fastify 5 plugin for Web Bot Auth (SPEC 5.3; RFC 9421 §3.2): an `onRequest`
@@ -40,7 +40,12 @@ export const botsig: FastifyPluginCallback<FastifyBotsigOptions> = Object.assign
   function botsigPlugin(fastify: FastifyInstance, options: FastifyBotsigOptions, done: (error?: Error) => void): void {
     let verifier: Verifier;
     try {
-      verifier = 'verifier' in options && isVerifier(options.verifier) ? options.verifier : resolveNodeVerifier(options as VerifierOptions);
+      if ('verifier' in options) {
+        if (!isVerifier(options.verifier)) throw new TypeError('options.verifier must come from createVerifier()');
+        verifier = options.verifier;
+      } else {
+        verifier = resolveNodeVerifier(options);
+      }
     } catch (error) {
       done(error as Error);
       return;

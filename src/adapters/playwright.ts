@@ -28,8 +28,8 @@ export type PlaywrightRouteHandler = (route: PlaywrightRouteLike, request: Playw
 
 /** A Playwright `BrowserContext` or `Page`: anything with `route` and `unroute`. */
 export interface PlaywrightRoutable {
-  route(url: string, handler: PlaywrightRouteHandler): Promise<void>;
-  unroute(url: string, handler?: PlaywrightRouteHandler): Promise<void>;
+  route(url: string, handler: PlaywrightRouteHandler): Promise<unknown>;
+  unroute(url: string, handler?: PlaywrightRouteHandler): Promise<unknown>;
 }
 
 /**
@@ -123,8 +123,12 @@ export async function signBrowserContext(target: PlaywrightRoutable, options: Pl
  * @throws as {@link signBrowserContext}.
  */
 export async function createSigningRouteHandler(options: PlaywrightSigningOptions): Promise<PlaywrightRouteHandler> {
-  const { matches, signOptions } = await prepareBrowserSigning(options);
-  const onError = options.onError;
+  return createSigningRouteHandlerFrom(await prepareBrowserSigning(options), options.onError);
+}
+
+/** @internal The route handler for options already checked and a key already imported. */
+export function createSigningRouteHandlerFrom(prepared: PreparedBrowserSigning, onError: PlaywrightSigningOptions['onError']): PlaywrightRouteHandler {
+  const { matches, signOptions } = prepared;
   return async (route, request) => {
     const url = request.url();
     if (!isHttp(url) || !matches(url)) return route.fallback();
@@ -147,8 +151,11 @@ export interface PreparedBrowserSigning {
   readonly signOptions: SignRequestOptions;
 }
 
-/** @internal Shared with `botsig/crawlee`. */
-export async function prepareBrowserSigning(options: PlaywrightSigningOptions): Promise<PreparedBrowserSigning> {
+/**
+ * Checks the options (synchronously, throwing) and imports the key (the promise).
+ * @internal Shared with `botsig/crawlee`.
+ */
+export function prepareBrowserSigning(options: PlaywrightSigningOptions): Promise<PreparedBrowserSigning> {
   if (typeof options !== 'object' || options === null) throw new TypeError('signing options must be an object');
   if (options.key === undefined || options.key === null || typeof options.key !== 'object') throw new TypeError('options.key is required');
   if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError('options.onError must be a function');
@@ -162,18 +169,17 @@ export async function prepareBrowserSigning(options: PlaywrightSigningOptions): 
     for (const component of options.components) parseComponentIdentifier(component);
   }
   const matches = originMatcher(options.origins);
-  const key = isSigningKey(options.key)
-    ? options.key
-    : await importSigningKey(options.key as Jwk | CryptoKey | CryptoKeyPair, options.alg === undefined ? {} : { alg: options.alg });
-  const signOptions: SignRequestOptions = {
-    key,
+  const base: Omit<SignRequestOptions, 'key'> = {
     ...(options.signatureAgent === undefined ? {} : { signatureAgent: options.signatureAgent }),
     ...(options.components === undefined ? {} : { components: [...options.components] }),
     ...(options.validitySeconds === undefined ? {} : { validitySeconds: options.validitySeconds }),
     ...(options.nonce === false ? { nonce: false as const } : {}),
     ...(options.now === undefined ? {} : { now: options.now }),
   };
-  return { key, matches, signOptions };
+  const imported = isSigningKey(options.key)
+    ? Promise.resolve(options.key)
+    : importSigningKey(options.key as Jwk | CryptoKey | CryptoKeyPair, options.alg === undefined ? {} : { alg: options.alg });
+  return imported.then((key) => ({ key, matches, signOptions: { ...base, key } }));
 }
 
 /**

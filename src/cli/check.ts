@@ -16,7 +16,7 @@ import { tryParseUrl } from '../core/url';
 import { importVerifyingKey } from '../crypto/keys';
 import type { VerifyingKey } from '../crypto/types';
 import { DIRECTORY_CLIENT_DEFAULTS } from '../directory/client';
-import { directoryMediaTypeKind, parseDirectorySync } from '../directory/document';
+import { DEFAULT_MAX_KEYS, directoryMediaTypeKind, parseDirectorySync } from '../directory/document';
 import type { DirectoryKey, DirectorySource, ParsedDirectory } from '../directory/document';
 import { parseCacheControl } from '../directory/http-cache';
 import { verifyDirectoryResponse } from '../directory/response-signatures';
@@ -192,35 +192,37 @@ async function readBody(response: Response, limit: number): Promise<{ bytes: Uin
   return { bytes: Buffer.concat(chunks), complete: true };
 }
 
-function checkMediaType(type: SignatureAgentType, contentType: string | null, report: Report): boolean {
+/** Media type (SPEC 2.1 rule 5, 4.1): what verifiers accept, with the types they accept reluctantly as warnings. */
+function checkMediaType(type: SignatureAgentType, contentType: string | null, report: Report, prefix: string): void {
+  const rule = `${prefix}media-type`;
   const shown = contentType === null ? '(none)' : clip(contentType);
   const kind = directoryMediaTypeKind(contentType);
   if (type === 'cimd') {
     const essence = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
     if (essence === 'application/json' || (essence.startsWith('application/') && essence.endsWith('+json'))) {
-      report.pass('media-type', `Content-Type ${shown}`);
-      return true;
+      report.pass(rule, `Content-Type ${shown}`);
+      return;
     }
-    report.fail('media-type', `Content-Type ${shown}: a Signature Agent Card must be served as application/json`);
-    return false;
+    report.fail(rule, `Content-Type ${shown}: a Signature Agent Card must be served as application/json`);
+    return;
   }
   switch (kind) {
     case 'directory':
-      report.pass('media-type', `Content-Type ${shown} (SPEC 2.1 rule 5)`);
-      return true;
+      report.pass(rule, `Content-Type ${shown} (SPEC 2.1 rule 5)`);
+      return;
     case 'legacy-directory':
-      report.warn('media-type', `Content-Type ${shown} is the early-revision type; use application/http-message-signatures-directory+json`);
-      return true;
+      report.warn(rule, `Content-Type ${shown} is the early-revision type; use application/http-message-signatures-directory+json`);
+      return;
     case 'jwk-set':
-      if (type === 'jwks_uri') report.pass('media-type', `Content-Type ${shown} (RFC 7517 §8.5)`);
-      else report.warn('media-type', `Content-Type ${shown}: accepted, but a directory should be application/http-message-signatures-directory+json`);
-      return true;
+      if (type === 'jwks_uri') report.pass(rule, `Content-Type ${shown} (RFC 7517 §8.5)`);
+      else report.warn(rule, `Content-Type ${shown}: accepted, but a directory should be application/http-message-signatures-directory+json`);
+      return;
     case 'json':
-      report.warn('media-type', `Content-Type ${shown}: accepted, but ${type === 'jwks_uri' ? 'application/jwk-set+json' : 'application/http-message-signatures-directory+json'} is expected`);
-      return true;
+      report.warn(rule, `Content-Type ${shown}: accepted, but ${type === 'jwks_uri' ? 'application/jwk-set+json' : 'application/http-message-signatures-directory+json'} is expected`);
+      return;
     default:
-      report.fail('media-type', `Content-Type ${shown}: verifiers refuse it; serve application/http-message-signatures-directory+json (SPEC 2.1 rule 5, 4.1)`);
-      return false;
+      report.fail(rule, `Content-Type ${shown}: verifiers refuse it; serve application/http-message-signatures-directory+json (SPEC 2.1 rule 5, 4.1)`);
+      return;
   }
 }
 
@@ -248,7 +250,10 @@ function keyRules(raw: unknown, parsed: ParsedDirectory, source: DirectorySource
     byIndex.set(i, list);
   }
   const accepted = new Map(parsed.keys.map((k) => [k.index, k]));
-  const count = Math.max(entries.length, ...[...byIndex.keys()].map((i) => i + 1), ...parsed.keys.map((k) => k.index + 1));
+  // parseDirectory examines the first DEFAULT_MAX_KEYS entries (the rest are one `too-many-keys` shape error).
+  let count = Math.min(entries.length, DEFAULT_MAX_KEYS);
+  for (const i of byIndex.keys()) count = Math.max(count, i + 1);
+  for (const k of parsed.keys) count = Math.max(count, k.index + 1);
   for (let i = 0; i < count; i++) {
     const at = `${prefix}keys[${i}]`;
     const diagnostics = byIndex.get(i) ?? [];
@@ -266,7 +271,10 @@ function keyRules(raw: unknown, parsed: ParsedDirectory, source: DirectorySource
       if (notObject && rule !== 'fields') continue;
       const found = groups.get(rule);
       if (found !== undefined) {
-        for (const d of found) report.add(`${at}.${rule}`, d.level === 'error' || FAIL_IN_CHECK.has(d.code) ? 'fail' : 'warning', d.message, d.code);
+        for (const d of found) {
+          if (FAIL_IN_CHECK.has(d.code)) report.fail(`${at}.${rule}`, `${d.message.split(';')[0]}: verifiers convert it with a warning or reject the key; write seconds (SPEC 2.2)`, d.code);
+          else report.add(`${at}.${rule}`, d.level === 'error' ? 'fail' : 'warning', d.message, d.code);
+        }
         continue;
       }
       const o = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
@@ -484,7 +492,13 @@ async function checkTarget(target: Target, options: CheckOptions, report: Report
       return;
     }
     report.pass(`${prefix}status`, 'HTTP 200');
-    const read = await readBody(response, Math.max(maxBytes, MIN_READ_BYTES));
+    let read: { bytes: Uint8Array; complete: boolean };
+    try {
+      read = await readBody(response, Math.max(maxBytes, MIN_READ_BYTES));
+    } catch (error) {
+      report.fail(`${prefix}body`, `the body could not be read (${describeError(error)})`, isBotsigError(error) ? error.code : undefined);
+      return;
+    }
     body = read.bytes;
     if (!read.complete) {
       report.fail(`${prefix}size`, `more than ${body.length} bytes; verifiers stop reading at ${maxBytes} bytes`);
@@ -492,9 +506,8 @@ async function checkTarget(target: Target, options: CheckOptions, report: Report
     }
     if (body.length > maxBytes) report.fail(`${prefix}size`, `${body.length} bytes; verifiers stop reading at ${maxBytes} bytes`, 'ERR_DIRECTORY_TOO_LARGE');
     else report.pass(`${prefix}size`, `${body.length} bytes (limit ${maxBytes})`);
-    if (!checkMediaType(target.type, headers.get('content-type'), report)) {
-      // Verifiers stop here; the body is still checked so every defect shows at once.
-    }
+    // Verifiers stop at a refused media type; the body is still checked so every defect shows at once.
+    checkMediaType(target.type, headers.get('content-type'), report, prefix);
   }
 
   let text: string;
@@ -616,11 +629,7 @@ export function registerCheck(program: Command, run: (action: () => Promise<numb
     .command('check')
     .summary('validate a key directory before going live')
     .description(
-      'Fetch the key directory that a Signature-Agent value names, the way a verifier does (no redirects,\n' +
-        'size limit, no private addresses), and report each rule as pass / warning / fail: transport,\n' +
-        'redirects, status, size, media type, JSON shape, each key (fields, private members, kid =\n' +
-        'thumbprint, alg, nbf/exp), response signatures and Content-Digest, and cache headers.\n' +
-        'Exit code 1 when any rule fails.',
+      'Fetch the key directory that a Signature-Agent value names, the way a verifier does (no redirects, size limit, no private addresses), and report each rule as pass / warning / fail: transport, redirects, status, size, media type, JSON shape, each key (fields, private members, kid = thumbprint, alg, nbf/exp), response signatures and Content-Digest, and cache headers. Exit code 1 when any rule fails.',
     )
     .argument('<target>', 'an origin or URL, or a Signature-Agent value such as \'sig1="https://bot.example"\'')
     .addOption(new Option('--type <type>', 'Signature-Agent type of a plain URL').choices([...SIGNATURE_AGENT_TYPES]))

@@ -259,9 +259,10 @@ export function err(line = ''): void {
   process.stderr.write(line + '\n');
 }
 
-/** Prints a value as JSON on stdout (two-space indent, trailing newline). */
+/** Prints a value as JSON on stdout (two-space indent, trailing newline); byte arrays appear as their length. */
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  const replacer = (_key: string, v: unknown): unknown => (v instanceof Uint8Array ? { bytes: v.length } : v);
+  process.stdout.write(JSON.stringify(value, replacer, 2) + '\n');
 }
 
 /** Reads all of stdin as UTF-8 (empty when stdin is a terminal). */

@@ -7,18 +7,21 @@
  * Time is an injected clock shared by all three parties, so the key-rotation
  * scenario can let the directory's max-age pass without waiting for it.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Command } from 'commander';
 import { createSignedFetch } from '../adapters/fetch';
 import { generateKeyPair } from '../crypto/generate';
 import { DirectoryClient } from '../directory/client';
 import { createDirectoryHandler } from '../directory/handler';
 import { createGuardedFetch } from '../node/guarded-fetch';
+import { createNodeMiddleware } from '../node/http';
 import { signOptionsFromChallenge } from '../profile/challenge';
 import { WELL_KNOWN_PATH } from '../profile/signature-agent';
 import { signRequest } from '../profile/sign-request';
-import type { Outcome, SignatureHeaders, SignRequestOptions } from '../profile/types';
+import type { Outcome, SignatureHeaders, SignRequestOptions, VerificationResult } from '../profile/types';
 import { MemoryNonceStore } from '../stores/nonce-store';
-import { createVerifier, rejectionHeaders } from '../verifier';
+import { createVerifier } from '../verifier';
 import type { Jwk } from '../crypto/types';
 import { EXIT_FAILURE, EXIT_OK, failure, out, pad, printJson, styleFor } from './common';
 import type { Style } from './common';
@@ -30,7 +33,7 @@ const DIRECTORY_MAX_AGE_SECONDS = 60;
 /** The whole demo gives up after this long (it normally takes well under a second). */
 const DEMO_TIMEOUT_MS = 30_000;
 
-/** What the origin told the agent, from its JSON answer. */
+/** What came back to the agent, and what the origin concluded (from its own record). */
 interface OriginAnswer {
   readonly status: number;
   readonly outcome: Outcome | 'unknown';
@@ -62,36 +65,68 @@ function mutableClock(): { now: () => number; advance(seconds: number): void } {
   };
 }
 
-async function readAnswer(response: Response): Promise<OriginAnswer> {
-  let body: { outcome?: unknown; agent?: unknown; code?: unknown } = {};
-  try {
-    body = (await response.json()) as typeof body;
-  } catch {
-    // Not the origin's JSON: reported as an unknown outcome.
-  }
-  const outcome = body.outcome === 'verified' || body.outcome === 'invalid' || body.outcome === 'unverified' ? body.outcome : 'unknown';
-  const acceptSignature = response.headers.get('accept-signature');
-  return {
-    status: response.status,
-    outcome,
-    ...(typeof body.agent === 'string' ? { agent: body.agent } : {}),
-    ...(typeof body.code === 'string' ? { code: body.code } : {}),
-    ...(acceptSignature === null ? {} : { acceptSignature }),
-  };
-}
+/** The demo's correlation header: lets the origin's record of a verdict be matched to the request. Not signed. */
+const STEP_HEADER = 'x-botsig-demo-step';
 
-/** The origin: verifies every request and answers with what it concluded (JSON), or a challenge. */
-function originHandler(verifier: ReturnType<typeof createVerifier>): (request: Request) => Promise<Response> {
-  return async (request) => {
-    const { result, challenge } = await verifier.handle(request);
-    const body = JSON.stringify({
-      outcome: result.outcome,
-      ...(result.agent === undefined ? {} : { agent: result.agent }),
-      ...(result.error === undefined ? {} : { code: result.error.code, message: result.error.message }),
-    });
-    if (challenge === undefined) return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
-    if (challenge instanceof Response) return challenge;
-    return new Response(body, { status: challenge.status, headers: { ...rejectionHeaders(challenge), 'content-type': 'application/json' } });
+/**
+ * The origin: a plain `node:http` server with the botsig middleware in front of
+ * its route, as an origin operator would write it. It keeps each verdict
+ * (`req.botsig`) so the table can show what it concluded, whatever it answered.
+ */
+async function startOrigin(verifier: ReturnType<typeof createVerifier>): Promise<{ server: RunningServer; verdict(step: string): Promise<VerificationResult | undefined> }> {
+  const middleware = createNodeMiddleware(verifier);
+  const verdicts = new Map<string, VerificationResult | undefined>();
+  const waiting = new Map<string, (v: VerificationResult | undefined) => void>();
+  const record = (step: string | string[] | undefined, result: VerificationResult | undefined): void => {
+    if (typeof step !== 'string') return;
+    const resolve = waiting.get(step);
+    if (resolve === undefined) verdicts.set(step, result);
+    else {
+      waiting.delete(step);
+      resolve(result);
+    }
+  };
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    middleware(req, res, () => {
+      res.setHeader('content-type', 'text/plain; charset=utf-8');
+      res.end(`hello, ${req.botsig?.agent ?? 'agent'}\n`);
+    })
+      .then(() => record(req.headers[STEP_HEADER], req.botsig))
+      .catch(() => {
+        record(req.headers[STEP_HEADER], undefined);
+        if (!res.headersSent) res.statusCode = 500;
+        res.end();
+      });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    server: {
+      origin: `http://127.0.0.1:${port}`,
+      host: '127.0.0.1',
+      port,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          for (const socket of sockets) socket.destroy();
+        }),
+    },
+    verdict(step: string): Promise<VerificationResult | undefined> {
+      if (verdicts.has(step)) {
+        const v = verdicts.get(step);
+        verdicts.delete(step);
+        return Promise.resolve(v);
+      }
+      return new Promise((resolve) => waiting.set(step, resolve));
+    },
   };
 }
 
@@ -153,13 +188,13 @@ export async function runDemo(log: (line: string) => void, style: Style): Promis
       allowInsecure: true,
       allowHttpSignatureAgent: true,
     });
-    const originServer = await serveFetchHandler(originHandler(verifier), { host: '127.0.0.1', port: 0 });
-    servers.push(originServer);
-    const origin = originServer.origin;
+    const originServer = await startOrigin(verifier);
+    servers.push(originServer.server);
+    const origin = originServer.server.origin;
 
     log(style.bold('botsig demo') + ': a key directory, an origin and an agent, all on 127.0.0.1 (nothing leaves this machine).');
     log(`  directory  ${agentOrigin}${WELL_KNOWN_PATH}  (key A ${keyA.thumbprint.slice(0, 12)}…, Cache-Control max-age=${DIRECTORY_MAX_AGE_SECONDS})`);
-    log(`  origin     ${origin}  (verifies; discovers keys through Signature-Agent with a DirectoryClient)`);
+    log(`  origin     ${origin}  (node:http + botsig middleware, enforce mode; finds keys through Signature-Agent)`);
     log(`  agent      signs with key A, Signature-Agent: ${agentOrigin}`);
     log(style.yellow('  note: loopback is plain http, so the origin runs with allowInsecure and http Signature-Agent allowed;'));
     log(style.yellow('        in production, serve both over https and leave those options off.'));
@@ -167,8 +202,23 @@ export async function runDemo(log: (line: string) => void, style: Style): Promis
 
     const sign = (url: string, key: Jwk, extra: Partial<SignRequestOptions> = {}, method = 'GET'): Promise<SignatureHeaders> =>
       signRequest({ method, url, headers: {} }, { key, signatureAgent: agentOrigin, now, ...extra });
-    const send = async (path: string, headers: Record<string, string> = {}): Promise<OriginAnswer> =>
-      readAnswer(await fetch(origin + path, { headers, redirect: 'manual' }));
+    let step = 0;
+    /** Sends one request (through `fetchFn`) and pairs the response with the origin's verdict. */
+    const exchange = async (fetchFn: typeof fetch, path: string, headers: Record<string, string> = {}): Promise<OriginAnswer> => {
+      const id = String(++step);
+      const response = await fetchFn(origin + path, { headers: { ...headers, [STEP_HEADER]: id }, redirect: 'manual' });
+      await response.arrayBuffer();
+      const verdict = await originServer.verdict(id);
+      const acceptSignature = response.headers.get('accept-signature');
+      return {
+        status: response.status,
+        outcome: verdict?.outcome ?? 'unknown',
+        ...(verdict?.agent === undefined ? {} : { agent: verdict.agent }),
+        ...(verdict?.error === undefined ? {} : { code: verdict.error.code }),
+        ...(acceptSignature === null ? {} : { acceptSignature }),
+      };
+    };
+    const send = (path: string, headers: Record<string, string> = {}): Promise<OriginAnswer> => exchange(fetch, path, headers);
 
     const agentA = createSignedFetch({ key: keyA.privateJwk, signatureAgent: agentOrigin, now, retryOnChallenge: false });
     let challenge: string | undefined;
@@ -178,7 +228,7 @@ export async function runDemo(log: (line: string) => void, style: Style): Promis
       {
         scenario: 'signed (botsig/fetch)',
         expected: { outcome: 'verified', status: 200 },
-        run: async () => readAnswer(await agentA(origin + '/articles/1')),
+        run: () => exchange(agentA, '/articles/1'),
       },
       {
         scenario: 'tampered (path changed)',
@@ -325,10 +375,7 @@ export function registerDemo(program: Command, run: (action: () => Promise<numbe
     .command('demo')
     .summary('run a directory, an origin and an agent locally and show what gets verified')
     .description(
-      'Start, in this process on 127.0.0.1, a key directory server for a fresh key, an origin that\n' +
-        'verifies, and an agent; send a series of requests (signed, tampered, unsigned then challenged,\n' +
-        'replayed, expired, after a key rotation) and print what the origin concluded and why.\n' +
-        'Exit code 0 when every scenario came out as expected.',
+      'Start, in this process on 127.0.0.1, a key directory server for a fresh key, an origin that verifies, and an agent; send a series of requests (signed, tampered, unsigned then challenged, replayed, expired, after a key rotation) and print what the origin concluded and why. Exit code 0 when every scenario came out as expected.',
     )
     .option('--json', 'print the results as JSON')
     .addHelpText('after', '\nExample:\n  $ botsig demo')

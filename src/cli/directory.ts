@@ -26,8 +26,7 @@ export function registerDirectory(program: Command, run: (action: () => Promise<
     .command('directory')
     .summary('print the key directory JSON for some keys')
     .description(
-      'Print the key directory (a JWK Set served at /.well-known/http-message-signatures-directory)\n' +
-        'for the given private keys: public members only, kid = JWK thumbprint.',
+      'Print the key directory (a JWK Set served at /.well-known/http-message-signatures-directory) for the given private keys: public members only, kid = JWK thumbprint.',
     )
     .option('-k, --key <file>', 'private key file (JWK, JWK Set or PEM); repeat for several keys', collect)
     .option('--alg <alg>', 'algorithm for RSA keys that do not name one')

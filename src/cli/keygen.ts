@@ -78,8 +78,7 @@ export function registerKeygen(program: Command, run: (action: () => Promise<num
     .command('keygen')
     .summary('generate a signing key (private JWK file + public JWK)')
     .description(
-      'Generate a key pair for signing requests. The private JWK is written to a file with mode 0600;\n' +
-        'the public JWK and its thumbprint (the keyid of your signatures) are printed.',
+      'Generate a key pair for signing requests. The private JWK is written to a file with mode 0600; the public JWK and its thumbprint (the keyid of your signatures) are printed.',
     )
     .addOption(new Option('--alg <alg>', 'signature algorithm').choices([...ALGORITHMS]).default('ed25519'))
     .option('-o, --out <file>', 'where to write the private JWK ("-" for stdout)', 'key.jwk')

@@ -67,8 +67,17 @@ export function createProgram(): Command {
   return program;
 }
 
+/** `botsig … | head` closes the pipe early: stop quietly instead of crashing on EPIPE. */
+function exitQuietlyOnEpipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 /** Parses `argv` (as in `process.argv`) and runs the command. */
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  exitQuietlyOnEpipe(process.stdout);
   const program = createProgram();
   try {
     await program.parseAsync([...argv]);

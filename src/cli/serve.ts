@@ -78,6 +78,8 @@ async function serve(options: ServeOptions): Promise<number> {
   }
 
   logging = true;
+  // Listen for the signals before announcing the URL: whoever reads it may stop us at once.
+  const stopped = untilStopped();
   const url = server.origin + WELL_KNOWN_PATH;
   const thumbprints = keys.map((k) => k.key.thumbprint);
   if (options.json === true) {
@@ -89,7 +91,7 @@ async function serve(options: ServeOptions): Promise<number> {
     if (server.origin.startsWith('http:')) out('Plain HTTP: verifiers accept it only when told to (e.g. botsig verify --directory-allow-loopback).');
     out('Press Ctrl-C to stop.');
   }
-  const signal = await untilStopped();
+  const signal = await stopped;
   await server.close();
   if (options.quiet !== true) err(`stopped (${signal})`);
   return EXIT_OK;
@@ -101,9 +103,7 @@ export function registerServe(program: Command, run: (action: () => Promise<numb
     .command('serve')
     .summary('serve a signed key directory over HTTP')
     .description(
-      `Serve the key directory at ${WELL_KNOWN_PATH}, with Content-Digest and one response\n` +
-        'signature per key (tag http-message-signatures-directory), until SIGINT or SIGTERM.\n' +
-        'The first line printed is the directory URL.',
+      `Serve the key directory at ${WELL_KNOWN_PATH}, with Content-Digest and one response signature per key (tag http-message-signatures-directory), until SIGINT or SIGTERM. The first line printed is the directory URL.`,
     )
     .option('-k, --key <file>', 'private key file (JWK, JWK Set or PEM); repeat for several keys', collect)
     .option('--alg <alg>', 'algorithm for RSA keys that do not name one')

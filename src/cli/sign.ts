@@ -221,10 +221,7 @@ export function registerSign(program: Command, run: (action: () => Promise<numbe
     .command('sign')
     .summary('sign a request; print the headers to add, or send it')
     .description(
-      'Sign a request with the Web Bot Auth profile (tag web-bot-auth, keyid = JWK thumbprint,\n' +
-        'created/expires, 64-byte nonce, covering @authority and the Signature-Agent member).\n' +
-        'Prints the header fields to add; --raw prints the whole HTTP/1.1 request (botsig verify reads it);\n' +
-        '--send performs the request and prints the response.',
+      'Sign a request with the Web Bot Auth profile (tag web-bot-auth, keyid = JWK thumbprint, created/expires, 64-byte nonce, covering @authority and the Signature-Agent member). Prints the header fields to add; --raw prints the whole HTTP/1.1 request (botsig verify reads it); --send performs the request and prints the response.',
     )
     .argument('<url>', 'the request URL')
     .option('-k, --key <file>', 'private key file (JWK or PEM)')

@@ -249,9 +249,7 @@ export function registerVerify(program: Command, run: (action: () => Promise<num
     .command('verify')
     .summary('verify the signatures of a request (raw HTTP on stdin, or a URL and headers)')
     .description(
-      'Verify the Web Bot Auth signatures of a request and print the outcome of each signature\n' +
-        '(verified / invalid / unverified) with its reasons. Keys come from --key files and from\n' +
-        'the key directory named by Signature-Agent. Exit code 0 only when the request is verified.',
+      'Verify the Web Bot Auth signatures of a request and print the outcome of each signature (verified / invalid / unverified) with its reasons. Keys come from --key files and from the key directory named by Signature-Agent. Exit code 0 only when the request is verified.',
     )
     .argument('[url]', 'the request URL (otherwise a raw HTTP/1.1 request is read from stdin)')
     .option('-H, --header <header>', 'request header "Name: value" (with a URL); repeatable', collect)

@@ -18,6 +18,11 @@
  * previous success published, while a successful one replaces the set (that is
  * how a removed key stops verifying). Imported keys stay in process, so the warm
  * path of {@link DirectoryClient.resolve} is a map lookup and two comparisons.
+ *
+ * With `delegation` configured (SPEC 5.5), keys that carry an `x5c` or `x5u`
+ * chain are checked against the trust anchors when a response is built (AIA
+ * and `x5u` fetches go through the same guards and limits), and inline `data:`
+ * directories become usable for keys whose chain reaches an anchor.
  */
 import { parseDataUrl } from '../core/data-url';
 import type { Diagnostic } from '../core/diagnostics';
@@ -28,7 +33,7 @@ import { systemClock } from '../core/time';
 import type { Clock } from '../core/time';
 import { normalizeUrl, stripUrlSuffix, tryParseUrl } from '../core/url';
 import { importVerifyingKey } from '../crypto/keys';
-import type { VerifyingKey } from '../crypto/types';
+import type { Jwk, VerifyingKey } from '../crypto/types';
 import { agentIdentifier, directoryUrlFor } from '../profile/signature-agent';
 import type { SignatureAgentMember, SignatureAgentType } from '../profile/signature-agent';
 import type { DirectoryResolution, DirectoryResolvedKey, KeyDirectory } from '../profile/types';
@@ -36,6 +41,8 @@ import { CACHED_HEADER_NAMES, MemoryDirectoryCache } from './cache';
 import type { DirectoryCache, DirectoryCacheEntry } from './cache';
 import { DEFAULT_MAX_KEYS, directoryMediaTypeKind, parseDirectorySync } from './document';
 import type { DirectoryKey, DirectorySource } from './document';
+import { hasCertificateChain, prepareDelegation, verifyDelegation } from './delegation';
+import type { CertificateFetcher, DelegationFailureReason, DelegationOptions, DelegationOutcome, KeyDelegation, PreparedDelegation } from './delegation';
 import { computeFreshness, parseRetryAfter, validatorHeaders } from './http-cache';
 import { verifyDirectoryResponse } from './response-signatures';
 import type { KeyProof } from './response-signatures';
@@ -67,7 +74,8 @@ export interface DirectoryClientAllow {
   readonly hosts?: readonly string[];
   /**
    * Accept the keys of an inline `data:` directory without the certificate chain
-   * SPEC 5.5 rule 5 requires (tests only). Default false: inline members are refused.
+   * SPEC 5.5 rule 5 requires (tests only). Default false: inline keys are refused
+   * unless `delegation` is configured and their chain reaches a trust anchor.
    */
   readonly inlineUnverified?: boolean;
 }
@@ -82,8 +90,27 @@ export interface DirectoryClientOptions {
   readonly now?: Clock;
   readonly limits?: DirectoryClientLimits;
   readonly allow?: DirectoryClientAllow;
-  /** Keep only keys proven by a valid directory response signature (SPEC 5.4 client rule 3). Default false. */
+  /**
+   * Keep only keys proven by a valid directory response signature (SPEC 5.4
+   * client rule 3). Default false. Inline keys accepted through delegation pass:
+   * their chain is their proof (SPEC 5.5 rule 5).
+   */
   readonly requireProof?: boolean;
+  /**
+   * Delegation by certificate (SPEC 5.5): the trust anchors, the accepted forms
+   * (`x5c`, `aia`, `x5u`; default all) and the longest chain. Without it, `x5c`
+   * and `x5u` are ignored and inline `data:` directories are refused. Loads the
+   * optional `@peculiar/asn1-*` packages on first use.
+   */
+  readonly delegation?: DelegationOptions;
+  /**
+   * Keep only keys accepted through delegation: keys without a chain, or whose
+   * chain fails, are left out with an error diagnostic. Default false: a key
+   * from a fetched directory whose chain fails keeps its directory proof
+   * (`signed`/`unsigned`) and gets a warning diagnostic; the URL it was
+   * fetched from already identifies it. Needs `delegation`.
+   */
+  readonly requireDelegation?: boolean;
   /** Freshness when a response declares none. Default 300. */
   readonly defaultTtlSeconds?: number;
   /** Lower bound on a declared freshness lifetime (not applied to `no-cache`/`no-store`). Default 0. */
@@ -104,15 +131,23 @@ export interface DirectoryClientOptions {
 
 /** A key as the client returns it. */
 export interface DirectoryClientKey extends DirectoryResolvedKey {
-  readonly proof: 'signed' | 'unsigned';
-  /** When signed: the response signature's `created` (seconds). */
+  /**
+   * `delegated` when a certificate chain to a trust anchor vouches for the key
+   * (it wins over `signed`; `signedAt` still says whether a response signature
+   * proves it too), else `signed` or `unsigned` (SPEC 5.4).
+   */
+  readonly proof: 'signed' | 'unsigned' | 'delegated';
+  /** When a response signature proves the key: that signature's `created` (seconds). */
   readonly signedAt?: number;
+  /** When `proof` is `delegated`: the chain, its anchor, its form and the subject it vouches for. */
+  readonly delegation?: KeyDelegation;
   /** Validity window from the directory (seconds since the epoch). */
   readonly nbf?: number;
   readonly exp?: number;
   /**
    * The identifier to report for this key when it differs from the resolution's
-   * `url`: set for inline keys, which are identified by their thumbprint.
+   * `url`: set for inline keys, identified by the subject their chain vouches
+   * for (`delegation.subject`), or by their thumbprint when accepted unverified.
    */
   readonly agent?: string;
 }
@@ -171,6 +206,8 @@ interface Settings {
   readonly hosts: ReadonlySet<string>;
   readonly inlineUnverified: boolean;
   readonly requireProof: boolean;
+  readonly delegation: PreparedDelegation | undefined;
+  readonly requireDelegation: boolean;
   readonly defaultTtlSeconds: number;
   readonly minTtlSeconds: number;
   readonly maxTtlSeconds: number;
@@ -188,7 +225,27 @@ type Target = { readonly url: string; readonly identifier: string } | { readonly
 interface CandidateKey {
   readonly key: DirectoryClientKey;
   readonly at: string;
+  /** For a delegated key: the chain's validity (seconds), outside which `fallback` (or nothing) is served. */
+  readonly window?: { readonly fromS: number; readonly untilS: number };
+  /** The same key with its directory proof, served when the chain is not valid at the time of use. */
+  readonly fallback?: DirectoryClientKey;
 }
+
+/** An inline directory after delegation: its keys, or why none is usable. */
+type InlineBuilt =
+  | { readonly resolution: DirectoryClientResolution }
+  | { readonly error: BotsigError; readonly transient: boolean };
+
+/** Failures that may pass on their own: not remembered for an inline directory. */
+const TRANSIENT_DELEGATION_FAILURES: ReadonlySet<DelegationFailureReason> = new Set(['fetch-failed', 'not-yet-valid', 'unavailable']);
+
+/** Most certificate resources (AIA, x5u) remembered in process. */
+const MAX_CERTIFICATE_ENTRIES = 256;
+
+const CERTIFICATE_ACCEPT = {
+  aia: 'application/pkix-cert, application/x-x509-ca-cert;q=0.9, application/x-pem-file;q=0.8, */*;q=0.1',
+  x5u: 'application/pem-certificate-chain, application/x-pem-file;q=0.9, application/pkix-cert;q=0.8, */*;q=0.1',
+} as const;
 
 /** A response turned into keys: everything except the time-of-use filter. */
 interface Built {
@@ -297,6 +354,9 @@ function settingsFrom(options: DirectoryClientOptions): Settings {
   const minTtlSeconds = seconds(options.minTtlSeconds, 'minTtlSeconds', d.minTtlSeconds, 31_536_000);
   const maxTtlSeconds = seconds(options.maxTtlSeconds, 'maxTtlSeconds', d.maxTtlSeconds, 31_536_000);
   if (minTtlSeconds > maxTtlSeconds) throw new TypeError('minTtlSeconds must not exceed maxTtlSeconds');
+  const delegation = options.delegation === undefined ? undefined : prepareDelegation(options.delegation);
+  const requireDelegation = flag(options.requireDelegation, 'requireDelegation');
+  if (requireDelegation && delegation === undefined) throw new TypeError('requireDelegation needs delegation (trust anchors)');
   return {
     fetch: options.fetch,
     cache,
@@ -310,6 +370,8 @@ function settingsFrom(options: DirectoryClientOptions): Settings {
     hosts,
     inlineUnverified: flag(allow.inlineUnverified, 'allow.inlineUnverified'),
     requireProof: flag(options.requireProof, 'requireProof'),
+    delegation,
+    requireDelegation,
     defaultTtlSeconds: seconds(options.defaultTtlSeconds, 'defaultTtlSeconds', d.defaultTtlSeconds, 31_536_000),
     minTtlSeconds,
     maxTtlSeconds,
@@ -362,14 +424,19 @@ export class DirectoryClient implements KeyDirectory {
   private readonly targets: Record<Kind, Map<string, Target>> = { directory: new Map(), jwks_uri: new Map(), cimd: new Map() };
   private readonly states: Record<Kind, Map<string, State>> = { directory: new Map(), jwks_uri: new Map(), cimd: new Map() };
   private stateCount = 0;
-  private readonly inline = new Map<string, Promise<DirectoryClientResolution>>();
+  private readonly inline = new Map<string, Promise<InlineBuilt>>();
+  /** Certificate resources (AIA, x5u) by URL: coalesced while in flight, reused while fresh. */
+  private readonly certificates = new Map<string, { untilMs: number; readonly body: Promise<Uint8Array> }>();
 
   /**
    * @throws TypeError when an option has the wrong type or is out of range
-   *   (e.g. `negativeTtlSeconds` above 300, `minTtlSeconds` above `maxTtlSeconds`).
+   *   (e.g. `negativeTtlSeconds` above 300, `minTtlSeconds` above `maxTtlSeconds`,
+   *   empty or malformed `delegation.trustAnchors`, `requireDelegation` without `delegation`).
    */
   constructor(options: DirectoryClientOptions = {}) {
     this.s = settingsFrom(options);
+    // Start loading the X.509 packages and parsing the anchors now, off the request path.
+    this.s.delegation?.anchors.load().catch(() => undefined);
   }
 
   /**
@@ -377,9 +444,13 @@ export class DirectoryClient implements KeyDirectory {
    * `directory` → `{origin}/.well-known/http-message-signatures-directory`,
    * `jwks_uri` → the JWK Set at the URL, `cimd` → the Signature Agent Card at the
    * URL (its `client_id` must be that URL; keys from `jwks` or a fetched
-   * `jwks_uri`), inline `data:` → refused unless `allow.inlineUnverified`.
+   * `jwks_uri`), inline `data:` → the keys whose certificate chain reaches a
+   * trust anchor (with `delegation`), or every key unverified with
+   * `allow.inlineUnverified`, else refused (SPEC 5.5 rule 5).
    * `url` in the result is the agent identifier; each key carries its proof status
-   * (SPEC 5.4). Keys outside their `nbf`/`exp` window are left out.
+   * (SPEC 5.4, 5.5). Keys outside their `nbf`/`exp` window, or whose chain is
+   * not valid at the time of use, are left out (or, for a fetched directory
+   * without `requireDelegation`, served with their directory proof).
    *
    * While an entry is fresh this is a map lookup; otherwise concurrent callers
    * share one fetch. After a failed refresh the previous keys are returned with
@@ -391,7 +462,8 @@ export class DirectoryClient implements KeyDirectory {
    *   error, status other than 200/304, redirect not followed),
    *   `ERR_DIRECTORY_TIMEOUT`, `ERR_DIRECTORY_TOO_LARGE`, `ERR_DIRECTORY_INVALID`
    *   (not JSON, not a directory or card, wrong Content-Type, `client_id`
-   *   mismatch), `ERR_DELEGATION_INVALID` (inline keys without a chain).
+   *   mismatch), `ERR_DELEGATION_INVALID` (an inline directory none of whose
+   *   keys is accepted through delegation: the message says why for the first).
    * @throws TypeError when `member` is not a SignatureAgentMember.
    * @example
    * const { url, keys } = await client.resolve({ url: 'https://agent.example', type: 'directory', scheme: 'https', index: 0 });
@@ -454,12 +526,12 @@ export class DirectoryClient implements KeyDirectory {
    * The guard every URL passes before anything is sent: scheme, no userinfo, and
    * a host that is not a blocked IP literal or local-only name.
    */
-  private checkUrl(url: string): URL {
+  private checkUrl(url: string, allowHttp = this.s.allowHttp): URL {
     const parsed = tryParseUrl(url);
     if (parsed === undefined) throw fail('ERR_URL_INVALID', 'not an absolute URL');
     if (parsed.protocol !== 'https:') {
       if (parsed.protocol !== 'http:') throw fail('ERR_URL_INVALID', 'only https (and, when allowed, http) URLs can be fetched');
-      if (!this.s.allowHttp) throw fail('ERR_URL_BLOCKED', 'http URLs are refused; set allow.http for local use');
+      if (!allowHttp) throw fail('ERR_URL_BLOCKED', 'http URLs are refused; set allow.http for local use');
     }
     if (parsed.username !== '' || parsed.password !== '') throw fail('ERR_URL_INVALID', 'URLs with userinfo are refused');
     let host = parsed.hostname;
@@ -646,7 +718,25 @@ export class DirectoryClient implements KeyDirectory {
     const keys: DirectoryClientKey[] = [];
     let diagnostics: Diagnostic[] | undefined;
     for (const candidate of built.keys) {
-      const { nbf, exp } = candidate.key;
+      let key = candidate.key;
+      const window = candidate.window;
+      if (window !== undefined) {
+        const early = nowSeconds < window.fromS - skew;
+        if (early || nowSeconds > window.untilS + skew) {
+          (diagnostics ??= [...built.diagnostics]).push({
+            level: candidate.fallback === undefined ? 'error' : 'warning',
+            code: early ? 'delegation-not-yet-valid' : 'delegation-expired',
+            message: `the certificate chain is ${early ? 'not valid yet' : 'past its validity'}; ${candidate.fallback === undefined ? 'left out' : 'served with its directory proof'}`,
+            at: candidate.at,
+          });
+          if (early) checkAtMs = Math.min(checkAtMs, (window.fromS - skew) * 1000);
+          if (candidate.fallback === undefined) continue;
+          key = candidate.fallback;
+        } else {
+          checkAtMs = Math.min(checkAtMs, (window.untilS + skew) * 1000 + 1);
+        }
+      }
+      const { nbf, exp } = key;
       if (nbf !== undefined && nowSeconds < nbf - skew) {
         (diagnostics ??= [...built.diagnostics]).push({ level: 'warning', code: 'key-not-yet-valid', message: 'key is before its nbf; left out', at: candidate.at });
         checkAtMs = Math.min(checkAtMs, (nbf - skew) * 1000);
@@ -657,7 +747,7 @@ export class DirectoryClient implements KeyDirectory {
         continue;
       }
       if (exp !== undefined) checkAtMs = Math.min(checkAtMs, (exp + skew) * 1000);
-      keys.push(candidate.key);
+      keys.push(key);
     }
     if (stale) {
       (diagnostics ??= [...built.diagnostics]).push({
@@ -911,17 +1001,31 @@ export class DirectoryClient implements KeyDirectory {
       for (const d of check.diagnostics) diagnostics.push(d);
     }
 
-    const keys: CandidateKey[] = [];
-    let proofExpiryMs = Number.POSITIVE_INFINITY;
+    const kept: Array<{ dk: DirectoryKey; key: VerifyingKey; proof: KeyProof | undefined }> = [];
     for (const { dk, key } of imported) {
       const proof = proofs.get(key.thumbprint);
-      const at = `keys[${dk.index}]`;
       if (proof === undefined && this.s.requireProof) {
-        diagnostics.push({ level: 'error', code: 'key-unproven', message: 'no valid directory response signature proves this key; left out (requireProof, SPEC 5.4)', at });
+        diagnostics.push({
+          level: 'error',
+          code: 'key-unproven',
+          message: 'no valid directory response signature proves this key; left out (requireProof, SPEC 5.4)',
+          at: `keys[${dk.index}]`,
+        });
         continue;
       }
-      if (proof?.expires !== undefined) proofExpiryMs = Math.min(proofExpiryMs, proof.expires * 1000);
-      const out: DirectoryClientKey = Object.freeze({
+      kept.push({ dk, key, proof });
+    }
+    // SPEC 5.5: chains are checked here, once per response (fetches coalesce per URL).
+    const delegation = this.s.delegation;
+    const outcomes =
+      delegation === undefined ? undefined : await Promise.all(kept.map(({ dk }) => (hasCertificateChain(dk.jwk) ? this.delegate(dk.jwk) : undefined)));
+
+    const keys: CandidateKey[] = [];
+    let proofExpiryMs = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < kept.length; i++) {
+      const { dk, key, proof } = kept[i]!;
+      const at = `keys[${dk.index}]`;
+      const base: DirectoryClientKey = Object.freeze({
         thumbprint: key.thumbprint,
         key,
         proof: proof === undefined ? 'unsigned' : 'signed',
@@ -929,10 +1033,59 @@ export class DirectoryClient implements KeyDirectory {
         ...(dk.nbf === undefined ? {} : { nbf: dk.nbf }),
         ...(dk.exp === undefined ? {} : { exp: dk.exp }),
       });
-      keys.push({ key: out, at });
+      const outcome = outcomes?.[i];
+      if (outcomes !== undefined && this.s.requireDelegation && (outcome === undefined || !outcome.ok)) {
+        diagnostics.push({
+          level: 'error',
+          code: outcome === undefined ? 'delegation-no-chain' : `delegation-${outcome.reason}`,
+          message: `${outcome === undefined ? 'the key carries no certificate chain (x5c or x5u)' : outcome.error.message}; left out (requireDelegation, SPEC 5.5)`,
+          at,
+        });
+        continue;
+      }
+      if (proof?.expires !== undefined) proofExpiryMs = Math.min(proofExpiryMs, proof.expires * 1000);
+      if (outcome === undefined) {
+        keys.push({ key: base, at });
+      } else if (outcome.ok) {
+        const d = outcome.delegation;
+        const delegated: DirectoryClientKey = Object.freeze({ ...base, proof: 'delegated', chain: d.chain, delegation: d });
+        keys.push({
+          key: delegated,
+          at,
+          window: { fromS: d.notBefore, untilS: d.notAfter },
+          ...(this.s.requireDelegation ? {} : { fallback: base }),
+        });
+      } else {
+        diagnostics.push({
+          level: 'warning',
+          code: `delegation-${outcome.reason}`,
+          message: `${outcome.error.message}; the key is kept with its directory proof (set requireDelegation to leave such keys out)`,
+          at,
+        });
+        keys.push({ key: base, at });
+      }
     }
     // A proof that lapses must be checked again: refresh no later than the earliest signature expiry.
     return this.finishBuilt(entry, keys, diagnostics, Math.min(entry.freshUntilMs, proofExpiryMs), newestOf(keys));
+  }
+
+  /** Checks one key's chain with this client's anchors, clock and guarded fetch (SPEC 5.5). */
+  private async delegate(jwk: Jwk): Promise<DelegationOutcome> {
+    const d = this.s.delegation!;
+    try {
+      return await verifyDelegation(jwk, {
+        anchors: d.anchors,
+        forms: d.forms,
+        maxChainLength: d.maxChainLength,
+        now: this.s.now,
+        clockSkewSeconds: this.s.skewSeconds,
+        fetch: this.fetchCertificate,
+      });
+    } catch (error) {
+      // A trust anchor that does not parse: a configuration error, reported on every key it affects.
+      const message = error instanceof Error ? error.message : 'unknown error';
+      return { ok: false, reason: 'unavailable', error: new BotsigError('ERR_DELEGATION_INVALID', `delegation is misconfigured: ${message}`, { cause: error }) };
+    }
   }
 
   private finishBuilt(
@@ -960,28 +1113,35 @@ export class DirectoryClient implements KeyDirectory {
     if (member.type !== 'directory') {
       return Promise.reject(fail('ERR_URL_INVALID', 'a data: value is allowed only with type=directory (SPEC 2.3)'));
     }
-    if (!this.s.inlineUnverified) {
+    if (this.s.delegation === undefined && !this.s.inlineUnverified) {
       return Promise.reject(
         new BotsigError(
           'ERR_DELEGATION_INVALID',
-          'an inline data: directory is trusted only through a certificate chain (SPEC 5.5 rule 5), which this client does not check yet; its keys are refused',
+          'an inline data: directory is trusted only through a certificate chain to a trust anchor (SPEC 5.5 rule 5); configure delegation.trustAnchors to accept such keys',
         ),
       );
     }
     let pending = this.inline.get(member.url);
     if (pending === undefined) {
-      pending = this.buildInline(member);
+      const built = this.buildInline(member);
+      pending = built;
       if (this.inline.size >= 64) {
         const oldest = this.inline.keys().next();
         if (oldest.done !== true) this.inline.delete(oldest.value);
       }
-      this.inline.set(member.url, pending);
-      pending.catch(() => this.inline.delete(member.url));
+      this.inline.set(member.url, built);
+      // Permanent refusals are remembered like answers; a failed fetch or a chain not valid yet is tried again.
+      const forget = (): void => {
+        if (this.inline.get(member.url) === built) this.inline.delete(member.url);
+      };
+      built.then((b) => {
+        if ('error' in b && b.transient) forget();
+      }, forget);
     }
-    return pending.then((resolution) => this.inlineAt(resolution, this.s.now()));
+    return pending.then((b) => ('error' in b ? Promise.reject(b.error) : this.inlineAt(b.resolution, this.s.now())));
   }
 
-  /** Inline keys outside their nbf/exp window are left out, as for fetched ones. */
+  /** Inline keys outside their nbf/exp window (narrowed to the chain's validity) are left out, as for fetched ones. */
   private inlineAt(resolution: DirectoryClientResolution, now: number): DirectoryClientResolution {
     const nowSeconds = now / 1000;
     const skew = this.s.skewSeconds;
@@ -990,53 +1150,205 @@ export class DirectoryClient implements KeyDirectory {
     const keys = resolution.keys.filter(usable);
     return Object.freeze({
       ...resolution,
-      url: keys[0]?.thumbprint ?? '',
+      url: inlineIdentifier(keys),
       keys: Object.freeze(keys),
       diagnostics: Object.freeze([
         ...resolution.diagnostics,
-        { level: 'warning' as const, code: 'key-outside-validity', message: `${resolution.keys.length - keys.length} inline key(s) outside their nbf/exp window left out` },
+        {
+          level: 'warning' as const,
+          code: 'key-outside-validity',
+          message: `${resolution.keys.length - keys.length} inline key(s) outside their nbf/exp window or their certificate chain's validity left out`,
+        },
       ]),
     });
   }
 
-  private async buildInline(member: SignatureAgentMember): Promise<DirectoryClientResolution> {
+  private async buildInline(member: SignatureAgentMember): Promise<InlineBuilt> {
     const body = member.inline?.body ?? parseDataUrl(member.url, { maxBytes: this.s.maxBytes }).body;
     if (body.length > this.s.maxBytes) throw fail('ERR_DIRECTORY_TOO_LARGE', `the inline directory exceeds ${this.s.maxBytes} bytes`);
     const parsed = parseDirectorySync(body, { source: 'inline', maxKeys: this.s.maxKeys });
     const diagnostics: Diagnostic[] = [...parsed.diagnostics];
-    diagnostics.push({
-      level: 'warning',
-      code: 'inline-unverified',
-      message: 'inline keys accepted without a certificate chain (allow.inlineUnverified); each is identified by its thumbprint',
-    });
+    const delegation = this.s.delegation;
+    // Unverified inline keys (tests only) never pass requireProof or requireDelegation.
+    const unverifiedOk = this.s.inlineUnverified && !this.s.requireProof && !this.s.requireDelegation;
     const keys: DirectoryClientKey[] = [];
+    let refusal: { error: BotsigError; transient: boolean; count: number } | undefined;
+    let unverified = 0;
     for (const dk of parsed.keys) {
-      if (this.s.requireProof) {
-        diagnostics.push({ level: 'error', code: 'key-unproven', message: 'inline keys carry no response signature; left out (requireProof)', at: `keys[${dk.index}]` });
-        continue;
-      }
+      const at = `keys[${dk.index}]`;
+      const outcome = delegation !== undefined && hasCertificateChain(dk.jwk) ? await this.delegate(dk.jwk) : undefined;
+      let key: VerifyingKey;
       try {
-        const key = await importVerifyingKey(dk.jwk, dk.alg === undefined ? undefined : { alg: dk.alg });
-        keys.push(
-          Object.freeze({
-            thumbprint: key.thumbprint,
-            key,
-            proof: 'unsigned' as const,
-            agent: key.thumbprint,
-            ...(dk.nbf === undefined ? {} : { nbf: dk.nbf }),
-            ...(dk.exp === undefined ? {} : { exp: dk.exp }),
-          }),
-        );
+        key = await importVerifyingKey(dk.jwk, dk.alg === undefined ? undefined : { alg: dk.alg });
       } catch (error) {
         diagnostics.push({
           level: 'error',
           code: 'key-import-failed',
           message: `the key cannot be imported (${isBotsigError(error) ? error.code : 'ERR_KEY_INVALID'})`,
-          at: `keys[${dk.index}]`,
+          at,
         });
+        continue;
       }
+      if (outcome?.ok === true) {
+        const d = outcome.delegation;
+        // The chain bounds the key's life: its validity narrows nbf/exp.
+        const nbf = dk.nbf === undefined ? d.notBefore : Math.max(dk.nbf, d.notBefore);
+        const exp = dk.exp === undefined ? d.notAfter : Math.min(dk.exp, d.notAfter);
+        keys.push(Object.freeze({ thumbprint: key.thumbprint, key, proof: 'delegated' as const, agent: d.subject, chain: d.chain, delegation: d, nbf, exp }));
+        continue;
+      }
+      const reason = outcome === undefined ? (delegation === undefined ? undefined : 'no-chain') : outcome.reason;
+      const message =
+        outcome === undefined ? 'the inline key carries no certificate chain (x5c or x5u); SPEC 5.5 rule 5 requires one' : outcome.error.message;
+      if (reason !== undefined) {
+        const error = outcome !== undefined && !outcome.ok ? outcome.error : new BotsigError('ERR_DELEGATION_INVALID', message);
+        const transient = outcome !== undefined && !outcome.ok && TRANSIENT_DELEGATION_FAILURES.has(outcome.reason);
+        if (refusal === undefined) refusal = { error, transient, count: 1 };
+        else {
+          refusal.count++;
+          refusal.transient ||= transient;
+        }
+      }
+      if (!unverifiedOk) {
+        if (this.s.inlineUnverified && this.s.requireProof) {
+          diagnostics.push({ level: 'error', code: 'key-unproven', message: 'inline keys carry no response signature; left out (requireProof)', at });
+        } else {
+          diagnostics.push({ level: 'error', code: `delegation-${reason ?? 'no-chain'}`, message: `${message}; left out (SPEC 5.5 rule 5)`, at });
+        }
+        continue;
+      }
+      if (reason !== undefined) diagnostics.push({ level: 'warning', code: `delegation-${reason}`, message: `${message}; accepted unverified (allow.inlineUnverified)`, at });
+      unverified++;
+      keys.push(
+        Object.freeze({
+          thumbprint: key.thumbprint,
+          key,
+          proof: 'unsigned' as const,
+          agent: key.thumbprint,
+          ...(dk.nbf === undefined ? {} : { nbf: dk.nbf }),
+          ...(dk.exp === undefined ? {} : { exp: dk.exp }),
+        }),
+      );
     }
-    return Object.freeze({ url: keys[0]?.thumbprint ?? '', keys: Object.freeze(keys), diagnostics: Object.freeze(diagnostics), stale: false, proof: 'unsigned' });
+    if (keys.length === 0 && refusal !== undefined && !this.s.inlineUnverified) {
+      const more = refusal.count > 1 ? ` (and ${refusal.count - 1} more inline key(s) refused)` : '';
+      return { error: new BotsigError('ERR_DELEGATION_INVALID', `${refusal.error.message}${more}`, { cause: refusal.error }), transient: refusal.transient };
+    }
+    if (unverified > 0) {
+      diagnostics.push({
+        level: 'warning',
+        code: 'inline-unverified',
+        message: 'inline keys accepted without a certificate chain (allow.inlineUnverified); each is identified by its thumbprint',
+      });
+    }
+    return {
+      resolution: Object.freeze({
+        url: inlineIdentifier(keys),
+        keys: Object.freeze(keys),
+        diagnostics: Object.freeze(diagnostics),
+        stale: false,
+        proof: proofSummary(keys),
+      }),
+    };
+  }
+
+  // -------------------------------------------------------------------------
+  // Certificate resources for delegation (SPEC 4.4): AIA CA Issuers and x5u
+
+  /**
+   * The fetcher delegation uses: the same URL guard (except that an AIA URI may
+   * be `http:`, see {@link downloadCertificate}), size cap, timeout and redirect
+   * rule as a directory; one fetch per URL at a time; fresh copies reused.
+   */
+  private readonly fetchCertificate: CertificateFetcher = (url, purpose) => {
+    const now = this.s.now();
+    const held = this.certificates.get(url);
+    if (held !== undefined && now < held.untilMs) return held.body;
+    if (this.certificates.size >= MAX_CERTIFICATE_ENTRIES) {
+      const oldest = this.certificates.keys().next();
+      if (oldest.done !== true) this.certificates.delete(oldest.value);
+    }
+    const download = this.downloadCertificate(url, purpose);
+    const entry = { untilMs: Number.POSITIVE_INFINITY, body: download.then((d) => d.bytes) };
+    this.certificates.set(url, entry);
+    download.then(
+      (d) => {
+        entry.untilMs = d.freshUntilMs;
+      },
+      () => {
+        if (this.certificates.get(url) === entry) this.certificates.delete(url);
+      },
+    );
+    return entry.body;
+  };
+
+  /**
+   * One GET of a certificate resource through the directory guards. An AIA URI
+   * may be `http:` even without `allow.http`: CA Issuers URIs are usually http
+   * (RFC 5280 §4.2.2.1), the certificate is authenticated by its signature, and
+   * the address rules and allow-list still apply. `x5u` follows the directory
+   * rule (RFC 7517 §4.6 asks for TLS).
+   */
+  private async downloadCertificate(url: string, purpose: 'aia' | 'x5u'): Promise<{ bytes: Uint8Array; freshUntilMs: number }> {
+    const s = this.s;
+    const allowHttp = purpose === 'aia' || s.allowHttp;
+    this.checkUrl(url, allowHttp);
+    const fetchFn = s.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
+    const controller = new AbortController();
+    const timeoutError = fail('ERR_DIRECTORY_TIMEOUT', `the certificate resource did not answer within ${s.timeoutMs} ms`);
+    let onAbort: (reason: BotsigError) => void = () => undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = reject;
+    });
+    aborted.catch(() => undefined);
+    const timer = setTimeout(() => {
+      controller.abort(timeoutError);
+      onAbort(timeoutError);
+    }, s.timeoutMs);
+    const headers: Record<string, string> = { accept: CERTIFICATE_ACCEPT[purpose] };
+    if (s.userAgent !== undefined) headers['user-agent'] = s.userAgent;
+    let current = url;
+    let response: Response | undefined;
+    try {
+      const requestedAtMs = s.now();
+      for (let hop = 0; ; hop++) {
+        this.checkUrl(current, allowHttp);
+        try {
+          response = await Promise.race([fetchFn(current, { method: 'GET', headers, redirect: 'manual', signal: controller.signal }), aborted]);
+        } catch (error) {
+          if (controller.signal.aborted) throw timeoutError;
+          if (isBotsigError(error)) throw error;
+          const cause = (error as { cause?: unknown } | null)?.cause;
+          if (isBotsigError(cause)) throw cause;
+          throw fail('ERR_DIRECTORY_FETCH', 'network error while fetching the certificate resource', error);
+        }
+        const status = response.status;
+        if (status === 200) break;
+        cancel(response);
+        if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
+          const location = response.headers.get('location');
+          const next = location === null || hop >= s.maxRedirects ? undefined : tryParseUrl(resolveLocation(location, current));
+          if (next === undefined || !sameSite(new URL(current), next)) {
+            throw fail('ERR_DIRECTORY_FETCH', `the certificate resource answered with a redirect (HTTP ${status}), which is not followed`);
+          }
+          current = next.href;
+          continue;
+        }
+        throw fail('ERR_DIRECTORY_FETCH', `the certificate resource answered with HTTP status ${status}`);
+      }
+      const bytes = await readCapped(response, s.maxBytes, aborted);
+      const fetchedAtMs = s.now();
+      const policy = { defaultTtlSeconds: s.defaultTtlSeconds, minTtlSeconds: s.minTtlSeconds, maxTtlSeconds: s.maxTtlSeconds };
+      const freshness = computeFreshness(pickHeaders(response.headers), requestedAtMs, fetchedAtMs, policy);
+      return { bytes, freshUntilMs: freshness.storable ? freshness.freshUntilMs : fetchedAtMs };
+    } catch (error) {
+      if (response !== undefined) cancel(response);
+      if (controller.signal.aborted && !(isBotsigError(error) && error.code === 'ERR_DIRECTORY_TOO_LARGE')) throw timeoutError;
+      throw toBotsigError(error, 'the certificate resource could not be fetched');
+    } finally {
+      clearTimeout(timer);
+      if (!controller.signal.aborted) controller.abort();
+    }
   }
 }
 
@@ -1061,9 +1373,16 @@ function isFetchFailure(value: unknown): value is { ok: false; error: BotsigErro
   return typeof value === 'object' && value !== null && (value as { ok?: unknown }).ok === false && isBotsigError((value as { error?: unknown }).error);
 }
 
+/** The identifier of an inline resolution: its first key's (the chain's subject, or the thumbprint). */
+function inlineIdentifier(keys: readonly DirectoryClientKey[]): string {
+  const first = keys[0];
+  return first === undefined ? '' : (first.agent ?? first.thumbprint);
+}
+
+/** Response-signature proof (SPEC 5.4) only: a delegated key counts when a signature proves it too. */
 function proofSummary(keys: readonly DirectoryClientKey[]): DirectoryClientResolution['proof'] {
   let signed = 0;
-  for (const k of keys) if (k.proof === 'signed') signed++;
+  for (const k of keys) if (k.signedAt !== undefined) signed++;
   return signed === 0 ? 'unsigned' : signed === keys.length ? 'signed' : 'partial';
 }
 

@@ -7,8 +7,11 @@ import { serializeBareItem } from '../core/sf';
 import { componentValue, serializeComponentIdentifier } from './components';
 import type { ComponentIdentifier, ComponentOptions } from './components';
 import type { HttpMessage } from './message';
-import { serializeSignatureParams } from './signature-input';
+import { signatureParamsValue } from './signature-input';
 import type { SignatureInput } from './signature-input';
+
+/** Up to this many components, duplicates are found by comparing with each earlier one (no Set). */
+const LINEAR_DUPLICATE_SCAN = 16;
 
 /**
  * Builds the signature base for `input` over `message` (RFC 9421 §2.5). Component
@@ -26,15 +29,25 @@ import type { SignatureInput } from './signature-input';
 export function createSignatureBase(message: HttpMessage, input: Pick<SignatureInput, 'components' | 'params'>, options?: ComponentOptions): string {
   let out = '';
   const comps = input.components;
+  const n = comps.length;
+  // Each identifier is serialised once, for its line and for @signature-params.
+  const ids = new Array<string>(n);
+  const keys = n > 1 ? new Array<string>(n) : undefined;
   let seen: Set<string> | undefined;
-  for (let i = 0; i < comps.length; i++) {
+  for (let i = 0; i < n; i++) {
     const id = comps[i]!;
     const idText = serializeComponentIdentifier(id);
-    if (comps.length > 1) {
-      seen ??= new Set();
+    ids[i] = idText;
+    if (keys !== undefined) {
       const k = identityKey(id, idText);
-      if (seen.has(k)) throw new BotsigError('ERR_COMPONENT_DUPLICATE', 'a component identifier is covered twice (RFC 9421 §2.5)');
-      seen.add(k);
+      if (n <= LINEAR_DUPLICATE_SCAN) {
+        for (let j = 0; j < i; j++) if (keys[j] === k) throw duplicate();
+      } else {
+        seen ??= new Set();
+        if (seen.has(k)) throw duplicate();
+        seen.add(k);
+      }
+      keys[i] = k;
     }
     const v = componentValue(message, id, options);
     if (typeof v === 'string') {
@@ -43,7 +56,11 @@ export function createSignatureBase(message: HttpMessage, input: Pick<SignatureI
       for (const line of v) out += idText + ': ' + line + '\n';
     }
   }
-  return out + '"@signature-params": ' + serializeSignatureParams(input);
+  return out + '"@signature-params": ' + signatureParamsValue(ids, input.params);
+}
+
+function duplicate(): BotsigError {
+  return new BotsigError('ERR_COMPONENT_DUPLICATE', 'a component identifier is covered twice (RFC 9421 §2.5)');
 }
 
 /**

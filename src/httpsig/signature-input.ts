@@ -157,16 +157,24 @@ export function parseSignature(value: string): Map<string, Uint8Array> {
  * serializeSignatureParams(parseSignatureInput('sig1=("@authority");created=1').get('sig1')!) // '("@authority");created=1'
  */
 export function serializeSignatureParams(input: Pick<SignatureInput, 'components' | 'params'>): string {
-  let out = '(';
   const comps = input.components;
-  for (let i = 0; i < comps.length; i++) {
-    if (i > 0) out += ' ';
-    out += serializeComponentIdentifier(comps[i]!);
-  }
-  out += ')';
-  if (input.params.size === 0) return out;
+  const ids = new Array<string>(comps.length);
+  for (let i = 0; i < comps.length; i++) ids[i] = serializeComponentIdentifier(comps[i]!);
+  return signatureParamsValue(ids, input.params);
+}
+
+/**
+ * `@signature-params` from component identifiers already serialised (in order) and
+ * the signature parameters: base building serialises each identifier once for both
+ * its line and this one.
+ *
+ * @throws BotsigError `ERR_PARAM_INVALID` for an unserialisable signature parameter.
+ */
+export function signatureParamsValue(ids: readonly string[], params: Parameters): string {
+  const out = '(' + ids.join(' ') + ')';
+  if (params.size === 0) return out;
   try {
-    return out + serializeParameters(input.params);
+    return out + serializeParameters(params);
   } catch (err) {
     if (isBotsigError(err)) throw new BotsigError('ERR_PARAM_INVALID', 'a signature parameter cannot be serialised', { cause: err });
     throw err;

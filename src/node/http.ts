@@ -47,6 +47,8 @@ export interface ToMessageOptions {
  *   authority of an absolute-form request-target (RFC 9112 §3.2.2);
  * - with `trustProxy`, `Forwarded` (RFC 7239) and `X-Forwarded-*` may replace
  *   both; without it they are ignored;
+ * - the path is the request-target received (`originalUrl` when a framework
+ *   such as Express rewrote `url` under a mount path);
  * - header field lines are kept apart as received (`rawHeaders`), pseudo-header
  *   fields left out.
  * An authority that is missing, repeated or not a valid `host[:port]` leaves
@@ -87,7 +89,9 @@ export function toMessage(req: NodeRequest, options: ToMessageOptions = {}): Mes
   let scheme = socket?.encrypted === true ? 'https' : 'http';
   let authority: string | undefined = req.httpVersionMajor >= 2 ? (pseudoAuthority ?? (hosts === 1 ? host : undefined)) : hosts === 1 ? host : undefined;
   const method = req.method ?? 'GET';
-  const requestTarget = req.url ?? '';
+  // Express and connect rewrite `url` under a mount path and keep the received one in `originalUrl`.
+  const originalUrl = (req as { originalUrl?: unknown }).originalUrl;
+  const requestTarget = typeof originalUrl === 'string' ? originalUrl : (req.url ?? '');
   let path = requestTarget;
   let target: string | undefined;
   const first = requestTarget.charCodeAt(0);

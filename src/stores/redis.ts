@@ -13,7 +13,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { base64UrlEncode, utf8 } from '../core/base64';
-import { BotsigError } from '../core/errors';
+import { BotsigError, isBotsigError } from '../core/errors';
 import { systemClock } from '../core/time';
 import type { Clock } from '../core/time';
 import { MemoryDirectoryCache } from '../directory/cache';
@@ -356,17 +356,35 @@ export class RedisNonceStore implements NonceStore {
     const ttl = Math.ceil(expiresAtMs - nowMs) + this.#skewMs;
     // A lifetime that has run out still gets 1 ms: the command must be valid, and it still detects a replay in flight.
     const ttlMs = ttl >= 1 ? (ttl <= MAX_TTL_MS ? ttl : MAX_TTL_MS) : 1;
-    const client = this.#client;
-    return bounded(
-      attempt(() => client.setIfAbsent(key, '1', ttlMs)),
-      this.#timeoutMs,
-    ).catch(unavailable);
+    let reply: Promise<boolean>;
+    try {
+      // Promise.resolve returns a native promise as is; it only guards hand-written clients.
+      reply = Promise.resolve(this.#client.setIfAbsent(key, '1', ttlMs));
+    } catch (error) {
+      return Promise.reject(unavailableError(error));
+    }
+    // One promise and one timer per check, nothing shared: concurrent checks never wait for each other.
+    const timeoutMs = this.#timeoutMs;
+    return new Promise<boolean>((resolve, reject) => {
+      const timer = timeoutMs === 0 ? undefined : setTimeout(() => reject(new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', `Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+      reply.then(
+        (fresh) => {
+          if (timer !== undefined) clearTimeout(timer);
+          if (typeof fresh === 'boolean') resolve(fresh);
+          else reject(new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', 'the Redis client answered with something other than a boolean'));
+        },
+        (error: unknown) => {
+          if (timer !== undefined) clearTimeout(timer);
+          reject(unavailableError(error));
+        },
+      );
+    });
   }
 }
 
-function unavailable(error: unknown): never {
-  if (error instanceof BotsigError && error.code === 'ERR_NONCE_STORE_UNAVAILABLE') throw error;
-  throw new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', 'the Redis nonce store could not be consulted', { cause: error });
+function unavailableError(error: unknown): BotsigError {
+  if (isBotsigError(error) && error.code === 'ERR_NONCE_STORE_UNAVAILABLE') return error;
+  return new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', 'the Redis nonce store could not be consulted', { cause: error });
 }
 
 // ---------------------------------------------------------------------------
@@ -556,7 +574,7 @@ export class RedisDirectoryCache implements CoordinatedDirectoryCache {
       return this.#local.get(key);
     }
     // Kept locally too, so that an outage later still finds what Redis last said.
-    if (entry !== undefined) await this.#local.set(key, entry).catch(() => undefined);
+    if (entry !== undefined) await attempt(() => this.#local.set(key, entry)).catch(() => undefined);
     return entry;
   }
 
@@ -662,7 +680,7 @@ export class RedisDirectoryCache implements CoordinatedDirectoryCache {
           }
           if (usable(current)) {
             await release();
-            await this.#local.set(key, current).catch(() => undefined);
+            await attempt(() => this.#local.set(key, current)).catch(() => undefined);
             return { entry: current };
           }
           return { release };
@@ -681,7 +699,7 @@ export class RedisDirectoryCache implements CoordinatedDirectoryCache {
             ),
           ]);
           if (usable(current)) {
-            await this.#local.set(key, current).catch(() => undefined);
+            await attempt(() => this.#local.set(key, current)).catch(() => undefined);
             return { entry: current };
           }
           // The holder finished without a usable entry, or crashed and its lock expired: compete again.

@@ -44,6 +44,20 @@ describe('botsig/express specifics', () => {
     express().use(botsig());
   });
 
+  it('mounted under a path (app.use("/api", …)): @path is the path received, not the one Express rewrote (RFC 9421 §2.2.6)', async () => {
+    const agent = await startAgent();
+    const origin = await startExpress({}, (app) => app.use('/api', botsig(loopbackOptions({ mode: 'enforce' }))));
+    try {
+      const url = origin.origin + '/api/items?id=7';
+      const answer = await send(url, { headers: await signedHeaders(agent, url, { components: ['@path', '@query'] }) });
+      expect(answer.status).toBe(200);
+      expect(summaryOf(answer)).toMatchObject({ outcome: 'verified' });
+    } finally {
+      await origin.close();
+      await agent.directory.close();
+    }
+  });
+
   it('a policy that throws reaches Express error handling (next(error)), the route is not run', async () => {
     const agent = await startAgent();
     const origin = await startExpress({}, (app) => {

@@ -69,7 +69,8 @@ async function origin(route: Route): Promise<LoopbackServer & { seen: Seen[] }> 
   const options: VerifyRequestOptions = { keys: [publicJwk], allowInsecure: true, nonce: { store: new MemoryNonceStore() } };
   const server = await startLoopbackServer(async (req, res) => {
     const result = await verifyRequest({ method: req.method ?? 'GET', url: `http://${req.headers.host ?? ''}${req.url ?? '/'}`, headers: req.headers }, options);
-    const signatureInput = req.headers['signature-input'];
+    const raw = req.headers['signature-input'];
+    const signatureInput = Array.isArray(raw) ? raw.join(', ') : raw;
     seen.push({ path: req.url ?? '/', signed: signatureInput !== undefined || req.headers.signature !== undefined, signatureInput, result });
     const answer = route(req);
     res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/plain', ...answer.headers });
@@ -200,6 +201,16 @@ describe('signBrowserContext: each request signed for its own authority (SPEC 5.
     const byPath = new Map(a.seen.map((s) => [s.path, s]));
     expect(byPath.get('/one')!.result.outcome).toBe('verified');
     expect(byPath.get('/two')!.signed).toBe(false);
+  });
+
+  it('a request that cannot be signed as configured (content-digest absent on a GET) goes out unsigned and is reported to onError', async () => {
+    const a = await origin(() => ({ body: 'plain' }));
+    const { context, page } = await newPage();
+    const errors: Array<[string, string]> = [];
+    await signBrowserContext(context, options({ components: ['content-digest'], onError: (error, url) => errors.push([(error as { code: string }).code, url]) }));
+    await page.goto(`${a.origin}/`, { timeout: WAIT_MS });
+    expect(errors).toEqual([['ERR_COMPONENT_MISSING', `${a.origin}/`]]);
+    expect(a.seen.map((s) => s.signed)).toEqual([false]);
   });
 
   it('checks its arguments', async () => {

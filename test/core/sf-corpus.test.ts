@@ -1,12 +1,11 @@
 /**
- * The httpwg structured-field-tests corpus (RFC 9651), read in place from
- * ../shared/vectors/structured-field-tests, in both directions:
+ * The httpwg structured-field-tests corpus (RFC 9651), from
+ * ../shared/vectors/structured-field-tests (imported in place by test/helpers/vectors.ts), in both directions:
  * - parse: `raw` lines joined with ", " parse to `expected` (or fail when `must_fail`);
  * - serialise: `expected` (and our own parse result) serialise to `canonical` (or `raw`);
  * - serialisation-tests/: `expected` serialises to `canonical`, or fails when `must_fail`.
  * `can_fail` cases (RFC SHOULDs) may fail to parse; when they parse, they must be right.
  */
-import { readdirSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isBotsigError } from '../../src/core/errors';
 import {
@@ -18,7 +17,8 @@ import {
   serializeList,
 } from '../../src/core/sf';
 import type { Dictionary, Item, List } from '../../src/core/sf-types';
-import { CORPUS_DIR, readCorpus, toPlain, typedFromJson, type CorpusCase, type Typed } from './sf-test-helpers';
+import { SF_PARSE_FILES, SF_SERIALISE_FILES } from '../helpers/vectors';
+import { readCorpus, toPlain, typedFromJson, type CorpusCase, type Typed } from './sf-test-helpers';
 
 function parse(type: CorpusCase['header_type'], text: string): Typed {
   if (type === 'item') return parseItem(text);
@@ -43,10 +43,10 @@ function errorOf(fn: () => unknown): unknown {
 
 const counts = { parsePass: 0, mustFail: 0, canFailParsed: 0, canFailRejected: 0, serialisePass: 0, serialiseMustFail: 0 };
 
-const parseFiles = readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.json') && f !== 'SOURCE.json');
-const serialiseFiles = readdirSync(new URL('serialisation-tests/', CORPUS_DIR))
-  .filter((f) => f.endsWith('.json'))
-  .map((f) => `serialisation-tests/${f}`);
+// The file lists live in test/helpers/vectors.ts (static imports, so the runtime matrix
+// can bundle them); test/runtimes/manifest.test.ts checks them against the folder.
+const parseFiles = Object.keys(SF_PARSE_FILES);
+const serialiseFiles = Object.keys(SF_SERIALISE_FILES);
 
 describe('RFC 9651 httpwg structured-field-tests: parsing', () => {
   it('finds the corpus', () => {

@@ -4,10 +4,8 @@
  * convert its `expected` form to our typed values, and flatten typed values into a
  * plain, order-preserving form that `toEqual` can compare.
  */
-import { readFileSync } from 'node:fs';
 import type { BareItem, Dictionary, InnerList, Item, List, Member, Parameters } from '../../src/core/sf-types';
-
-export const CORPUS_DIR = new URL('../../../shared/vectors/structured-field-tests/', import.meta.url);
+import { SF_PARSE_FILES, SF_SERIALISE_FILES } from '../helpers/vectors';
 
 /** A JSON number with its spelling, so `1.0` (Decimal) and `1` (Integer) stay apart. */
 export class JsonNumber {
@@ -103,9 +101,11 @@ export interface CorpusCase {
   canonical?: string[];
 }
 
-/** Reads one corpus file, e.g. `number.json` or `serialisation-tests/number.json`. */
+/** Reads one corpus file, e.g. `number.json` or `serialisation-tests/number.json` (listed in test/helpers/vectors.ts). */
 export function readCorpus(file: string): CorpusCase[] {
-  const json = parseJsonLexical(readFileSync(new URL(file, CORPUS_DIR), 'utf8'));
+  const text = SF_PARSE_FILES[file] ?? SF_SERIALISE_FILES[file];
+  if (text === undefined) throw new Error(`${file}: not in the corpus list of test/helpers/vectors.ts`);
+  const json = parseJsonLexical(text);
   if (!Array.isArray(json)) throw new Error(`${file}: not an array`);
   return json.map((c) => {
     const o = c as { [k: string]: Json };

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics';
@@ -19,10 +17,13 @@ import {
   WELL_KNOWN_PATH,
   type ParseDirectoryOptions,
 } from '../../src/directory/document';
+import { cloudflareVectors } from '../helpers/vectors';
 
-const SHARED = '../../../shared/vectors/cloudflare-web-bot-auth/';
+/** A file of ../shared/vectors/cloudflare-web-bot-auth/ (imported in place by test/helpers/vectors.ts). */
 function vector<T>(path: string): T {
-  return JSON.parse(readFileSync(fileURLToPath(new URL(SHARED + path, import.meta.url)), 'utf8')) as T;
+  const v = cloudflareVectors<T>(path);
+  if (v === undefined) throw new Error(`${path} is not listed in test/helpers/vectors.ts`);
+  return v;
 }
 
 // RFC 8037 §A.3: the Ed25519 key whose thumbprint is kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k.

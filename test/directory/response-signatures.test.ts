@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createContentDigest } from '../../src/crypto/digest';
 import { generateKeyPair } from '../../src/crypto/generate';
@@ -6,6 +5,7 @@ import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
 import type { SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { DIRECTORY_RESPONSE_TAG, verifyDirectoryResponse } from '../../src/directory/response-signatures';
 import { signMessage } from '../../src/httpsig/sign';
+import { projectVectors } from '../helpers/vectors';
 
 const URL_FETCHED = 'https://agent.example/.well-known/http-message-signatures-directory';
 const NOW_S = 1_750_000_000;
@@ -84,9 +84,9 @@ describe('verifyDirectoryResponse (SPEC 5.4)', () => {
   });
 
   it('verifies the draft\'s "Signed Directory Response" vector (vectors/web-bot-auth.json, wba-directory-response)', async () => {
-    const file = JSON.parse(readFileSync('vectors/web-bot-auth.json', 'utf8')) as {
+    const file = projectVectors<{
       vectors: Array<{ id: string; body?: string; message: string[]; request?: string[]; label?: string }>;
-    };
+    }>('web-bot-auth.json');
     const v = file.vectors.find((x) => x.id === 'wba-directory-response')!;
     const headers: Record<string, string> = {};
     for (const line of v.message.slice(1)) {

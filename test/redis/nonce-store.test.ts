@@ -121,6 +121,24 @@ describe.each(CLIENT_KINDS)('RedisNonceStore with %s', (kind: ClientKind) => {
     expect(results.every((r) => r === true)).toBe(true);
   });
 
+  it('concurrent checks are not serialised: all 200 commands are sent before the first reply is awaited', async () => {
+    const inner = toRedisLike(client);
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const counting: RedisLike = {
+      ...inner,
+      setIfAbsent: (key, value, ttlMs) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        return inner.setIfAbsent(key, value, ttlMs).finally(() => inFlight--);
+      },
+    };
+    const store = new RedisNonceStore({ client: counting, prefix: prefix() });
+    const t = 1_700_000_000_000;
+    await Promise.all(Array.from({ length: 200 }, (_, i) => store.checkAndRecord('s k', `p${i}`, t + 60_000, t)));
+    expect(maxInFlight).toBe(200);
+  });
+
   it('keys stay bounded: long scopes are hashed, nonces over 128 characters too (marked with #)', async () => {
     const p = prefix();
     const store = new RedisNonceStore({ client, prefix: p });
@@ -233,6 +251,26 @@ describe('client detection', () => {
     }
     const own = toRedisLike(nr);
     expect(toRedisLike(own)).toBe(own);
+  });
+
+  it('a node-redis cluster gets the key for slot routing (sendCommand(firstKey, isReadonly, args))', async () => {
+    const calls: unknown[][] = [];
+    const cluster = {
+      isOpen: true,
+      masters: [],
+      nodeByAddress: new Map(),
+      sendCommand: (...a: unknown[]) => {
+        calls.push(a);
+        return Promise.resolve(a[2] !== undefined && (a[2] as string[])[0] === 'GET' ? null : 'OK');
+      },
+    };
+    const like = toRedisLike(cluster);
+    expect(await like.setIfAbsent('k1', 'v', 5)).toBe(true);
+    expect(await like.get('k2')).toBeNull();
+    expect(calls).toEqual([
+      ['k1', false, ['SET', 'k1', 'v', 'PX', '5', 'NX']],
+      ['k2', true, ['GET', 'k2']],
+    ]);
   });
 
   it('anything else is a TypeError', () => {

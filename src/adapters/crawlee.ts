@@ -1,0 +1,124 @@
+/**
+ * `botsig/crawlee`: a `preNavigationHooks` entry that signs what a Crawlee
+ * crawler sends. HTTP crawlers (CheerioCrawler, JSDOMCrawler, HttpCrawler) get
+ * signed got options and a `beforeRedirect` hook that re-signs each redirect hop;
+ * browser crawlers (PlaywrightCrawler) get the page's requests signed through
+ * routing, as `botsig/playwright` does. Crawlee is a peer dependency; only its
+ * shapes are used here.
+ */
+import { applySignatureHeaders, signRequest, signRequestSync } from '../profile/sign-request';
+import type { SignatureHeaders } from '../profile/types';
+import { createSigningRouteHandlerFrom, prepareBrowserSigning, type PlaywrightRoutable, type PlaywrightSigningOptions } from './playwright';
+
+/** Options of {@link createSigningHook}: those of `botsig/playwright` (`origins` applies to every hop). */
+export type CrawleeSigningOptions = PlaywrightSigningOptions;
+
+/** The part of a Crawlee `Request` that signing reads. */
+export interface CrawleeRequestLike {
+  readonly url: string;
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** The part of a Crawlee crawling context that signing reads: `page` is present in browser crawlers. */
+export interface CrawleeContextLike {
+  readonly request: CrawleeRequestLike;
+  readonly page?: PlaywrightRoutable | object;
+}
+
+/** Header records as got holds them. */
+export type GotHeaders = Record<string, string | string[] | undefined>;
+
+/** The part of got's options that signing writes (HTTP crawlers' second hook argument). */
+export interface GotOptionsLike {
+  url?: string | URL;
+  method?: string;
+  headers?: GotHeaders;
+  hooks?: { beforeRedirect?: unknown[] };
+}
+
+/** The options got passes to a `beforeRedirect` hook: already pointing at the next hop. */
+export interface GotRedirectOptionsLike {
+  url?: string | URL;
+  method?: string;
+  headers: GotHeaders;
+}
+
+/**
+ * A `preNavigationHooks` entry. The second argument is got's options in HTTP
+ * crawlers and `page.goto` options in browser crawlers (unused there).
+ */
+export type CrawleeSigningHook = (crawlingContext: CrawleeContextLike, navigationOptions?: object) => Promise<void>;
+
+const SIGNATURE_FIELDS = new Set(['signature', 'signature-input', 'signature-agent']);
+
+/**
+ * Creates a Crawlee `preNavigationHooks` entry that signs every request with a
+ * fresh Web Bot Auth signature for its own authority (SPEC 5.1). The key is
+ * imported once, on the first navigation.
+ *
+ * - HTTP crawlers: signs into got's `headers` (a plain object, as Crawlee merges
+ *   it over `request.headers`) and adds a got `beforeRedirect` hook that removes
+ *   the previous hop's `Signature`, `Signature-Input` and `Signature-Agent` and
+ *   signs again for the redirect target (got runs the hook after it has set the
+ *   new URL and method). The hook signs synchronously when the key can (Ed25519
+ *   with a synchronous provider), else returns a promise, which got 12+ awaits.
+ *   got-scraping may change header order and name case; the values are kept.
+ * - Browser crawlers (`crawlingContext.page` with Playwright's `route`): routes
+ *   the page once, as `signBrowserContext` does, with the same redirect caveat
+ *   (browser-followed hops resend the first signature).
+ *
+ * @throws TypeError for wrong option types (at creation); the hook rejects with
+ *   BotsigError `ERR_KEY_INVALID` for an unusable key, `ERR_COMPONENT_MISSING`
+ *   when a covered header is absent, or TypeError for a page without `route`
+ *   (Puppeteer is not supported).
+ * @example
+ * import { CheerioCrawler } from 'crawlee';
+ * import { createSigningHook } from 'botsig/crawlee';
+ * const crawler = new CheerioCrawler({
+ *   preNavigationHooks: [createSigningHook({ key: privateJwk, signatureAgent: 'https://crawler.example' })],
+ *   async requestHandler({ enqueueLinks }) { await enqueueLinks(); },
+ * });
+ */
+export function createSigningHook(options: CrawleeSigningOptions): CrawleeSigningHook {
+  // Checked and imported once; a rejected import is reported by every navigation.
+  const prepared = prepareBrowserSigning(options);
+  prepared.catch(() => undefined);
+  const routedPages = new WeakSet<object>();
+
+  return async function botsigSigningHook(crawlingContext: CrawleeContextLike, navigationOptions?: object): Promise<void> {
+    const signing = await prepared;
+    const page = crawlingContext.page;
+    if (page !== undefined && page !== null) {
+      if (!isRoutable(page)) throw new TypeError('botsig/crawlee signs browser crawlers through Playwright page.route(); this page has none');
+      if (routedPages.has(page)) return;
+      routedPages.add(page);
+      await page.route('**/*', createSigningRouteHandlerFrom(signing, options.onError));
+      return;
+    }
+
+    const got = (navigationOptions ?? {}) as GotOptionsLike;
+    const url = got.url === undefined ? crawlingContext.request.url : String(got.url);
+    const headers: GotHeaders = (got.headers ??= {});
+    if (signing.matches(url)) {
+      // The request as got will send it: Crawlee spreads request.headers, then got's headers.
+      const message = { method: got.method ?? crawlingContext.request.method ?? 'GET', url, headers: { ...crawlingContext.request.headers, ...headers } };
+      applySignatureHeaders(headers, await signRequest(message, signing.signOptions));
+    }
+    const hooks = (got.hooks ??= {});
+    (hooks.beforeRedirect ??= []).push((redirect: GotRedirectOptionsLike): void | Promise<void> => {
+      const hopHeaders = redirect.headers;
+      for (const name of Object.keys(hopHeaders)) if (SIGNATURE_FIELDS.has(name.toLowerCase())) delete hopHeaders[name];
+      const hopUrl = String(redirect.url);
+      if (!signing.matches(hopUrl)) return;
+      const message = { method: redirect.method ?? 'GET', url: hopUrl, headers: hopHeaders };
+      const apply = (signature: SignatureHeaders): void => applySignatureHeaders(hopHeaders, signature);
+      if (signing.key.signSync !== undefined) return apply(signRequestSync(message, { ...signing.signOptions, key: signing.key }));
+      return signRequest(message, signing.signOptions).then(apply);
+    });
+  };
+}
+
+function isRoutable(page: object): page is PlaywrightRoutable {
+  return typeof (page as Partial<PlaywrightRoutable>).route === 'function' && typeof (page as Partial<PlaywrightRoutable>).unroute === 'function';
+}

@@ -1,0 +1,133 @@
+/**
+ * Test data as modules, so the same test files run in Node (Vitest), in a browser
+ * and in workerd (test/runtimes): no `node:fs`, every file a static import that
+ * Vite and esbuild both bundle.
+ * - vectors/*.json: the project's own vector files (see vectors/README.md);
+ * - ../shared/vectors/cloudflare-web-bot-auth/**.json: Cloudflare's vectors, read
+ *   in place from the shared folder (never copied into the repository);
+ * - ../shared/vectors/structured-field-tests/*.json as text (`?raw`), because the
+ *   corpus tells Integer `1` from Decimal `1.0` by spelling, which JSON.parse loses.
+ * test/runtimes/manifest.test.ts (Node) checks these lists against the folders,
+ * so a file added there is not silently left out here.
+ */
+import cfEd25519Key from '../../../shared/vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
+import cfRsaPssKey from '../../../shared/vectors/cloudflare-web-bot-auth/rfc9421-keys/rsapss.json';
+import cfThumbprints from '../../../shared/vectors/cloudflare-web-bot-auth/jsonwebkey-thumbprint-vectors.json';
+import cfArchitectureV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_architecture_v1.json';
+import cfArchitectureV2 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_architecture_v2.json';
+import cfRegistryV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_registry_v1.json';
+import cfSignatureAgentCardV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_signature_agent_card_v1.json';
+import cfSignatureAgentV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_signature_agent_v1.json';
+import negativeJson from '../../vectors/negative.json';
+import rfc7638Json from '../../vectors/rfc7638.json';
+import rfc8037Json from '../../vectors/rfc8037.json';
+import rfc9421Json from '../../vectors/rfc9421.json';
+import rfc9530Json from '../../vectors/rfc9530.json';
+import webBotAuthJson from '../../vectors/web-bot-auth.json';
+import sfBinary from '../../../shared/vectors/structured-field-tests/binary.json?raw';
+import sfBoolean from '../../../shared/vectors/structured-field-tests/boolean.json?raw';
+import sfDate from '../../../shared/vectors/structured-field-tests/date.json?raw';
+import sfDictionary from '../../../shared/vectors/structured-field-tests/dictionary.json?raw';
+import sfDisplayString from '../../../shared/vectors/structured-field-tests/display-string.json?raw';
+import sfExamples from '../../../shared/vectors/structured-field-tests/examples.json?raw';
+import sfItem from '../../../shared/vectors/structured-field-tests/item.json?raw';
+import sfKeyGenerated from '../../../shared/vectors/structured-field-tests/key-generated.json?raw';
+import sfLargeGenerated from '../../../shared/vectors/structured-field-tests/large-generated.json?raw';
+import sfList from '../../../shared/vectors/structured-field-tests/list.json?raw';
+import sfListlist from '../../../shared/vectors/structured-field-tests/listlist.json?raw';
+import sfNumberGenerated from '../../../shared/vectors/structured-field-tests/number-generated.json?raw';
+import sfNumber from '../../../shared/vectors/structured-field-tests/number.json?raw';
+import sfParamDict from '../../../shared/vectors/structured-field-tests/param-dict.json?raw';
+import sfParamList from '../../../shared/vectors/structured-field-tests/param-list.json?raw';
+import sfParamListlist from '../../../shared/vectors/structured-field-tests/param-listlist.json?raw';
+import sfStringGenerated from '../../../shared/vectors/structured-field-tests/string-generated.json?raw';
+import sfString from '../../../shared/vectors/structured-field-tests/string.json?raw';
+import sfTokenGenerated from '../../../shared/vectors/structured-field-tests/token-generated.json?raw';
+import sfToken from '../../../shared/vectors/structured-field-tests/token.json?raw';
+import sfSerKeyGenerated from '../../../shared/vectors/structured-field-tests/serialisation-tests/key-generated.json?raw';
+import sfSerNumber from '../../../shared/vectors/structured-field-tests/serialisation-tests/number.json?raw';
+import sfSerStringGenerated from '../../../shared/vectors/structured-field-tests/serialisation-tests/string-generated.json?raw';
+import sfSerTokenGenerated from '../../../shared/vectors/structured-field-tests/serialisation-tests/token-generated.json?raw';
+
+const PROJECT_VECTORS: Readonly<Record<string, unknown>> = {
+  'negative.json': negativeJson,
+  'rfc7638.json': rfc7638Json,
+  'rfc8037.json': rfc8037Json,
+  'rfc9421.json': rfc9421Json,
+  'rfc9530.json': rfc9530Json,
+  'web-bot-auth.json': webBotAuthJson,
+};
+
+/** The names of vectors/*.json, for the manifest check. */
+export const PROJECT_VECTOR_FILES: readonly string[] = Object.keys(PROJECT_VECTORS);
+
+/**
+ * One of the project's vector files, parsed (a fresh copy, as reading the file
+ * would give, so a test that changes it cannot affect another). The caller names
+ * the shape (the formats are documented in vectors/README.md).
+ */
+export function projectVectors<T>(name: string): T {
+  const v = PROJECT_VECTORS[name];
+  if (v === undefined) throw new Error(`vectors/${name} is not listed in test/helpers/vectors.ts`);
+  return structuredClone(v) as T;
+}
+
+const CLOUDFLARE_DIR = '../shared/vectors/cloudflare-web-bot-auth/';
+const CLOUDFLARE: Readonly<Record<string, unknown>> = {
+  'jsonwebkey-thumbprint-vectors.json': cfThumbprints,
+  'rfc9421-keys/ed25519.json': cfEd25519Key,
+  'rfc9421-keys/rsapss.json': cfRsaPssKey,
+  'test_data/web_bot_auth_architecture_v1.json': cfArchitectureV1,
+  'test_data/web_bot_auth_architecture_v2.json': cfArchitectureV2,
+  'test_data/web_bot_auth_registry_v1.json': cfRegistryV1,
+  'test_data/web_bot_auth_signature_agent_card_v1.json': cfSignatureAgentCardV1,
+  'test_data/web_bot_auth_signature_agent_v1.json': cfSignatureAgentV1,
+};
+
+/** The JSON files of ../shared/vectors/cloudflare-web-bot-auth/, relative to that folder. */
+export const CLOUDFLARE_VECTOR_FILES: readonly string[] = Object.keys(CLOUDFLARE);
+
+/**
+ * A Cloudflare web-bot-auth vector file, parsed, by its path relative to
+ * ../shared/vectors/cloudflare-web-bot-auth/ (e.g. `test_data/web_bot_auth_architecture_v1.json`)
+ * or relative to the project root (`../shared/vectors/cloudflare-web-bot-auth/test_data/…`,
+ * the form vectors/web-bot-auth.json uses in `external`). A fresh copy; undefined when
+ * not listed here.
+ */
+export function cloudflareVectors<T>(path: string): T | undefined {
+  const key = path.startsWith(CLOUDFLARE_DIR) ? path.slice(CLOUDFLARE_DIR.length) : path;
+  const v = CLOUDFLARE[key];
+  return v === undefined ? undefined : (structuredClone(v) as T);
+}
+
+/** The httpwg structured-field-tests parse corpus: file name → JSON text. */
+export const SF_PARSE_FILES: Readonly<Record<string, string>> = {
+  'binary.json': sfBinary,
+  'boolean.json': sfBoolean,
+  'date.json': sfDate,
+  'dictionary.json': sfDictionary,
+  'display-string.json': sfDisplayString,
+  'examples.json': sfExamples,
+  'item.json': sfItem,
+  'key-generated.json': sfKeyGenerated,
+  'large-generated.json': sfLargeGenerated,
+  'list.json': sfList,
+  'listlist.json': sfListlist,
+  'number-generated.json': sfNumberGenerated,
+  'number.json': sfNumber,
+  'param-dict.json': sfParamDict,
+  'param-list.json': sfParamList,
+  'param-listlist.json': sfParamListlist,
+  'string-generated.json': sfStringGenerated,
+  'string.json': sfString,
+  'token-generated.json': sfTokenGenerated,
+  'token.json': sfToken,
+};
+
+/** The corpus's serialisation-tests/: `serialisation-tests/<file>` → JSON text. */
+export const SF_SERIALISE_FILES: Readonly<Record<string, string>> = {
+  'serialisation-tests/key-generated.json': sfSerKeyGenerated,
+  'serialisation-tests/number.json': sfSerNumber,
+  'serialisation-tests/string-generated.json': sfSerStringGenerated,
+  'serialisation-tests/token-generated.json': sfSerTokenGenerated,
+};

@@ -1,0 +1,104 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MemoryNonceStore } from '../../src/stores/nonce-store';
+
+describe('MemoryNonceStore (SPEC 5.3 rule 5: nonce uniqueness within the validity window)', () => {
+  it('a new nonce is accepted once; a repeat within its lifetime is a replay', () => {
+    const store = new MemoryNonceStore();
+    expect(store.checkAndRecord('agent key', 'n1', 2000, 1000)).toBe(true);
+    expect(store.checkAndRecord('agent key', 'n1', 2000, 1500)).toBe(false);
+    expect(store.checkAndRecord('agent key', 'n1', 9999, 1999)).toBe(false);
+    expect(store.size).toBe(1);
+  });
+
+  it('scopes are separate, and scope+nonce concatenations cannot collide', () => {
+    const store = new MemoryNonceStore();
+    expect(store.checkAndRecord('a', 'n', 2000, 0)).toBe(true);
+    expect(store.checkAndRecord('b', 'n', 2000, 0)).toBe(true);
+    expect(store.checkAndRecord('ab', 'c', 2000, 0)).toBe(true);
+    expect(store.checkAndRecord('a', 'bc', 2000, 0)).toBe(true);
+    expect(store.size).toBe(4);
+  });
+
+  it('an entry lives until its expiry (exclusive), then the nonce is new again', () => {
+    const store = new MemoryNonceStore();
+    store.checkAndRecord('s', 'n', 2000, 1000);
+    expect(store.checkAndRecord('s', 'n', 3000, 1999)).toBe(false);
+    expect(store.checkAndRecord('s', 'n', 3000, 2000)).toBe(true);
+    expect(store.checkAndRecord('s', 'n', 3000, 2999)).toBe(false);
+  });
+
+  it('a nonce that has already expired is accepted and not remembered', () => {
+    const store = new MemoryNonceStore();
+    expect(store.checkAndRecord('s', 'n', 1000, 1000)).toBe(true);
+    expect(store.size).toBe(0);
+  });
+
+  it('bounded: full of unexpired nonces it refuses (throws) rather than forgetting; expiry frees room', () => {
+    const store = new MemoryNonceStore({ maxEntries: 3 });
+    for (const n of ['a', 'b', 'c']) expect(store.checkAndRecord('s', n, 5000 + n.charCodeAt(0), 0)).toBe(true);
+    expect(() => store.checkAndRecord('s', 'd', 6000, 100)).toThrow(/full/);
+    // A replay is still recognised when full.
+    expect(store.checkAndRecord('s', 'a', 6000, 100)).toBe(false);
+    // Once 'a' (5097) has expired, there is room for one more.
+    expect(store.checkAndRecord('s', 'd', 6000, 5097)).toBe(true);
+    expect(store.size).toBe(3);
+    expect(() => store.checkAndRecord('s', 'e', 6000, 5097)).toThrow(/full/);
+  });
+
+  it('memory stays bounded under a stream of distinct nonces with rolling expiry', () => {
+    const store = new MemoryNonceStore({ maxEntries: 1000 });
+    for (let t = 0; t < 20_000; t++) {
+      // Each nonce lives 500 ms; one arrives every ms: never more than 500 alive.
+      expect(store.checkAndRecord('s', `n${t}`, t + 500, t)).toBe(true);
+      expect(store.size).toBeLessThanOrEqual(500);
+    }
+  });
+
+  it('uses its own clock when the caller gives none', () => {
+    let now = 0;
+    const store = new MemoryNonceStore({ now: () => now });
+    expect(store.checkAndRecord('s', 'n', 100)).toBe(true);
+    now = 50;
+    expect(store.checkAndRecord('s', 'n', 200)).toBe(false);
+    now = 100;
+    expect(store.checkAndRecord('s', 'n', 200)).toBe(true);
+  });
+
+  it('misuse: maxEntries, now, argument types', () => {
+    expect(() => new MemoryNonceStore({ maxEntries: 0 })).toThrow(RangeError);
+    expect(() => new MemoryNonceStore({ maxEntries: 1.5 })).toThrow(RangeError);
+    expect(() => new MemoryNonceStore({ now: 5 as never })).toThrow(TypeError);
+    const store = new MemoryNonceStore();
+    expect(() => store.checkAndRecord(1 as never, 'n', 1, 0)).toThrow(TypeError);
+    expect(() => store.checkAndRecord('s', 'n', Number.NaN, 0)).toThrow(TypeError);
+  });
+
+  it('property: behaves like an unbounded reference model (entry alive while expiry > now)', () => {
+    const op = fc.record({
+      scope: fc.constantFrom('a', 'b'),
+      nonce: fc.constantFrom('x', 'y', 'z', 'w'),
+      ttl: fc.integer({ min: -5, max: 50 }),
+      advance: fc.integer({ min: 0, max: 20 }),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        const store = new MemoryNonceStore({ maxEntries: 1_000 });
+        const model = new Map<string, number>();
+        let now = 0;
+        for (const o of ops) {
+          now += o.advance;
+          const key = `${o.scope}|${o.nonce}`;
+          const alive = (model.get(key) ?? Number.NEGATIVE_INFINITY) > now;
+          const expected = !alive;
+          if (expected && now + o.ttl > now) model.set(key, now + o.ttl);
+          expect(store.checkAndRecord(o.scope, o.nonce, now + o.ttl, now)).toBe(expected);
+          let live = 0;
+          for (const e of model.values()) if (e > now) live++;
+          expect(store.size).toBe(live);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
