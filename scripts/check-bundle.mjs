@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Build check for the isomorphic `botsig` entry (issue 8, "Runtimes"):
 //
-// 1. Node-isms: bundle the built entry that the `browser`, `workerd` and default
-//    `import` conditions of package.json select (dist/index.js) the way a browser
+// 1. Node-isms: bundle the built entries that the `browser`, `workerd` and default
+//    `import` conditions of package.json select (dist/index.js for `botsig`,
+//    dist/httpsig.js for `botsig/httpsig`) the way a browser
 //    bundler and a Workers bundler would, and fail if anything in it imports a
 //    Node builtin (`node:*` or a bare builtin name such as `crypto`), or refers to
 //    the `process` or `Buffer` globals. The globals are found with esbuild's
@@ -48,28 +49,30 @@ function isBuiltin(path) {
   return BUILTINS.has(path) || BUILTINS.has(path.split('/')[0]);
 }
 
-/** The package.json export conditions a browser or Worker bundler would follow for `botsig`. */
-function entryFromExports(dist) {
+/** The isomorphic entries: package subpath → built file (what `browser`, `workerd` and `import` select). */
+const ISOMORPHIC_ENTRIES = { '.': 'index.js', './httpsig': 'httpsig.js' };
+
+/** Checks that the package.json export conditions a browser or Worker bundler follows lead to the isomorphic builds. */
+function exportProblems() {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  const dot = pkg.exports?.['.'];
   const problems = [];
-  const targets = {
-    browser: dot?.browser?.import?.default ?? dot?.browser?.import ?? dot?.browser,
-    workerd: dot?.workerd?.import?.default ?? dot?.workerd?.import ?? dot?.workerd,
-    import: dot?.import?.default ?? dot?.import,
-  };
-  for (const [cond, target] of Object.entries(targets)) {
-    if (target !== './dist/index.js') problems.push(`package.json exports["."].${cond} resolves to ${JSON.stringify(target)}, not ./dist/index.js`);
+  for (const [subpath, file] of Object.entries(ISOMORPHIC_ENTRIES)) {
+    const e = pkg.exports?.[subpath];
+    const pick = (c) => (c === undefined || typeof c === 'string' ? c : c.import?.default ?? c.import ?? c.default);
+    const targets = { browser: pick(e?.browser) ?? pick(e), workerd: pick(e?.workerd) ?? pick(e), import: pick(e) };
+    for (const [cond, target] of Object.entries(targets)) {
+      if (target !== `./dist/${file}`) problems.push(`package.json exports["${subpath}"] under "${cond}" resolves to ${JSON.stringify(target)}, not ./dist/${file}`);
+    }
   }
-  return { entry: join(dist, 'index.js'), problems };
+  return problems;
 }
 
-/** Resolves `botsig` to the built entry and records every Node builtin that anything imports. */
-function botsigPlugin(entry, builtinsSeen) {
+/** Resolves `botsig` and `botsig/httpsig` to the built files and records every Node builtin that anything imports. */
+function botsigPlugin(dist, builtinsSeen) {
   return {
     name: 'botsig-check',
     setup(build) {
-      build.onResolve({ filter: /^botsig$/ }, () => ({ path: entry }));
+      build.onResolve({ filter: /^botsig(\/httpsig)?$/ }, (args) => ({ path: join(dist, ISOMORPHIC_ENTRIES[args.path === 'botsig' ? '.' : './httpsig']) }));
       build.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === 'entry-point' || !isBuiltin(args.path)) return undefined;
         builtinsSeen.push(`${args.path} (imported by ${args.importer.replace(ROOT + '/', '')})`);
@@ -79,7 +82,7 @@ function botsigPlugin(entry, builtinsSeen) {
   };
 }
 
-async function bundle(contents, entry, target, { minify, define = {}, builtinsSeen = [] }) {
+async function bundle(contents, dist, target, { minify, define = {}, builtinsSeen = [] }) {
   const result = await esbuild.build({
     stdin: { contents, resolveDir: ROOT, loader: 'js', sourcefile: 'check-entry.js' },
     bundle: true,
@@ -91,7 +94,7 @@ async function bundle(contents, entry, target, { minify, define = {}, builtinsSe
     logLevel: 'silent',
     nodePaths: [join(ROOT, 'node_modules')],
     define,
-    plugins: [botsigPlugin(entry, builtinsSeen)],
+    plugins: [botsigPlugin(dist, builtinsSeen)],
     ...TARGETS[target],
   });
   return result.outputFiles[0].text;
@@ -103,7 +106,7 @@ async function bundle(contents, entry, target, { minify, define = {}, builtinsSe
  * @returns {Promise<string[]>} the problems found (empty when clean)
  */
 export async function checkNodeIsms(dist = join(ROOT, 'dist')) {
-  const { entry, problems } = entryFromExports(dist);
+  const problems = exportProblems();
   const define = {};
   for (const g of FORBIDDEN_GLOBALS) {
     define[g] = MARK + g;
@@ -111,7 +114,8 @@ export async function checkNodeIsms(dist = join(ROOT, 'dist')) {
   }
   for (const target of Object.keys(TARGETS)) {
     const builtinsSeen = [];
-    const text = await bundle(SIZE_CASES.all, entry, target, { minify: false, define, builtinsSeen });
+    const everything = "import * as b from 'botsig'; import * as h from 'botsig/httpsig'; globalThis.x = [b, h];";
+    const text = await bundle(everything, dist, target, { minify: false, define, builtinsSeen });
     for (const b of builtinsSeen) problems.push(`[${target}] imports Node builtin ${b}`);
     // Left-over specifiers (a dynamic import that esbuild could not follow) and CommonJS requires.
     for (const m of text.matchAll(/\bimport\s*\(\s*["'`](node:[^"'`]*)|\brequire\s*\(\s*["'`]([^"'`]+)/g)) {
@@ -133,10 +137,9 @@ export async function checkNodeIsms(dist = join(ROOT, 'dist')) {
  * @returns {Promise<Record<string, { minified: number, gzip: number }>>}
  */
 export async function measureSizes(dist = join(ROOT, 'dist')) {
-  const { entry } = entryFromExports(dist);
   const out = {};
   for (const [name, contents] of Object.entries(SIZE_CASES)) {
-    const text = await bundle(contents, entry, 'browser', { minify: true });
+    const text = await bundle(contents, dist, 'browser', { minify: true });
     const bytes = Buffer.from(text, 'utf8');
     out[name] = { minified: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
   }
@@ -209,7 +212,7 @@ async function main(argv) {
   if (json) {
     console.log(JSON.stringify({ dist, nodeIsms, sizes, budgets, overruns }, null, 2));
   } else {
-    console.log(`check-bundle: ${dist}/index.js bundled for ${Object.keys(TARGETS).join(' and ')}`);
+    console.log(`check-bundle: ${Object.values(ISOMORPHIC_ENTRIES).map((f) => join(dist, f)).join(', ')} bundled for ${Object.keys(TARGETS).join(' and ')}`);
     console.log(nodeIsms.length === 0 ? 'check-bundle: no Node builtins, no process/Buffer/global references' : nodeIsms.map((p) => `NODE-ISM ${p}`).join('\n'));
     console.log(table(sizes, budgets, markdown));
     for (const o of overruns) console.log(`OVER BUDGET ${o}`);

@@ -243,6 +243,14 @@ function isWhole(bytes: Uint8Array): boolean {
   return derFrameLength(bytes) === bytes.length;
 }
 
+/** Tag and length octets of a DER element whose content is `length` bytes long. */
+function derHeader(tag: number, length: number): number[] {
+  if (length < 0x80) return [tag, length];
+  const octets: number[] = [];
+  for (let n = length; n > 0; n = Math.floor(n / 256)) octets.unshift(n % 256);
+  return [tag, 0x80 | octets.length, ...octets];
+}
+
 const PEM_BEGIN = '-----BEGIN CERTIFICATE-----';
 const PEM_END = '-----END CERTIFICATE-----';
 
@@ -531,6 +539,9 @@ function parseCertificate(asn: Asn, der: Uint8Array): ParsedCertificate | ChainF
     if (!sameAlgorithm(asn, cert.signatureAlgorithm, tbs.signature)) {
       return failure('malformed', 'the signature algorithm differs inside and outside the signed part (RFC 5280 §4.1.1.2)');
     }
+    if (!isDerCertificate(asn, der, bytes(cert.tbsCertificateRaw), cert.signatureAlgorithm, bytes(cert.signatureValue))) {
+      return failure('malformed', 'the certificate is not DER encoded around its signed part');
+    }
     const subjectDer = bytes(AsnConvert.serialize(tbs.subject));
     const issuerDer = bytes(AsnConvert.serialize(tbs.issuer));
     const spki = tbs.subjectPublicKeyInfo;
@@ -601,6 +612,32 @@ function parseCertificate(asn: Asn, der: Uint8Array): ParsedCertificate | ChainF
     // asn1js and the schema layer throw plain Errors (or RangeError on deep input).
     return failure('malformed', 'not a readable X.509 certificate');
   }
+}
+
+/**
+ * The parser is lenient (BER); the signature covers only the TBS bytes. So the
+ * unsigned rest must be exactly its DER form: SEQUENCE { tbs, algorithm,
+ * BIT STRING with no unused bits }, or one certificate could have many encodings.
+ */
+function isDerCertificate(asn: Asn, der: Uint8Array, tbs: Uint8Array, algorithm: AsnX509Module.AlgorithmIdentifier, signature: Uint8Array): boolean {
+  const alg = bytes(asn.schema.AsnConvert.serialize(algorithm));
+  const bitString = derHeader(0x03, signature.length + 1);
+  const contentLength = tbs.length + alg.length + bitString.length + 1 + signature.length;
+  const header = derHeader(0x30, contentLength);
+  if (der.length !== header.length + contentLength) return false;
+  const expected = new Uint8Array(der.length);
+  let o = 0;
+  expected.set(header, o);
+  o += header.length;
+  expected.set(tbs, o);
+  o += tbs.length;
+  expected.set(alg, o);
+  o += alg.length;
+  expected.set(bitString, o);
+  o += bitString.length;
+  expected[o++] = 0;
+  expected.set(signature, o);
+  return bytesEqual(expected, der);
 }
 
 function sameAlgorithm(asn: Asn, a: AsnX509Module.AlgorithmIdentifier, b: AsnX509Module.AlgorithmIdentifier): boolean {
@@ -704,6 +741,8 @@ function own(data: Uint8Array): Bytes {
 /** ECDSA-Sig-Value (RFC 3279 §2.2.3) to the fixed-size r‖s WebCrypto verifies. */
 function ecdsaRaw(asn: Asn, signature: Uint8Array, size: number): Bytes | undefined {
   const value = asn.schema.AsnConvert.parse(signature, asn.ecc.ECDSASigValue, BER_OPTIONS);
+  // DER only (as for the certificate around it): one signature, one encoding.
+  if (!bytesEqual(bytes(asn.schema.AsnConvert.serialize(value)), signature)) return undefined;
   const r = stripZeros(bytes(value.r));
   const s = stripZeros(bytes(value.s));
   if (r.length > size || s.length > size) return undefined;

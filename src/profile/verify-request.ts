@@ -144,7 +144,7 @@ async function verify(request: MessageInput, options: VerifyRequestOptions, p: P
   let agentHeader: ParsedSignatureAgent | undefined;
   const agentLines = message.headers.get('signature-agent');
   if (agentLines !== undefined && agentLines.length > 0) {
-    const parsed = parseSignatureAgent(agentLines, p.agentOptions);
+    const parsed = parsedSignatureAgent(agentLines, p);
     // Only blank lines: nothing was sent.
     if (parsed.form !== 'absent' || parsed.ignored) agentHeader = parsed;
     if (parsed.ignored) malformed = true;
@@ -561,6 +561,31 @@ async function loadStaticKeys(prepared: Prepared): Promise<void> {
   } catch (error) {
     throw new TypeError('options.keys: a key cannot be imported', { cause: error });
   }
+}
+
+// An agent sends the same Signature-Agent on every request: parse each distinct
+// value once. Results are frozen (they are handed out in every result that binds
+// them), keyed by the exact field lines, bounded in count and size.
+const AGENT_CACHE_MAX_ENTRIES = 256;
+const AGENT_CACHE_MAX_CHARS = 4096;
+const agentCaches = [new Map<string, ParsedSignatureAgent>(), new Map<string, ParsedSignatureAgent>()] as const;
+
+function parsedSignatureAgent(lines: readonly string[], p: Prepared): ParsedSignatureAgent {
+  const key = lines.length === 1 ? '1' + lines[0]! : 'n' + JSON.stringify(lines);
+  const cache = agentCaches[p.agentOptions.allowHttp === true ? 1 : 0];
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const parsed = parseSignatureAgent(lines, p.agentOptions);
+  if (key.length > AGENT_CACHE_MAX_CHARS) return parsed;
+  for (const m of parsed.members) {
+    if (m.inline !== undefined) Object.freeze(m.inline);
+    Object.freeze(m);
+  }
+  for (const d of parsed.diagnostics) Object.freeze(d);
+  const frozen: ParsedSignatureAgent = Object.freeze({ ...parsed, members: Object.freeze(parsed.members) as SignatureAgentMember[], diagnostics: Object.freeze(parsed.diagnostics) as Diagnostic[] });
+  if (cache.size >= AGENT_CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+  cache.set(key, frozen);
+  return frozen;
 }
 
 /** `http:` in any case (RFC 3986 §3.1: schemes are case-insensitive). */

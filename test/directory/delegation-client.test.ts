@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Jwk } from '../../src/crypto/types';
 import { DirectoryClient } from '../../src/directory/client';
 import type { DirectoryClientKey, DirectoryClientOptions, FetchLike } from '../../src/directory/client';
+import type { DelegationOptions } from '../../src/directory/delegation';
 import { createGuardedFetch } from '../../src/node/guarded-fetch';
 import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import { verifyRequest } from '../../src/profile/verify-request';
@@ -86,7 +87,7 @@ function client(options: DirectoryClientOptions = {}, fetch: Recorder = loopback
   return new DirectoryClient({ now: clock.now, allow: { http: true, loopback: true }, fetch, ...options });
 }
 
-const delegation = (): DirectoryClientOptions['delegation'] => ({ trustAnchors: [pki.root.pem] });
+const delegation = (): DelegationOptions => ({ trustAnchors: [pki.root.pem] });
 
 function onlyKey(keys: readonly DirectoryClientKey[]): DirectoryClientKey {
   expect(keys).toHaveLength(1);

@@ -18,6 +18,7 @@ import cfArchitectureV2 from '../../../shared/vectors/cloudflare-web-bot-auth/te
 import cfRegistryV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_registry_v1.json';
 import cfSignatureAgentCardV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_signature_agent_card_v1.json';
 import cfSignatureAgentV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_signature_agent_v1.json';
+import delegationJson from '../../vectors/delegation.json';
 import negativeJson from '../../vectors/negative.json';
 import rfc7638Json from '../../vectors/rfc7638.json';
 import rfc8037Json from '../../vectors/rfc8037.json';
@@ -50,6 +51,7 @@ import sfSerStringGenerated from '../../../shared/vectors/structured-field-tests
 import sfSerTokenGenerated from '../../../shared/vectors/structured-field-tests/serialisation-tests/token-generated.json?raw';
 
 const PROJECT_VECTORS: Readonly<Record<string, unknown>> = {
+  'delegation.json': delegationJson,
   'negative.json': negativeJson,
   'rfc7638.json': rfc7638Json,
   'rfc8037.json': rfc8037Json,

@@ -103,6 +103,9 @@ describe('four verifier processes, one Redis nonce store (SPEC 5.3 rule 5)', () 
     const server = await redis();
     workers = await fleet(server.port, 'fleet1:', true);
   });
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+  });
 
   it('the same signed request submitted 1,000 times across the fleet: exactly one verified, 999 ERR_NONCE_REPLAYED', async () => {
     const request = await signed({ nonce: 'one-fixed-nonce-for-the-whole-fleet' });
@@ -127,6 +130,9 @@ describe('Redis killed mid-run (policy required): no false verified, recovery on
     // every nonce it answered OK for: that is how the test checks each `verified`.
     server = await redis({ persistent: true });
     workers = await fleet(server.port, 'fleet2:', true);
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
   });
 
   it('SIGKILL between two batches and during one; restart on the same port', async () => {

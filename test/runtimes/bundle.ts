@@ -45,6 +45,9 @@ export const DIRECTORY_NODE_ONLY: Readonly<Record<string, string>> = {
   'test/directory/client-hostile.test.ts': 'real loopback HTTP servers, node:zlib bombs, Buffer',
   'test/directory/handler.test.ts': 'serves the handler over node:http',
   'test/directory/delegation.test.ts': 'not classified yet: in progress when the matrix was set up (reads vectors/delegation.json with node:fs)',
+  'test/directory/delegation-client.test.ts': 'node:https loopback servers and the Node guarded fetch',
+  'test/directory/delegation-lazy.test.ts': 'vi.mock (module mocking) and loopback servers',
+  'test/directory/delegation-missing.test.ts': 'vi.mock (module mocking)',
 };
 
 /** The test files of the matrix, relative to the project root, in run order. */
