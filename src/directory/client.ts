@@ -239,6 +239,14 @@ type InlineBuilt =
 /** Failures that may pass on their own: not remembered for an inline directory. */
 const TRANSIENT_DELEGATION_FAILURES: ReadonlySet<DelegationFailureReason> = new Set(['fetch-failed', 'not-yet-valid', 'unavailable']);
 
+/**
+ * Distinct certificate URLs (AIA, x5u) one directory or inline member may make
+ * the client fetch: a document lists up to `maxKeys` keys, each with a chain of
+ * up to `maxChainLength`; without a cap a stranger's directory could turn one
+ * request into hundreds of fetches.
+ */
+const MAX_CERTIFICATE_URLS_PER_DIRECTORY = 8;
+
 /** Most certificate resources (AIA, x5u) remembered in process. */
 const MAX_CERTIFICATE_ENTRIES = 256;
 
@@ -1017,8 +1025,11 @@ export class DirectoryClient implements KeyDirectory {
     }
     // SPEC 5.5: chains are checked here, once per response (fetches coalesce per URL).
     const delegation = this.s.delegation;
+    const budget = new Set<string>();
     const outcomes =
-      delegation === undefined ? undefined : await Promise.all(kept.map(({ dk }) => (hasCertificateChain(dk.jwk) ? this.delegate(dk.jwk) : undefined)));
+      delegation === undefined
+        ? undefined
+        : await Promise.all(kept.map(({ dk }) => (hasCertificateChain(dk.jwk) ? this.delegate(dk.jwk, budget) : undefined)));
 
     const keys: CandidateKey[] = [];
     let proofExpiryMs = Number.POSITIVE_INFINITY;
@@ -1069,9 +1080,21 @@ export class DirectoryClient implements KeyDirectory {
     return this.finishBuilt(entry, keys, diagnostics, Math.min(entry.freshUntilMs, proofExpiryMs), newestOf(keys));
   }
 
-  /** Checks one key's chain with this client's anchors, clock and guarded fetch (SPEC 5.5). */
-  private async delegate(jwk: Jwk): Promise<DelegationOutcome> {
+  /**
+   * Checks one key's chain with this client's anchors, clock and guarded fetch
+   * (SPEC 5.5). `budget` holds the certificate URLs the same document has used.
+   */
+  private async delegate(jwk: Jwk, budget: Set<string>): Promise<DelegationOutcome> {
     const d = this.s.delegation!;
+    const fetch: CertificateFetcher = (url, purpose) => {
+      if (!budget.has(url)) {
+        if (budget.size >= MAX_CERTIFICATE_URLS_PER_DIRECTORY) {
+          return Promise.reject(fail('ERR_DIRECTORY_FETCH', `the directory needs more than ${MAX_CERTIFICATE_URLS_PER_DIRECTORY} certificate URLs; no more are fetched`));
+        }
+        budget.add(url);
+      }
+      return this.fetchCertificate(url, purpose);
+    };
     try {
       return await verifyDelegation(jwk, {
         anchors: d.anchors,
@@ -1079,7 +1102,7 @@ export class DirectoryClient implements KeyDirectory {
         maxChainLength: d.maxChainLength,
         now: this.s.now,
         clockSkewSeconds: this.s.skewSeconds,
-        fetch: this.fetchCertificate,
+        fetch,
       });
     } catch (error) {
       // A trust anchor that does not parse: a configuration error, reported on every key it affects.
@@ -1174,9 +1197,10 @@ export class DirectoryClient implements KeyDirectory {
     const keys: DirectoryClientKey[] = [];
     let refusal: { error: BotsigError; transient: boolean; count: number } | undefined;
     let unverified = 0;
+    const budget = new Set<string>();
     for (const dk of parsed.keys) {
       const at = `keys[${dk.index}]`;
-      const outcome = delegation !== undefined && hasCertificateChain(dk.jwk) ? await this.delegate(dk.jwk) : undefined;
+      const outcome = delegation !== undefined && hasCertificateChain(dk.jwk) ? await this.delegate(dk.jwk, budget) : undefined;
       let key: VerifyingKey;
       try {
         key = await importVerifyingKey(dk.jwk, dk.alg === undefined ? undefined : { alg: dk.alg });

@@ -165,16 +165,25 @@ interface Asn {
 
 let asnModules: Promise<Asn> | undefined;
 
+/** Rethrows a failed package import; attached to each `import()` on purpose (see {@link loadAsn}). */
+function importFailed(error: unknown): never {
+  throw error;
+}
+
 /**
  * Loads the X.509 packages once. A failed load is not remembered, so installing
  * them does not need a restart of a long-lived process that retries.
+ *
+ * Each `import()` carries its own `.catch()`: esbuild (Workers, tsup) then turns
+ * a package that is not installed into a run-time failure instead of a build
+ * error, so apps that never configure delegation build without the packages.
  */
 function loadAsn(): Promise<Asn> {
   asnModules ??= Promise.all([
-    import('@peculiar/asn1-schema'),
-    import('@peculiar/asn1-x509'),
-    import('@peculiar/asn1-ecc'),
-    import('@peculiar/asn1-rsa'),
+    import('@peculiar/asn1-schema').catch(importFailed),
+    import('@peculiar/asn1-x509').catch(importFailed),
+    import('@peculiar/asn1-ecc').catch(importFailed),
+    import('@peculiar/asn1-rsa').catch(importFailed),
   ]).then(
     ([schema, x509, ecc, rsa]) => ({ schema, x509, ecc, rsa }),
     (error: unknown) => {
@@ -321,7 +330,6 @@ export function decodeCertificates(bytes: Uint8Array, max = MAX_CHAIN_LENGTH_LIM
 export class TrustAnchors {
   /** DER of each anchor, in the order given. */
   readonly certificates: readonly Uint8Array[];
-  private index: Promise<AnchorIndex> | undefined;
 
   /**
    * @throws TypeError when the list is empty, or an entry is not PEM, base64 DER
@@ -352,30 +360,45 @@ export class TrustAnchors {
     this.certificates = Object.freeze(certs);
   }
 
-  /** The parsed anchors, by DER and by subject. */
-  load(): Promise<AnchorIndex> {
-    if (this.index === undefined) {
-      const pending = loadAsn().then((asn) => {
-        const byDer = new Map<string, ParsedCertificate>();
-        const bySubject = new Map<string, ParsedCertificate[]>();
-        this.certificates.forEach((der, i) => {
-          const parsed = parseCertificate(asn, der);
-          if (parsed instanceof ChainFailure) throw new TypeError(`trustAnchors[${i}] cannot be read as an X.509 certificate (${parsed.message})`);
-          byDer.set(base64Encode(der), parsed);
-          const list = bySubject.get(parsed.subjectKey);
-          if (list === undefined) bySubject.set(parsed.subjectKey, [parsed]);
-          else list.push(parsed);
-        });
-        return { asn, byDer, bySubject };
-      });
-      // A missing package can be installed later; a bad anchor stays bad.
-      pending.catch((error: unknown) => {
-        if (isBotsigError(error)) this.index = undefined;
-      });
-      this.index = pending;
-    }
-    return this.index;
+  /**
+   * Parses the anchors (once; loads the optional X.509 packages on first call).
+   * The client calls it; call it yourself to surface a bad anchor at start-up.
+   *
+   * @throws BotsigError `ERR_DELEGATION_INVALID` (rejection) when the optional packages are not installed.
+   * @throws TypeError (rejection) when an anchor is not an X.509 certificate.
+   */
+  async load(): Promise<void> {
+    await anchorIndex(this);
   }
+}
+
+// Kept outside the class so that its public type never names the optional packages.
+const indexes = new WeakMap<TrustAnchors, Promise<AnchorIndex>>();
+
+function anchorIndex(anchors: TrustAnchors): Promise<AnchorIndex> {
+  let index = indexes.get(anchors);
+  if (index === undefined) {
+    const pending = loadAsn().then((asn) => {
+      const byDer = new Map<string, ParsedCertificate>();
+      const bySubject = new Map<string, ParsedCertificate[]>();
+      anchors.certificates.forEach((der, i) => {
+        const parsed = parseCertificate(asn, der);
+        if (parsed instanceof ChainFailure) throw new TypeError(`trustAnchors[${i}] cannot be read as an X.509 certificate (${parsed.message})`);
+        byDer.set(base64Encode(der), parsed);
+        const list = bySubject.get(parsed.subjectKey);
+        if (list === undefined) bySubject.set(parsed.subjectKey, [parsed]);
+        else list.push(parsed);
+      });
+      return { asn, byDer, bySubject };
+    });
+    // A missing package can be installed later; a bad anchor stays bad.
+    pending.catch((error: unknown) => {
+      if (isBotsigError(error) && indexes.get(anchors) === pending) indexes.delete(anchors);
+    });
+    indexes.set(anchors, pending);
+    index = pending;
+  }
+  return index;
 }
 
 interface AnchorIndex {
@@ -397,6 +420,8 @@ export interface PreparedDelegation {
  *
  * @throws TypeError for a missing or empty `trustAnchors`, an unknown form, or
  *   a `maxChainLength` outside 1–16.
+ * @example
+ * const prepared = prepareDelegation({ trustAnchors: [caPem], forms: ['x5c', 'aia'] });
  */
 export function prepareDelegation(options: DelegationOptions): PreparedDelegation {
   if (typeof options !== 'object' || options === null) throw new TypeError('delegation must be an object with trustAnchors');
@@ -418,7 +443,7 @@ export function prepareDelegation(options: DelegationOptions): PreparedDelegatio
   return { anchors, forms, maxChainLength: max };
 }
 
-/** True when the key entry carries a chain (`x5c` or `x5u`) at all. */
+/** True when the key entry carries a chain (`x5c` or `x5u`, RFC 7517 §4.6–4.7) at all. */
 export function hasCertificateChain(key: Pick<Jwk, 'x5c' | 'x5u'>): boolean {
   return (Array.isArray(key.x5c) && key.x5c.length > 0) || typeof key.x5u === 'string';
 }
@@ -859,7 +884,7 @@ export async function verifyDelegation(key: DelegatedKeyInput, options: VerifyDe
 
   let index: AnchorIndex;
   try {
-    index = await options.anchors.load();
+    index = await anchorIndex(options.anchors);
   } catch (error) {
     if (isBotsigError(error)) return { ok: false, reason: 'unavailable', error };
     throw error;
@@ -895,7 +920,9 @@ async function fetchCertificates(ctx: WalkContext, url: string, purpose: 'aia' |
         ? failure('aia-blocked', `the CA Issuers URI (AIA) of the chain is refused by the URL rules (${code}): ${error instanceof Error ? error.message : ''}`)
         : failure('x5u-blocked', `the x5u URL is refused by the URL rules (${code}): ${error instanceof Error ? error.message : ''}`);
     }
-    return failure('fetch-failed', `the ${purpose === 'aia' ? 'CA Issuers URI (AIA)' : 'x5u URL'} could not be fetched (${code ?? 'network error'})`);
+    // Our fetch path's messages name no URL, so they can be passed on.
+    const detail = isBotsigError(error) ? `${error.code}: ${error.message}` : 'network error';
+    return failure('fetch-failed', `the ${purpose === 'aia' ? 'CA Issuers URI (AIA)' : 'x5u URL'} could not be fetched (${detail})`);
   }
   try {
     return decodeCertificates(body, ctx.maxChainLength);
@@ -954,7 +981,14 @@ async function walk(index: AnchorIndex, jwk: DelegatedKeyInput, ctx: WalkContext
   let anchor: ParsedCertificate | undefined;
   let current = parseCertificate(asn, pending[0]!);
   if (current instanceof ChainFailure) return failure('malformed', `${where(0)}: ${current.message}`);
-  if (!keyMatches(asn, current.spki, jwk)) return failure('wrong-key', 'the leaf certificate certifies another key than the directory entry (SPEC 5.5 rule 4)');
+  let matches: boolean;
+  try {
+    matches = keyMatches(asn, current.spki, jwk);
+  } catch {
+    // An RSA key inside the certificate that does not parse is not the JWK's key.
+    matches = false;
+  }
+  if (!matches) return failure('wrong-key', 'the leaf certificate certifies another key than the directory entry (SPEC 5.5 rule 4)');
   let next = 1;
   for (;;) {
     const position = links.length;

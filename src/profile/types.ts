@@ -52,7 +52,10 @@ export interface SignatureResult {
    * thumbprint when the key came from elsewhere (static keys, a resolver).
    */
   readonly agent?: string;
-  /** The Signature-Agent member that this signature covers, if any. */
+  /**
+   * The Signature-Agent member this signature covers (for a legacy field covered
+   * whole, the member whose directory held the key). Frozen: shared between results.
+   */
   readonly signatureAgent?: SignatureAgentMember;
   readonly keySource?: KeySource;
   readonly error?: ErrorInfo;
@@ -79,15 +82,21 @@ export interface ResolvedKey {
   readonly agent?: string;
 }
 
+/** What a {@link KeyResolver} is asked. */
 export interface KeyLookup {
   readonly keyid: string;
+  /** The signature's `alg` parameter as sent, when present. */
   readonly alg?: string;
   readonly label: string;
-  /** The covered Signature-Agent member, when there is one. */
+  /** The covered Signature-Agent member (the first, for a legacy field covered whole), when there is one. */
   readonly signatureAgent?: SignatureAgentMember;
 }
 
-/** Looks up a key by keyid (and Signature-Agent member) when static keys do not have it. */
+/**
+ * Looks up a key by keyid (and Signature-Agent member) when static keys do not have
+ * it. A key whose thumbprint is not the keyid is ignored. Throwing (or rejecting)
+ * makes the signature `unverified` with the error's code.
+ */
 export type KeyResolver = (lookup: KeyLookup) => Promise<ResolvedKey | VerifyingKey | Jwk | undefined> | ResolvedKey | VerifyingKey | Jwk | undefined;
 
 /** A directory key after resolution: imported and ready. */
@@ -135,8 +144,16 @@ export interface NonceOptions {
   readonly store?: NonceStore;
 }
 
+/**
+ * Options of `verifyRequest`. Validated and prepared on first use and cached per
+ * object: keep one object per verifier and do not mutate it afterwards.
+ */
 export interface VerifyRequestOptions {
-  /** Static public keys (JWKs or imported keys), matched by thumbprint = keyid. */
+  /**
+   * Static public keys (JWKs or imported keys), matched by thumbprint = keyid, imported
+   * once per array. RSA JWKs need an `alg`. A key that cannot be imported is a
+   * configuration error: `verifyRequest` rejects with a TypeError.
+   */
   readonly keys?: ReadonlyArray<Jwk | VerifyingKey>;
   /** Called for a keyid that static keys do not know. */
   readonly resolveKey?: KeyResolver;
@@ -144,7 +161,10 @@ export interface VerifyRequestOptions {
   readonly directory?: KeyDirectory;
   readonly nonce?: NonceOptions;
   readonly now?: Clock;
-  /** Tolerance for `created` in the future and `expires` in the past. Default 60. */
+  /**
+   * Tolerance for `created` in the future and `expires` in the past, in seconds.
+   * Default 60. Compared in whole seconds: `created = now + skew` passes, one more fails.
+   */
   readonly clockSkewSeconds?: number;
   /** Largest `expires - created` accepted. Default 86,400 (SPEC 8). */
   readonly maxValiditySeconds?: number;

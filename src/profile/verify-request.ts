@@ -160,7 +160,12 @@ async function verify(request: MessageInput, options: VerifyRequestOptions, p: P
     );
   }
 
-  const ctx: Context = { message, options, p, nowMs: p.now(), agentHeader, entries, diagnostics: undefined };
+  const nowMs = p.now();
+  // A clock that gives no number would make every freshness comparison false, i.e. pass.
+  if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) {
+    return requestResult('unverified', malformed, { code: 'ERR_INTERNAL', message: 'options.now returned no usable time' }, agentDiagnostics);
+  }
+  const ctx: Context = { message, options, p, nowMs, agentHeader, entries, diagnostics: undefined };
   const results: SignatureResult[] = [];
   if (options.label === undefined) {
     for (const entry of entries.values()) results.push(await verifyOne(ctx, entry));
@@ -323,12 +328,15 @@ async function verifyOne(ctx: Context, entry: SignatureEntry): Promise<Signature
   if (!ok) return fail(d, 'invalid', 'ERR_SIGNATURE_INVALID', `signature "${label}" does not verify`);
 
   if (p.policy !== 'none' && params.nonce !== undefined) {
-    let fresh: boolean;
+    let fresh: unknown;
     try {
       // Remembered for as long as the signature is accepted: through the last whole
       // second that passes the expiry check above.
-      fresh = (await p.store.checkAndRecord(found.agent + ' ' + keyid, params.nonce, (expires + p.skewSeconds + 1) * 1000, ctx.nowMs)) === true;
+      fresh = await p.store.checkAndRecord(found.agent + ' ' + keyid, params.nonce, (expires + p.skewSeconds + 1) * 1000, ctx.nowMs);
     } catch {
+      fresh = undefined;
+    }
+    if (typeof fresh !== 'boolean') {
       return fail(d, 'unverified', 'ERR_NONCE_STORE_UNAVAILABLE', 'the nonce store could not be consulted; the nonce is unchecked');
     }
     if (!fresh) return fail(d, 'invalid', 'ERR_NONCE_REPLAYED', `the nonce of signature "${label}" was already used`);

@@ -20,7 +20,8 @@ import { applySignatureHeaders, signRequest } from '../../src/profile/sign-reque
 import { verifyRequest } from '../../src/profile/verify-request';
 import { MemoryNonceStore } from '../../src/stores/nonce-store';
 import { agentKey, days, intermediateCa, leafFor, mint, pemBundle, privateKeyPem, rootCa, withX5c, type AgentKey, type Cert } from '../helpers/certs';
-import { closeAllLoopbackServers, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
+import { createDirectoryHandler } from '../../src/directory/handler';
+import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
 import { DIRECTORY_TYPE, member, send, TestClock, WELL_KNOWN } from './client-fixtures';
 
 // ---------------------------------------------------------------------------
@@ -118,6 +119,16 @@ describe('keys of a fetched directory with an x5c chain (SPEC 5.5 rule 1)', () =
     expect(r.proof).toBe('unsigned');
   });
 
+  it('published by createDirectoryHandler (x5c on the private JWK) and signed (SPEC 5.4): delegated and signed, with requireProof and requireDelegation', async () => {
+    const handler = createDirectoryHandler({ keys: [{ ...pki.key.privateJwk, x5c: [pki.leaf.b64, pki.inter.b64] }], now: clock.now });
+    const srv = await startFetchHandlerServer(handler);
+    const r = await client({ delegation: delegation(), requireProof: true, requireDelegation: true }).resolve(member(srv.origin));
+    const k = onlyKey(r.keys);
+    expect(k.proof).toBe('delegated');
+    expect(k.signedAt).toBeTypeOf('number');
+    expect(r.proof).toBe('signed');
+  });
+
   it('without delegation configured, x5c is ignored and the key is an ordinary one', async () => {
     serveDirectory(withX5c(pki.key, pki.leaf, pki.inter));
     const k = onlyKey((await client().resolve(member(http.origin))).keys);
@@ -196,6 +207,24 @@ describe('AIA CA Issuers through the guarded fetch (SPEC 5.5 rule 2, 4.4)', () =
       expect(d?.message, target).toMatch(/refused by the URL rules \(ERR_URL_BLOCKED\)/);
       expect(rec.urls, `${target} must never be requested`).toEqual([`${http.origin}${WELL_KNOWN}`]);
     }
+  });
+
+  it('one directory may make the client fetch at most 8 certificate URLs', async () => {
+    const jwks: Jwk[] = [];
+    for (let i = 0; i < 10; i++) {
+      const k = await agentKey('ed25519');
+      routes.set(`/ca/budget-${i}.cer`, { type: 'application/pkix-cert', body: pki.inter.der });
+      jwks.push(withX5c(k, await leafFor(k, pki.inter, { aia: `${http.origin}/ca/budget-${i}.cer` })));
+    }
+    serveDirectory(...jwks);
+    const r = await client({ delegation: delegation() }).resolve(member(http.origin));
+    expect(r.keys.filter((k) => k.proof === 'delegated')).toHaveLength(8);
+    const refused = r.diagnostics.filter((d) => d.code === 'delegation-fetch-failed');
+    expect(refused).toHaveLength(2);
+    expect(refused[0]?.message).toMatch(/more than 8 certificate URLs/);
+    let fetched = 0;
+    for (let i = 0; i < 10; i++) fetched += http.count(`/ca/budget-${i}.cer`);
+    expect(fetched).toBe(8);
   });
 
   it('a leaf without AIA whose issuer is not an anchor: missing-aia', async () => {

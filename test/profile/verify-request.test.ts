@@ -470,6 +470,18 @@ describe('key directory (KeyDirectory.resolve(member)); keys by (URL, keyid) (NO
     expect(r.agent).toBe(s.vk.thumbprint);
   });
 
+  it('parsed Signature-Agent members are shared between results, so they are frozen', async () => {
+    const s = await signed();
+    const r1 = await verifyRequest(s.req, { keys: [s.publicJwk], now: at(NOW), nonce: freshNonce() });
+    const r2 = await verifyRequest(s.req, { keys: [s.publicJwk], now: at(NOW), nonce: freshNonce() });
+    const m = r1.signatures[0]!.signatureAgent!;
+    expect(Object.isFrozen(m)).toBe(true);
+    expect(() => {
+      (m as { url: string }).url = 'https://evil.example';
+    }).toThrow(TypeError);
+    expect(r2.signatures[0]!.signatureAgent?.url).toBe(AGENT);
+  });
+
   it('directory diagnostics are passed on in the request result', async () => {
     const s = await signed();
     const directory = {
@@ -860,6 +872,21 @@ describe('misuse throws TypeError; request content never throws', () => {
 
   it('a static key that cannot be imported → TypeError (configuration), not a per-request verdict', async () => {
     await expect(verifyRequest({ url: 'https://example.com/' }, { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'short' }] })).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('callbacks that break their contract never lead to verified', async () => {
+    const s = await signed();
+    const brokenClock = await verifyRequest(s.req, { keys: [s.publicJwk], now: () => Number.NaN });
+    expect(brokenClock.outcome, 'a NaN clock must not pass every freshness check').toBe('unverified');
+    expect(brokenClock.error?.code).toBe('ERR_INTERNAL');
+    const throwingClock = await verifyRequest(s.req, { keys: [s.publicJwk], now: () => { throw new Error('x'); } });
+    expect(throwingClock).toMatchObject({ outcome: 'unverified', error: { code: 'ERR_INTERNAL' } });
+    const oddStore = await verifyRequest(s.req, { keys: [s.publicJwk], now: at(NOW), nonce: { store: { checkAndRecord: () => 1 as unknown as boolean } } });
+    expect(code(oddStore)).toBe('ERR_NONCE_STORE_UNAVAILABLE');
+    const oddDirectory = await verifyRequest(s.req, { directory: { resolve: async () => ({}) as never }, now: at(NOW) });
+    expect(oddDirectory.outcome).toBe('unverified');
+    const oddResolver = await verifyRequest(s.req, { resolveKey: () => 42 as never, now: at(NOW) });
+    expect(oddResolver.outcome).toBe('unverified');
   });
 
   it('header values of odd types from frameworks are reported, not thrown', async () => {
