@@ -317,7 +317,16 @@ async function providerCall<T>(alg: AlgorithmName, call: () => Promise<T>): Prom
 // ---------------------------------------------------------------------------
 // Wrappers
 
-function makeVerifyingKey(alg: AlgorithmName, thumbprint: string, jwk: Jwk, fn: VerifyFn, signatureBytes: number): VerifyingKey {
+/** What {@link verifyBase} needs to call a botsig-made key's provider directly. */
+interface VerifyInternals {
+  readonly fn: VerifyFn;
+  readonly signatureBytes: number;
+  /** The provider answers before returning (node:crypto, @noble), so it is done with `data` by then. */
+  synchronous: boolean;
+}
+const verifyInternals = new WeakMap<VerifyingKey, VerifyInternals>();
+
+function makeVerifyingKey(alg: AlgorithmName, thumbprint: string, jwk: Jwk, fn: VerifyFn, signatureBytes: number, synchronous: boolean): VerifyingKey {
   const verify = async (data: Uint8Array, signature: Uint8Array): Promise<boolean> => {
     if (!(data instanceof Uint8Array) || !(signature instanceof Uint8Array)) throw new TypeError('data and signature must be Uint8Arrays');
     // A wrong length can never verify; refusing it here keeps providers from disagreeing on odd inputs.
@@ -328,7 +337,55 @@ function makeVerifyingKey(alg: AlgorithmName, thumbprint: string, jwk: Jwk, fn: 
       return false;
     }
   };
-  return Object.freeze({ alg, thumbprint, jwk, verify });
+  const key: VerifyingKey = Object.freeze({ alg, thumbprint, jwk, verify });
+  verifyInternals.set(key, { fn, signatureBytes, synchronous });
+  return key;
+}
+
+// The signature base, encoded for a synchronous provider without allocating per call.
+// Bases longer than this are encoded into a fresh array instead of growing the buffer.
+const SCRATCH_MAX_BYTES = 1 << 16;
+let scratch = new Uint8Array(1024);
+const baseEncoder = new TextEncoder();
+
+/**
+ * Verifies `signature` over a signature base given as text (RFC 9421 §3.2 step 8),
+ * with the same result as `key.verify(utf8(base), signature)`. For a key imported
+ * by botsig through a synchronous provider (node:crypto, @noble) the base is encoded
+ * into a reused buffer and the provider called directly, which saves an allocation
+ * and a promise per verification on the hot path; any other key goes through
+ * `key.verify`. Never throws for a bad signature: the answer is then `false`.
+ *
+ * @throws TypeError when `key` is not a verifying key or `base` not a string.
+ * @example
+ * if (!(await verifyBase(key, createSignatureBase(message, input), signatureBytes))) reject();
+ */
+export function verifyBase(key: VerifyingKey, base: string, signature: Uint8Array): boolean | Promise<boolean> {
+  if (typeof base !== 'string') throw new TypeError('base must be a string');
+  const internals = verifyInternals.get(key);
+  // Worst case three UTF-8 bytes per UTF-16 code unit.
+  const bound = base.length * 3;
+  if (internals === undefined || !internals.synchronous || bound > SCRATCH_MAX_BYTES) {
+    if (typeof key !== 'object' || key === null || typeof key.verify !== 'function') throw new TypeError('key must be a VerifyingKey');
+    return key.verify(utf8(base), signature);
+  }
+  if (!(signature instanceof Uint8Array)) throw new TypeError('data and signature must be Uint8Arrays');
+  if (signature.length !== internals.signatureBytes) return false;
+  if (scratch.length < bound) scratch = new Uint8Array(Math.max(bound, scratch.length * 2));
+  const { written } = baseEncoder.encodeInto(base, scratch);
+  try {
+    const ok = internals.fn(scratch.subarray(0, written), signature);
+    if (ok instanceof Promise) {
+      // A provider that claims to be synchronous and is not may read the buffer after
+      // it is reused: drop this answer and never share the buffer with it again.
+      internals.synchronous = false;
+      ok.catch(() => undefined);
+      return key.verify(utf8(base), signature);
+    }
+    return ok === true;
+  } catch {
+    return false;
+  }
 }
 
 function makeSigningKey(alg: AlgorithmName, thumbprint: string, publicJwk: Jwk, fn: SignFn, synchronous: boolean): SigningKey {
@@ -405,7 +462,8 @@ export async function importVerifyingKey(key: Jwk | CryptoKey | VerifyingKey, op
     pending.catch(() => cache.verify.deleteIf(key, pending));
   }
   const publicJwk = publicJwkOf(jwk);
-  const result = imported.then((i) => makeVerifyingKey(alg, i.thumbprint, publicJwk, i.verify, i.signatureBytes));
+  const synchronous = provider.synchronous === true;
+  const result = imported.then((i) => makeVerifyingKey(alg, i.thumbprint, publicJwk, i.verify, i.signatureBytes, synchronous));
   cache.verifyByJwk.set(jwk, { snap: snapshot(jwk, opts.alg), key: result });
   result.catch(() => {
     if (cache.verifyByJwk.get(jwk)?.key === result) cache.verifyByJwk.delete(jwk);
@@ -444,7 +502,7 @@ async function importVerifyingCryptoKey(key: CryptoKey, requested: AlgorithmName
       const alg = cryptoKeyAlgorithm(key, undefined);
       if (!key.usages.includes('verify')) throw invalid('the CryptoKey is not usable for "verify"');
       const { jwk, thumbprint, signatureBytes } = publicFromExported(await exportJwk(key), alg);
-      return makeVerifyingKey(alg, thumbprint, jwk, webCryptoVerifier(key, alg), signatureBytes);
+      return makeVerifyingKey(alg, thumbprint, jwk, webCryptoVerifier(key, alg), signatureBytes, false);
     })();
     verifyByCryptoKey.set(key, pending);
     const failed = pending;

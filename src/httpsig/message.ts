@@ -270,14 +270,16 @@ function fastTarget(s: string): TargetUri | undefined {
     const pathStart = i;
     let segStart = i + 1;
     for (; i <= n; i++) {
+      // The path ends at "?", "#" or the end of the input; its last segment is checked too.
       const c = i < n ? s.charCodeAt(i) : 47;
-      if (i < n && (c === 63 || c === 35)) break;
-      if (c === 47) {
+      const last = i === n || c === 63 || c === 35;
+      if (c === 47 || last) {
         // "." and ".." segments are removed by the URL parser.
         const len = i - segStart;
         if ((len === 1 || len === 2) && s.charCodeAt(segStart) === 46 && (len === 1 || s.charCodeAt(segStart + 1) === 46)) {
           return undefined;
         }
+        if (last) break;
         segStart = i + 1;
         continue;
       }

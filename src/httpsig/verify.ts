@@ -2,8 +2,8 @@
  * Verifying a signature (RFC 9421 §3.2). No time or nonce policy here: that is the
  * application's (profile layer) business, on top of the typed `params`.
  */
-import { utf8 } from '../core/base64';
 import { BotsigError, isBotsigError } from '../core/errors';
+import { verifyBase } from '../crypto/keys';
 import type { AlgorithmName, VerifyingKey } from '../crypto/types';
 import { createSignatureBase } from './base';
 import type { ComponentOptions } from './components';
@@ -52,7 +52,7 @@ export async function verifySignatureBytes(key: VerifyingKey, base: string, sign
   if (typeof key !== 'object' || key === null || typeof key.verify !== 'function') throw new TypeError('key must be a VerifyingKey');
   if (alg !== undefined && alg !== key.alg) throw new BotsigError('ERR_ALG_MISMATCH', 'the alg parameter does not match the key');
   try {
-    return (await key.verify(utf8(base), signature)) === true;
+    return (await verifyBase(key, base, signature)) === true;
   } catch (err) {
     if (isBotsigError(err)) throw err;
     return false;

@@ -6,9 +6,9 @@
  * certificate helper, so the global Reflect is untouched here.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readFileSync } from 'node:fs';
 import type { Jwk } from '../../src/crypto/types';
 import { DirectoryClient } from '../../src/directory/client';
+import { projectVectors } from '../helpers/vectors';
 import { closeAllLoopbackServers, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
 import { DIRECTORY_TYPE, member, send, TestClock, WELL_KNOWN } from './client-fixtures';
 
@@ -22,7 +22,7 @@ interface Vectors {
   certificates: { root: { b64: string } };
   vectors: Array<{ id: string; directory?: { keys: Jwk[] } }>;
 }
-const file = JSON.parse(readFileSync(new URL('../../vectors/delegation.json', import.meta.url), 'utf8')) as Vectors;
+const file = projectVectors<Vectors>('delegation.json');
 // The draft's key, without the members that would drop it here: its kid is not the
 // thumbprint (see vectors/delegation.json kidNote) and its nbf/exp (2024) lie outside the certificates' 2025–2035.
 const { kid: _kid, nbf: _nbf, exp: _exp, ...draftKey } = file.vectors.find((v) => v.id === 'draft-x5c-full-chain')!.directory!.keys[0]!;

@@ -3,9 +3,9 @@
  * src/directory/delegation.ts): chain building and checking on minted
  * certificates, and the directory draft's x5c examples (vectors/delegation.json).
  */
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { base64Encode } from '../../src/core/base64';
 import { parseDataUrl } from '../../src/core/data-url';
 import { isBotsigError } from '../../src/core/errors';
 import type { Jwk } from '../../src/crypto/types';
@@ -20,6 +20,7 @@ import {
 } from '../../src/directory/delegation';
 import { parseDirectorySync } from '../../src/directory/document';
 import { parseSignatureAgent } from '../../src/profile/signature-agent';
+import { projectVectors } from '../helpers/vectors';
 import { agentKey, days, intermediateCa, KU, leafFor, mint, pemBundle, rootCa, withX5c, type AgentKey, type Cert } from '../helpers/certs';
 
 // ---------------------------------------------------------------------------
@@ -263,8 +264,8 @@ describe('refusals (each with its reason; RFC 5280 §6.1)', () => {
     expect(reason(await check({ ...base, x5c: ['not base64!'] }, anchorsOf(root)))).toBe('malformed');
     expect(reason(await check({ ...base, x5c: ['MAMCAQE='] }, anchorsOf(root)))).toBe('malformed');
     const trailing = new Uint8Array([...leaf.der, 0]);
-    expect(reason(await check({ ...base, x5c: [Buffer.from(trailing).toString('base64'), inter.b64] }, anchorsOf(root)))).toBe('malformed');
-    expect(reason(await check({ ...base, x5c: [Buffer.from(leaf.der.subarray(0, 100)).toString('base64')] }, anchorsOf(root)))).toBe('malformed');
+    expect(reason(await check({ ...base, x5c: [base64Encode(trailing), inter.b64] }, anchorsOf(root)))).toBe('malformed');
+    expect(reason(await check({ ...base, x5c: [base64Encode(leaf.der.subarray(0, 100))] }, anchorsOf(root)))).toBe('malformed');
     expect(reason(await check({ ...base, x5c: [leaf.b64, 'MAMCAQE='] }, anchorsOf(root)))).toBe('malformed');
   });
 
@@ -285,7 +286,7 @@ describe('refusals (each with its reason; RFC 5280 §6.1)', () => {
       fc.asyncProperty(fc.nat({ max: leaf.der.length - 1 }), fc.integer({ min: 1, max: 255 }), async (at, xor) => {
         const der = leaf.der.slice();
         der[at]! ^= xor;
-        const outcome = await check({ ...key.publicJwk, x5c: [Buffer.from(der).toString('base64')] }, anchors, { forms: ['x5c'] });
+        const outcome = await check({ ...key.publicJwk, x5c: [base64Encode(der)] }, anchors, { forms: ['x5c'] });
         expect(outcome.ok, `byte ${at} ^ ${xor}`).toBe(false);
       }),
       { numRuns: 150 },
@@ -297,7 +298,7 @@ describe('refusals (each with its reason; RFC 5280 §6.1)', () => {
     const anchors = anchorsOf(root);
     await fc.assert(
       fc.asyncProperty(fc.array(fc.uint8Array({ maxLength: 600 }), { minLength: 1, maxLength: 4 }), async (blobs) => {
-        const outcome = await check({ ...key.publicJwk, x5c: blobs.map((b) => Buffer.from(b).toString('base64')) }, anchors, { forms: ['x5c'] });
+        const outcome = await check({ ...key.publicJwk, x5c: blobs.map((b) => base64Encode(b)) }, anchors, { forms: ['x5c'] });
         expect(outcome.ok).toBe(false);
       }),
       { numRuns: 100 },
@@ -416,6 +417,29 @@ describe('trust anchors, configuration and certificate resources', () => {
     }
     expect(() => decodeCertificates(new TextEncoder().encode(pemBundle(inter, root, inter)), 2)).toThrow(/1–2/);
   });
+
+  it('property: decodeCertificates throws only ERR_DELEGATION_INVALID on arbitrary bytes and PEM-like text', async () => {
+    const { root } = await fixtures();
+    const pemish = fc
+      .tuple(fc.string({ maxLength: 40 }), fc.base64String({ maxLength: 400 }), fc.constantFrom('', '-----END CERTIFICATE-----', '-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----'))
+      .map(([pre, b64, end]) => new TextEncoder().encode(`${pre}-----BEGIN CERTIFICATE-----\n${b64}\n${end}`));
+    const mutatedDer = fc.tuple(fc.nat({ max: root.der.length - 1 }), fc.integer({ min: 1, max: 255 })).map(([at, x]) => {
+      const d = root.der.slice();
+      d[at]! ^= x;
+      return d;
+    });
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 300 }), pemish, mutatedDer), (input) => {
+        try {
+          const certs = decodeCertificates(input);
+          expect(certs.length).toBeGreaterThan(0);
+        } catch (e) {
+          expect(isBotsigError(e) && e.code).toBe('ERR_DELEGATION_INVALID');
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 // ---------------------------------------------------------------------------
@@ -443,7 +467,7 @@ interface DelegationVectors {
   }>;
 }
 
-const file = JSON.parse(readFileSync(new URL('../../vectors/delegation.json', import.meta.url), 'utf8')) as DelegationVectors;
+const file = projectVectors<DelegationVectors>('delegation.json');
 
 describe(`directory draft delegation examples (vectors/delegation.json, ${file.source.repository}@${file.source.commit.slice(0, 7)})`, () => {
   const byId = new Map(file.vectors.map((v) => [v.id, v]));

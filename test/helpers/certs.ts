@@ -10,6 +10,7 @@
  * below is installed by this test helper only, and a separate test file checks
  * that delegation works without it.
  */
+import { base64Encode } from '../../src/core/base64';
 import { generateKeyPair } from '../../src/crypto/generate';
 import type { AlgorithmName, Jwk } from '../../src/crypto/types';
 
@@ -226,6 +227,6 @@ export const days = (n: number): number => n * DAY;
 /** The private key of a minted certificate as PKCS #8 PEM (for a TLS server). */
 export async function privateKeyPem(cert: Cert): Promise<string> {
   const der = new Uint8Array(await crypto.subtle.exportKey('pkcs8', cert.keys.privateKey));
-  const b64 = Buffer.from(der).toString('base64');
+  const b64 = base64Encode(der);
   return `-----BEGIN PRIVATE KEY-----\n${b64.replace(/.{1,64}/g, '$&\n')}-----END PRIVATE KEY-----\n`;
 }

@@ -1,10 +1,9 @@
 /**
  * Shared fixtures for the profile tests: keys (generated once per file), the
- * RFC 9421 example keys, the draft's and Cloudflare's vectors, a fake directory,
- * and small helpers to rewrite signature headers.
+ * RFC 9421 example keys, the draft's and Cloudflare's vectors (as modules, so the
+ * files also run in the browser and workerd matrix), a fake directory, and small
+ * helpers to rewrite signature headers.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { BotsigError } from '../../src/core/errors';
 import { serializeDictionary } from '../../src/core/sf';
 import type { BareItem } from '../../src/core/sf-types';
@@ -17,6 +16,7 @@ import { parseRawHttpMessage } from '../../src/httpsig/raw';
 import { agentIdentifier, type SignatureAgentMember } from '../../src/profile/signature-agent';
 import type { DirectoryResolution, KeyDirectory } from '../../src/profile/types';
 import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { cloudflareVectors as cloudflareFile, projectVectors } from '../helpers/vectors';
 
 // ---------------------------------------------------------------------------
 // Time
@@ -45,10 +45,6 @@ export function otherKeyPair(): Promise<GeneratedKeyPair> {
   return other;
 }
 
-const projectRoot = new URL('../../', import.meta.url);
-function readJson<T>(relative: string): T {
-  return JSON.parse(readFileSync(fileURLToPath(new URL(relative, projectRoot)), 'utf8')) as T;
-}
 
 export interface Rfc9421Key {
   id: string;
@@ -58,7 +54,7 @@ export interface Rfc9421Key {
 }
 /** The RFC 9421 Appendix B.1 keys, as transcribed in vectors/rfc9421.json. */
 export function rfc9421Key(id: string): Rfc9421Key {
-  const keys = readJson<{ keys: Rfc9421Key[] }>('vectors/rfc9421.json').keys;
+  const keys = projectVectors<{ keys: Rfc9421Key[] }>('rfc9421.json').keys;
   const key = keys.find((k) => k.id === id);
   if (key === undefined) throw new Error(`no key ${id} in vectors/rfc9421.json`);
   return key;
@@ -91,7 +87,7 @@ export interface WbaVector {
 }
 /** The draft's request vectors of vectors/web-bot-auth.json (the directory response one left out). */
 export function draftRequestVectors(): WbaVector[] {
-  const file = readJson<{ vectors: WbaVector[] }>('vectors/web-bot-auth.json');
+  const file = projectVectors<{ vectors: WbaVector[] }>('web-bot-auth.json');
   return file.vectors.filter((v) => v.message[0]!.startsWith('POST ') || v.message[0]!.startsWith('GET '));
 }
 export function rawRequest(v: WbaVector): MessageObject {
@@ -110,11 +106,12 @@ export interface CloudflareVector {
   signature_agent?: string;
   signature_agent_key?: string;
 }
-/** cloudflare/web-bot-auth test_data, read in place (../shared/vectors, never copied). */
+/** cloudflare/web-bot-auth test_data, read in place from ../shared/vectors (never copied) through test/helpers/vectors.ts. */
 export function cloudflareVectors(): Array<{ file: string; index: number; v: CloudflareVector }> {
   const out: Array<{ file: string; index: number; v: CloudflareVector }> = [];
   for (const file of ['web_bot_auth_architecture_v1.json', 'web_bot_auth_architecture_v2.json']) {
-    const list = readJson<CloudflareVector[]>(`../shared/vectors/cloudflare-web-bot-auth/test_data/${file}`);
+    const list = cloudflareFile<CloudflareVector[]>(`test_data/${file}`);
+    if (list === undefined) throw new Error(`test_data/${file} is not listed in test/helpers/vectors.ts`);
     list.forEach((v, index) => out.push({ file, index, v }));
   }
   return out;
