@@ -114,6 +114,18 @@ export type { DirectoryResponseCheck, KeyProof, VerifyDirectoryResponseOptions }
 export { planRotation } from './directory/rotation';
 export type { RotationKey, RotationOptions, RotationPlan } from './directory/rotation';
 
+export { TrustAnchors, verifyDelegation, decodeCertificates, DELEGATION_FORMS, DEFAULT_MAX_CHAIN_LENGTH } from './directory/delegation';
+export type {
+  CertificateFetcher,
+  DelegatedKeyInput,
+  DelegationFailureReason,
+  DelegationForm,
+  DelegationOptions,
+  DelegationOutcome,
+  KeyDelegation,
+  VerifyDelegationOptions,
+} from './directory/delegation';
+
 // Keys and crypto
 export { importSigningKey, importVerifyingKey, importSigningKeySync } from './crypto/keys';
 export type { ImportKeyOptions } from './crypto/keys';

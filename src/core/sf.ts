@@ -249,14 +249,27 @@ function readNumber(): BareItemOf<'integer'> | BareItemOf<'decimal'> {
   return { type: 'integer', value: neg && value !== 0 ? -value : value };
 }
 
+// The run of characters a String holds without escaping: printable ASCII except
+// DQUOTE and backslash. Sticky, a single character class and no alternation, so the
+// match is one linear native scan that never backtracks.
+const STRING_RUN = /[\x20\x21\x23-\x5b\x5d-\x7e]*/y;
+
 // RFC 9651 §4.2.5
 function readString(): string {
   // Hot loop on locals: module-level bindings cost a context load and a hole check per use.
   const s = S;
   const n = N;
-  let p = P + 1; // past DQUOTE
+  const first = P + 1; // past DQUOTE
+  // Nonces and keyids are long: scanning their plain run natively beats a charCodeAt
+  // loop several times over. What stops it (DQUOTE, escape, bad character) is handled below.
+  STRING_RUN.lastIndex = first;
+  let p = STRING_RUN.test(s) ? STRING_RUN.lastIndex : first;
+  if (p < n && s.charCodeAt(p) === 34) {
+    P = p + 1;
+    return s.slice(first, p);
+  }
   let out = '';
-  let chunk = p;
+  let chunk = first;
   while (p < n) {
     const c = s.charCodeAt(p);
     if (c === 34) {
@@ -299,6 +312,16 @@ function readToken(): string {
 function readBinary(): Uint8Array {
   const s = S;
   const start = P + 1; // past ":"
+  // Well-formed input: decoded in place up to the next ":" (the decoder checks every
+  // character). Anything else takes the scan below, which locates the error.
+  const close = s.indexOf(':', start);
+  if (close >= 0) {
+    const decoded = base64DecodeRange(s, start, close);
+    if (decoded !== undefined) {
+      P = close + 1;
+      return decoded;
+    }
+  }
   let p = start;
   for (;;) {
     const c = s.charCodeAt(p);
@@ -306,7 +329,6 @@ function readBinary(): Uint8Array {
     if (!has(c, B64)) failAt(p, p >= N ? 'unterminated byte sequence' : 'invalid character in byte sequence');
     p++;
   }
-  // Decoded in place: a slice of the field value would be a sliced string, slower to scan.
   const bytes = base64DecodeRange(s, start, p) ?? decodeWithPadBits(s.slice(start, p));
   if (bytes === undefined) failAt(start, 'invalid base64 in byte sequence');
   P = p + 1;

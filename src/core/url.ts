@@ -159,11 +159,15 @@ export function isUriReference(text: string): boolean {
 /** Parses an absolute URL with WHATWG `URL`; `undefined` instead of throwing. */
 export function tryParseUrl(text: string): URL | undefined {
   if (typeof text !== 'string') return undefined;
+  let url: URL;
   try {
-    return new URL(text);
+    url = new URL(text);
   } catch {
     return undefined;
   }
+  // '%' is never valid in a special-scheme host; Chromium keeps it (for a space, say) where Node and workerd throw.
+  if ((url.protocol === 'https:' || url.protocol === 'http:') && url.hostname.includes('%')) return undefined;
+  return url;
 }
 
 function hexDigit(c: number): number {

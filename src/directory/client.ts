@@ -39,6 +39,9 @@ import type { SignatureAgentMember, SignatureAgentType } from '../profile/signat
 import type { DirectoryResolution, DirectoryResolvedKey, KeyDirectory } from '../profile/types';
 import { CACHED_HEADER_NAMES, MemoryDirectoryCache } from './cache';
 import type { DirectoryCache, DirectoryCacheEntry } from './cache';
+interface CoordinatedDirectoryCache extends DirectoryCache {
+  acquireRefresh(key: string, options: { lockTtlMs: number; maxWaitMs: number; usable: (entry: DirectoryCacheEntry) => boolean }): Promise<{ readonly entry?: DirectoryCacheEntry; readonly release?: () => Promise<void> }>;
+}
 import { DEFAULT_MAX_KEYS, directoryMediaTypeKind, parseDirectorySync } from './document';
 import type { DirectoryKey, DirectorySource } from './document';
 import { hasCertificateChain, prepareDelegation, verifyDelegation } from './delegation';
@@ -419,6 +422,10 @@ function own(o: Record<string, unknown>, name: string): unknown {
 
 const EMPTY_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
 
+const noRelease = (): Promise<void> => Promise.resolve();
+/** "Fetch yourself, no fleet-wide lock held". */
+const FETCH_UNLOCKED = Object.freeze({ release: noRelease });
+
 /**
  * Resolves `Signature-Agent` members to verified, imported keys (SPEC 4.1, 5.3
  * rule 4, 5.4). Implements the `KeyDirectory` that `verifyRequest` consumes.
@@ -661,19 +668,35 @@ export class DirectoryClient implements KeyDirectory {
         // The card is fresh; only its key set expired. Rebuild (which refreshes the key set).
         built = await this.build(state, base.entry);
       } else {
-        const result = await this.fetchEntry(state, base?.entry);
-        if (!result.ok) throw result;
-        storable = result.storable;
-        built = await this.build(state, result.entry);
-        if (base !== undefined && storable && isOlderCopy(built, base)) {
-          // NOTES: between two copies the newer wins. Keep the newer keys, take the new freshness window.
-          const entry = { ...base.entry, fetchedAtMs: result.entry.fetchedAtMs, freshUntilMs: result.entry.freshUntilMs };
-          built = await this.build(state, entry, [
-            { level: 'warning', code: 'older-copy-ignored', message: 'the directory served an older signed copy than the one cached; the cached keys are kept' },
-          ]);
+        // Fleet-wide single flight: another process may be fetching this URL right now.
+        const ticket = await this.acquireRefresh(state.cacheKey);
+        if (ticket.entry !== undefined) {
+          try {
+            built = await this.build(state, ticket.entry);
+          } catch {
+            // A corrupt or now-invalid shared entry is ignored; fetch ourselves.
+          }
         }
-        if (storable) await this.cacheSet(state.cacheKey, built.entry);
-        else await this.cacheDelete(state.cacheKey);
+        if (built === undefined) {
+          try {
+            const result = await this.fetchEntry(state, base?.entry);
+            if (!result.ok) throw result;
+            storable = result.storable;
+            built = await this.build(state, result.entry);
+            if (base !== undefined && storable && isOlderCopy(built, base)) {
+              // NOTES: between two copies the newer wins. Keep the newer keys, take the new freshness window.
+              const entry = { ...base.entry, fetchedAtMs: result.entry.fetchedAtMs, freshUntilMs: result.entry.freshUntilMs };
+              built = await this.build(state, entry, [
+                { level: 'warning', code: 'older-copy-ignored', message: 'the directory served an older signed copy than the one cached; the cached keys are kept' },
+              ]);
+            }
+            if (storable) await this.cacheSet(state.cacheKey, built.entry);
+            else await this.cacheDelete(state.cacheKey);
+          } finally {
+            // After the store, so waiters find the entry; also after a failure, so one of them takes over.
+            await ticket.release();
+          }
+        }
       }
     } catch (error) {
       failure = isFetchFailure(error) ? error : { error: toBotsigError(error, 'the directory could not be fetched') };
@@ -791,6 +814,29 @@ export class DirectoryClient implements KeyDirectory {
       await this.s.cache.set(key, entry);
     } catch {
       // The process-local state still has the keys; the next refresh tries again.
+    }
+  }
+
+  /**
+   * Asks a coordinating cache (one with `acquireRefresh`, e.g. RedisDirectoryCache)
+   * whether this process should fetch, or can use what another process just
+   * stored. Plain caches, and any failure, mean "fetch" (as before).
+   */
+  private async acquireRefresh(key: string): Promise<{ readonly entry?: DirectoryCacheEntry; readonly release: () => Promise<void> }> {
+    const cache = this.s.cache as DirectoryCache & Partial<Pick<CoordinatedDirectoryCache, 'acquireRefresh'>>;
+    if (typeof cache.acquireRefresh !== 'function') return FETCH_UNLOCKED;
+    try {
+      const ticket = await cache.acquireRefresh(key, {
+        // The lock outlives one fetch (the whole exchange is bounded by timeoutMs); waiters give up after one fetch's time.
+        lockTtlMs: this.s.timeoutMs + 1000,
+        maxWaitMs: this.s.timeoutMs,
+        usable: (entry) => isEntry(entry) && this.s.now() < entry.freshUntilMs,
+      });
+      if (ticket.entry !== undefined) return isEntry(ticket.entry) ? { entry: ticket.entry, release: noRelease } : FETCH_UNLOCKED;
+      const release = ticket.release;
+      return typeof release === 'function' ? { release: () => Promise.resolve().then(release).catch(() => undefined) } : FETCH_UNLOCKED;
+    } catch {
+      return FETCH_UNLOCKED;
     }
   }
 

@@ -177,10 +177,14 @@ export interface TargetUri {
   readonly href: string;
 }
 
-const targets = new WeakMap<HttpMessage, { url: string; target: TargetUri }>();
+// The last URL parsed and its parts. The parts are a function of the URL string alone,
+// so the memo is keyed by it: every derived component of one message (and every request
+// to the same URL) reuses the parse, with no per-message WeakMap entry to create.
+let lastUrl: string | undefined;
+let lastTarget: TargetUri | undefined;
 
 /**
- * The parsed target URI of a request message, computed on first use and cached.
+ * The parsed target URI of a request message, computed once per URL.
  *
  * @throws BotsigError `ERR_MESSAGE_INVALID` when the message has no URL or it is not an
  *   absolute URI.
@@ -188,11 +192,11 @@ const targets = new WeakMap<HttpMessage, { url: string; target: TargetUri }>();
 export function messageTarget(message: HttpMessage): TargetUri {
   const url = message.url;
   if (url === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message has no target URI');
-  const cached = targets.get(message);
-  if (cached !== undefined && cached.url === url) return cached.target;
+  if (url === lastUrl && lastTarget !== undefined) return lastTarget;
   const target = parseTargetUri(url);
   if (target === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message target URI is not an absolute URI');
-  targets.set(message, { url, target });
+  lastUrl = url;
+  lastTarget = target;
   return target;
 }
 
@@ -315,7 +319,8 @@ function slowTarget(s: string): TargetUri | undefined {
   } catch {
     return undefined;
   }
-  if (u.host === '') return undefined;
+  // '%' is never valid in an http(s) host; Chromium's parser keeps it (e.g. for a space) where others throw.
+  if (u.host === '' || u.hostname.includes('%')) return undefined;
   let href = u.href;
   // '#' and '?' are percent-encoded everywhere before the fragment and the query.
   const hash = href.indexOf('#');

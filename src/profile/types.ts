@@ -58,6 +58,8 @@ export interface SignatureResult {
    */
   readonly signatureAgent?: SignatureAgentMember;
   readonly keySource?: KeySource;
+  /** Set when the key was accepted through a certificate chain (SPEC 5.5): the chain, anchor, form and certified subject. */
+  readonly delegation?: import('../directory/delegation').KeyDelegation;
   readonly error?: ErrorInfo;
 }
 

@@ -1,3 +1,4 @@
+import type { KeyDelegation } from '../directory/delegation';
 import { utf8 } from '../core/base64';
 import type { Diagnostic } from '../core/diagnostics';
 import { isBotsigError, type BotsigErrorCode } from '../core/errors';
@@ -206,6 +207,7 @@ interface Draft {
   agent?: string;
   signatureAgent?: SignatureAgentMember;
   keySource?: KeySource;
+  delegation?: KeyDelegation;
 }
 
 function finish(d: Draft, outcome: Outcome, error?: ErrorInfo, skipped = false): SignatureResult {
@@ -217,6 +219,7 @@ function finish(d: Draft, outcome: Outcome, error?: ErrorInfo, skipped = false):
   if (d.agent !== undefined) r.agent = d.agent;
   if (d.signatureAgent !== undefined) r.signatureAgent = d.signatureAgent;
   if (d.keySource !== undefined) r.keySource = d.keySource;
+  if (d.delegation !== undefined) r.delegation = d.delegation;
   if (error !== undefined) r.error = error;
   return r;
 }
@@ -314,6 +317,7 @@ async function verifyOne(ctx: Context, entry: SignatureEntry): Promise<Signature
   }
   d.agent = found.agent;
   d.keySource = found.source;
+  if (found.delegation !== undefined) d.delegation = found.delegation;
   if (found.member !== undefined) d.signatureAgent = found.member;
   const key = found.key;
   if (alg !== undefined && alg !== key.alg) return fail(d, 'invalid', 'ERR_ALG_MISMATCH', `alg ${alg} does not match the key (${key.alg})`);
@@ -437,6 +441,8 @@ interface Found {
   readonly source: KeySource;
   /** The member whose directory held the key. */
   readonly member?: SignatureAgentMember;
+  /** Set when the directory accepted the key through a certificate chain (SPEC 5.5). */
+  readonly delegation?: KeyDelegation;
 }
 
 /**
@@ -478,7 +484,10 @@ async function findKey(
     }
     if (resolution.diagnostics.length > 0) (ctx.diagnostics ??= []).push(...resolution.diagnostics);
     for (const entry of resolution.keys) {
-      if (entry.thumbprint === keyid) return { key: entry.key, agent: entry.agent ?? resolution.url, source: 'directory', member };
+      if (entry.thumbprint === keyid) {
+        const delegation = (entry as { delegation?: KeyDelegation }).delegation;
+        return { key: entry.key, agent: entry.agent ?? resolution.url, source: 'directory', member, ...(delegation === undefined ? {} : { delegation }) };
+      }
     }
   }
   if (failure !== undefined) throw failure;
