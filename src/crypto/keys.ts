@@ -326,6 +326,13 @@ interface VerifyInternals {
 }
 const verifyInternals = new WeakMap<VerifyingKey, VerifyInternals>();
 
+/** What {@link signBase} needs to call a botsig-made key's synchronous provider directly. */
+interface SignInternals {
+  readonly fn: SignFn;
+  synchronous: boolean;
+}
+const signInternals = new WeakMap<SigningKey, SignInternals>();
+
 function makeVerifyingKey(alg: AlgorithmName, thumbprint: string, jwk: Jwk, fn: VerifyFn, signatureBytes: number, synchronous: boolean): VerifyingKey {
   const verify = async (data: Uint8Array, signature: Uint8Array): Promise<boolean> => {
     if (!(data instanceof Uint8Array) || !(signature instanceof Uint8Array)) throw new TypeError('data and signature must be Uint8Arrays');
@@ -348,6 +355,15 @@ const SCRATCH_MAX_BYTES = 1 << 16;
 let scratch = new Uint8Array(1024);
 const baseEncoder = new TextEncoder();
 
+/** `base` as UTF-8 in the shared buffer (valid until the next call), or `undefined` when too long for it. */
+function encodeToScratch(base: string): Uint8Array | undefined {
+  // Worst case three UTF-8 bytes per UTF-16 code unit.
+  const bound = base.length * 3;
+  if (bound > SCRATCH_MAX_BYTES) return undefined;
+  if (scratch.length < bound) scratch = new Uint8Array(Math.max(bound, scratch.length * 2));
+  return scratch.subarray(0, baseEncoder.encodeInto(base, scratch).written);
+}
+
 /**
  * Verifies `signature` over a signature base given as text (RFC 9421 §3.2 step 8),
  * with the same result as `key.verify(utf8(base), signature)`. For a key imported
@@ -363,18 +379,15 @@ const baseEncoder = new TextEncoder();
 export function verifyBase(key: VerifyingKey, base: string, signature: Uint8Array): boolean | Promise<boolean> {
   if (typeof base !== 'string') throw new TypeError('base must be a string');
   const internals = verifyInternals.get(key);
-  // Worst case three UTF-8 bytes per UTF-16 code unit.
-  const bound = base.length * 3;
-  if (internals === undefined || !internals.synchronous || bound > SCRATCH_MAX_BYTES) {
+  const data = internals?.synchronous === true ? encodeToScratch(base) : undefined;
+  if (internals === undefined || data === undefined) {
     if (typeof key !== 'object' || key === null || typeof key.verify !== 'function') throw new TypeError('key must be a VerifyingKey');
     return key.verify(utf8(base), signature);
   }
   if (!(signature instanceof Uint8Array)) throw new TypeError('data and signature must be Uint8Arrays');
   if (signature.length !== internals.signatureBytes) return false;
-  if (scratch.length < bound) scratch = new Uint8Array(Math.max(bound, scratch.length * 2));
-  const { written } = baseEncoder.encodeInto(base, scratch);
   try {
-    const ok = internals.fn(scratch.subarray(0, written), signature);
+    const ok = internals.fn(data, signature);
     if (ok instanceof Promise) {
       // A provider that claims to be synchronous and is not may read the buffer after
       // it is reused: drop this answer and never share the buffer with it again.
@@ -388,7 +401,51 @@ export function verifyBase(key: VerifyingKey, base: string, signature: Uint8Arra
   }
 }
 
+/**
+ * Signs a signature base given as text (RFC 9421 §3.1 step 6). For a key imported by
+ * botsig through a synchronous provider (node:crypto, @noble) the base is encoded into
+ * a reused buffer and the signature returned directly (no promise). Other botsig keys
+ * sign with `key.sign(utf8(base))`; a key made elsewhere with `key.signSync` when it
+ * has one, else `key.sign`.
+ *
+ * @throws BotsigError `ERR_CRYPTO_UNSUPPORTED` when the provider fails, as `key.sign`.
+ * @throws TypeError when `key` is not a signing key or `base` not a string.
+ * @example
+ * const signature = await signBase(key, createSignatureBase(message, input));
+ */
+export function signBase(key: SigningKey, base: string): Uint8Array | Promise<Uint8Array> {
+  if (typeof base !== 'string') throw new TypeError('base must be a string');
+  const internals = signInternals.get(key);
+  const data = internals?.synchronous === true ? encodeToScratch(base) : undefined;
+  if (internals !== undefined && data === undefined) return key.sign(utf8(base));
+  if (internals === undefined || data === undefined) {
+    if (typeof key !== 'object' || key === null || typeof key.sign !== 'function') throw new TypeError('key must be a SigningKey');
+    return key.signSync !== undefined ? key.signSync(utf8(base)) : key.sign(utf8(base));
+  }
+  let out: Uint8Array | Promise<Uint8Array>;
+  try {
+    out = internals.fn(data);
+  } catch (error) {
+    if (isBotsigError(error)) throw error;
+    throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', `signing with ${key.alg} failed`, { cause: error });
+  }
+  if (out instanceof Promise) {
+    // A provider that claims to be synchronous and is not may read the buffer after
+    // it is reused: drop this answer and never share the buffer with it again.
+    internals.synchronous = false;
+    out.catch(() => undefined);
+    return key.sign(utf8(base));
+  }
+  return toPlainBytes(out);
+}
+
 function makeSigningKey(alg: AlgorithmName, thumbprint: string, publicJwk: Jwk, fn: SignFn, synchronous: boolean): SigningKey {
+  const key = makeSigningKeyObject(alg, thumbprint, publicJwk, fn, synchronous);
+  signInternals.set(key, { fn, synchronous });
+  return key;
+}
+
+function makeSigningKeyObject(alg: AlgorithmName, thumbprint: string, publicJwk: Jwk, fn: SignFn, synchronous: boolean): SigningKey {
   const sign = async (data: Uint8Array): Promise<Uint8Array> => {
     if (!(data instanceof Uint8Array)) throw new TypeError('data must be a Uint8Array');
     try {

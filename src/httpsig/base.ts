@@ -27,11 +27,36 @@ const LINEAR_DUPLICATE_SCAN = 16;
  * const base = createSignatureBase(toHttpMessage(request), parseSignatureInput(header).get('sig1')!);
  */
 export function createSignatureBase(message: HttpMessage, input: Pick<SignatureInput, 'components' | 'params'>, options?: ComponentOptions): string {
+  const ids = new Array<string>(input.components.length);
+  const lines = componentLines(message, input.components, ids, options);
+  return lines + '"@signature-params": ' + signatureParamsValue(ids, input.params);
+}
+
+/**
+ * The signature base and the `@signature-params` value it ends with, which is also
+ * what Signature-Input carries after `label=` (RFC 9421 §4.1): signers get both from
+ * one serialisation.
+ *
+ * @throws BotsigError as {@link createSignatureBase}.
+ */
+export function createSignatureBaseParts(
+  message: HttpMessage,
+  input: Pick<SignatureInput, 'components' | 'params'>,
+  options?: ComponentOptions,
+): { base: string; signatureParams: string } {
+  const ids = new Array<string>(input.components.length);
+  const lines = componentLines(message, input.components, ids, options);
+  const signatureParams = signatureParamsValue(ids, input.params);
+  return { base: lines + '"@signature-params": ' + signatureParams, signatureParams };
+}
+
+/**
+ * One `"<identifier>": <value>` line per component, in order; fills `ids` with each
+ * identifier serialised (once, for its line and for `@signature-params`).
+ */
+function componentLines(message: HttpMessage, comps: readonly ComponentIdentifier[], ids: string[], options: ComponentOptions | undefined): string {
   let out = '';
-  const comps = input.components;
   const n = comps.length;
-  // Each identifier is serialised once, for its line and for @signature-params.
-  const ids = new Array<string>(n);
   const keys = n > 1 ? new Array<string>(n) : undefined;
   let seen: Set<string> | undefined;
   for (let i = 0; i < n; i++) {
@@ -56,7 +81,7 @@ export function createSignatureBase(message: HttpMessage, input: Pick<SignatureI
       for (const line of v) out += idText + ': ' + line + '\n';
     }
   }
-  return out + '"@signature-params": ' + signatureParamsValue(ids, input.params);
+  return out;
 }
 
 function duplicate(): BotsigError {

@@ -1,12 +1,13 @@
 /**
  * Creating a signature (RFC 9421 §3.1) and attaching it under a fresh label (§4).
  */
-import { base64Encode, utf8 } from '../core/base64';
+import { base64Encode } from '../core/base64';
 import { BotsigError } from '../core/errors';
 import { sfBoolean, sfDecimal, sfInteger, sfString } from '../core/sf';
 import type { BareItem, Parameters } from '../core/sf-types';
 import type { SigningKey } from '../crypto/types';
-import { createSignatureBase } from './base';
+import { signBase } from '../crypto/keys';
+import { createSignatureBaseParts } from './base';
 import { componentValues, parseComponentIdentifier } from './components';
 import type { ComponentIdentifier, ComponentOptions } from './components';
 import { toHttpMessage } from './message';
@@ -16,7 +17,6 @@ import {
   isValidLabel,
   nextLabel,
   parseSignatureDictionary,
-  serializeSignatureInputMember,
   signatureParams,
 } from './signature-input';
 import type { SignatureInput } from './signature-input';
@@ -139,10 +139,10 @@ export async function signMessage(message: MessageInput | HttpMessage, options: 
   }
 
   const input: SignatureInput = { label, components, params };
-  const base = createSignatureBase(msg, input, options);
-  const data = utf8(base);
-  const signature = key.signSync !== undefined ? key.signSync(data) : await key.sign(data);
-  const member = serializeSignatureInputMember(input);
+  // The Signature-Input member is `label=` and the base's own @signature-params value.
+  const { base, signatureParams: inputValue } = createSignatureBaseParts(msg, input, options);
+  const signature = await signBase(key, base);
+  const member = label + '=' + inputValue;
   const sigMember = label + '=:' + base64Encode(signature) + ':';
   return {
     label,

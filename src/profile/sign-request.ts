@@ -3,20 +3,19 @@ import { BotsigError } from '../core/errors';
 import { parseDictionary, sfInteger, sfString } from '../core/sf';
 import type { Parameters } from '../core/sf-types';
 import { systemClock, toEpochSeconds } from '../core/time';
-import { importSigningKey, importSigningKeySync, isSigningKey } from '../crypto/keys';
+import { importSigningKey, importSigningKeySync, isSigningKey, signBase } from '../crypto/keys';
 import type { Jwk, SigningKey } from '../crypto/types';
 import { parseComponentIdentifier, serializeComponentIdentifier, type ComponentIdentifier } from '../httpsig/components';
-import { createSignatureBase } from '../httpsig/base';
+import { createSignatureBaseParts } from '../httpsig/base';
 import { toHttpMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
 import {
   isValidLabel,
   nextLabel,
   parseSignatureDictionary,
   parseSignatureInput,
-  serializeSignatureInputMember,
   type SignatureInput,
 } from '../httpsig/signature-input';
-import { serializeSignatureAgent, signatureAgentComponent } from './signature-agent';
+import { serializeSignatureAgent, signatureAgentComponent, type SignatureAgentType } from './signature-agent';
 import { WEB_BOT_AUTH_TAG, type SignatureHeaders, type SignRequestOptions } from './types';
 
 const DEFAULT_VALIDITY_SECONDS = 300;
@@ -62,7 +61,7 @@ export async function signRequest(request: MessageInput, options: SignRequestOpt
   checkOptions(options);
   const key = isSigningKey(options.key) ? options.key : await importSigningKey(options.key, options.alg === undefined ? {} : { alg: options.alg });
   const plan = prepare(request, options, key);
-  return plan.finish(await key.sign(plan.base));
+  return plan.finish(await signBase(key, plan.base));
 }
 
 /**
@@ -81,11 +80,12 @@ export function signRequestSync(request: MessageInput, options: SignRequestOptio
     throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', 'this key cannot sign synchronously; use an Ed25519 JWK or signRequest()');
   }
   const plan = prepare(request, options, key);
-  return plan.finish(key.signSync(plan.base));
+  return plan.finish(key.signSync(utf8(plan.base)));
 }
 
 interface Plan {
-  base: Uint8Array;
+  /** The signature base (RFC 9421 §2.5). */
+  base: string;
   finish(signature: Uint8Array): SignatureHeaders;
 }
 
@@ -134,7 +134,7 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   let agentComponent: string | undefined;
   if (options.signatureAgent !== undefined) {
     const agent = typeof options.signatureAgent === 'string' ? { url: options.signatureAgent } : options.signatureAgent;
-    const ours = serializeSignatureAgent([{ key: label, url: agent.url, ...(agent.type === undefined ? {} : { type: agent.type }) }]);
+    const ours = ownAgentMember(label, agent.url, agent.type);
     signatureAgentValue = existingAgent === undefined ? ours : `${existingAgent}, ${ours}`;
     const headers = new Map(message.headers);
     headers.set('signature-agent', [signatureAgentValue]);
@@ -157,8 +157,7 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   let coversAuthority = false;
   let coversAgent = false;
   for (const text of requested) {
-    const id = parseComponentIdentifier(text);
-    const canonical = serializeComponentIdentifier(id);
+    const { id, canonical } = parsedComponent(text);
     if (seen.has(canonical)) continue; // asking for @authority twice is not an error for the caller
     seen.add(canonical);
     ids.push(id);
@@ -200,8 +199,9 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   params.set('tag', sfString(tag));
 
   const input: SignatureInput = { label, components: ids, params };
-  const base = utf8(createSignatureBase(signed, input));
-  const inputMember = serializeSignatureInputMember(input);
+  const parts = createSignatureBaseParts(signed, input);
+  const base = parts.base;
+  const inputMember = label + '=' + parts.signatureParams;
   const finalLabel = label;
   return {
     base,
@@ -214,6 +214,39 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
       };
     },
   };
+}
+
+// Our own Signature-Agent member, serialised and checked (SPEC 2.3) once per
+// (label, url, type): a crawler sends the same one on every request.
+const OWN_AGENT_CACHE_MAX = 64;
+const ownAgentCache = new Map<string, string>();
+function ownAgentMember(label: string, url: string, type: SignatureAgentType | undefined): string {
+  if (typeof url !== 'string') return serializeSignatureAgent([{ key: label, url, ...(type === undefined ? {} : { type }) }]);
+  const cacheKey = label + ' ' + (type ?? '') + ' ' + url;
+  let member = ownAgentCache.get(cacheKey);
+  if (member === undefined) {
+    member = serializeSignatureAgent([{ key: label, url, ...(type === undefined ? {} : { type }) }]);
+    if (ownAgentCache.size >= OWN_AGENT_CACHE_MAX) ownAgentCache.delete(ownAgentCache.keys().next().value!);
+    ownAgentCache.set(cacheKey, member);
+  }
+  return member;
+}
+
+// Requested component identifiers, parsed and canonicalised once per text. The parsed
+// identifiers are shared between signatures and never modified.
+const COMPONENT_CACHE_MAX = 256;
+const componentCache = new Map<string, { id: ComponentIdentifier; canonical: string }>();
+function parsedComponent(text: string): { id: ComponentIdentifier; canonical: string } {
+  let hit = typeof text === 'string' ? componentCache.get(text) : undefined;
+  if (hit === undefined) {
+    const id = parseComponentIdentifier(text);
+    hit = { id, canonical: serializeComponentIdentifier(id) };
+    if (typeof text === 'string' && text.length <= 256) {
+      if (componentCache.size >= COMPONENT_CACHE_MAX) componentCache.delete(componentCache.keys().next().value!);
+      componentCache.set(text, hit);
+    }
+  }
+  return hit;
 }
 
 function checkOptions(options: SignRequestOptions): void {
@@ -258,10 +291,22 @@ function existingAgentKeys(value: string): string[] {
   }
 }
 
+// Random bytes are drawn 4 KiB at a time (one getRandomValues call per 64 nonces) and
+// each byte is handed out once; the pool is zeroed as it is used.
+const RANDOM_POOL_BYTES = 4096;
+const randomPool = new Uint8Array(RANDOM_POOL_BYTES);
+let randomOffset = RANDOM_POOL_BYTES;
+
 function randomNonce(): string {
-  const bytes = new Uint8Array(NONCE_BYTES);
-  globalThis.crypto.getRandomValues(bytes);
-  return base64UrlEncode(bytes);
+  if (randomOffset + NONCE_BYTES > RANDOM_POOL_BYTES) {
+    globalThis.crypto.getRandomValues(randomPool);
+    randomOffset = 0;
+  }
+  const bytes = randomPool.subarray(randomOffset, randomOffset + NONCE_BYTES);
+  randomOffset += NONCE_BYTES;
+  const nonce = base64UrlEncode(bytes);
+  bytes.fill(0);
+  return nonce;
 }
 
 /**

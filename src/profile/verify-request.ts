@@ -1,9 +1,8 @@
 import type { KeyDelegation } from '../directory/delegation';
-import { utf8 } from '../core/base64';
 import type { Diagnostic } from '../core/diagnostics';
 import { isBotsigError, type BotsigErrorCode } from '../core/errors';
 import { systemClock, type Clock } from '../core/time';
-import { importVerifyingKey, isVerifyingKey } from '../crypto/keys';
+import { importVerifyingKey, isVerifyingKey, verifyBase } from '../crypto/keys';
 import { ALGORITHMS, isAlgorithmName, toAlgorithmName } from '../crypto/registry';
 import { isRfc9421TestKey } from '../crypto/test-keys';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../crypto/types';
@@ -325,7 +324,7 @@ async function verifyOne(ctx: Context, entry: SignatureEntry): Promise<Signature
 
   let ok: boolean;
   try {
-    ok = await key.verify(utf8(base), entry.signature);
+    ok = await verifyBase(key, base, entry.signature);
   } catch {
     ok = false;
   }

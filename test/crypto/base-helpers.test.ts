@@ -1,0 +1,149 @@
+/**
+ * verifyBase / signBase (src/crypto/keys.ts): the hot-path helpers that sign and
+ * verify a signature base given as text. They must give exactly what
+ * `key.verify(utf8(base), sig)` / `key.sign(utf8(base))` give, whatever the provider.
+ */
+import { describe, expect, it } from 'vitest';
+import { importSigningKey, importVerifyingKey, signBase, verifyBase } from '../../src/crypto/keys';
+import { nobleEd25519Provider } from '../../src/crypto/noble';
+import { webCryptoProvider } from '../../src/crypto/provider';
+import { generateKeyPair } from '../../src/crypto/generate';
+import type { AlgorithmName, CryptoProvider, Jwk } from '../../src/crypto/types';
+import { nodeCryptoProvider } from '../../src/node/crypto-provider';
+import { countingProvider, enc, expectCode } from './helpers';
+
+const BASE = '"@authority": example.com\n"@signature-params": ("@authority");created=1618884473;keyid="k"';
+
+const providers: Array<[string, CryptoProvider]> = [
+  ['node:crypto (synchronous)', nodeCryptoProvider],
+  ['@noble (synchronous)', nobleEd25519Provider],
+  ['WebCrypto (asynchronous)', webCryptoProvider],
+];
+
+describe.each(providers)('signBase / verifyBase with %s', (_, provider) => {
+  it('agree with key.sign / key.verify over utf8(base) (RFC 9421 §3.1, §3.2)', async () => {
+    const { privateJwk, publicJwk } = await generateKeyPair('ed25519');
+    const sk = await importSigningKey(privateJwk, { provider });
+    const vk = await importVerifyingKey(publicJwk, { provider });
+    const signature = await signBase(sk, BASE);
+    expect(signature.constructor).toBe(Uint8Array);
+    // Ed25519 is deterministic (RFC 8032 §5.1.6): the same bytes as key.sign.
+    expect(signature).toEqual(await sk.sign(enc(BASE)));
+    expect(await verifyBase(vk, BASE, signature)).toBe(true);
+    expect(await vk.verify(enc(BASE), signature)).toBe(true);
+    // One byte of the base or of the signature changed: no.
+    expect(await verifyBase(vk, BASE.replace('example.com', 'example.org'), signature)).toBe(false);
+    const flipped = signature.slice();
+    flipped[0]! ^= 1;
+    expect(await verifyBase(vk, BASE, flipped)).toBe(false);
+    // A wrong length never verifies (and never reaches the provider).
+    expect(await verifyBase(vk, BASE, signature.subarray(0, 63))).toBe(false);
+  });
+
+  it('encode non-ASCII bases as UTF-8, like utf8()', async () => {
+    const { privateJwk, publicJwk } = await generateKeyPair('ed25519');
+    const sk = await importSigningKey(privateJwk, { provider });
+    const vk = await importVerifyingKey(publicJwk, { provider });
+    const base = BASE + ';note="é€😀"';
+    const signature = await signBase(sk, base);
+    expect(await vk.verify(enc(base), signature)).toBe(true);
+    expect(await verifyBase(vk, base, signature)).toBe(true);
+  });
+
+  it('handle bases longer than the shared buffer (64 KiB)', async () => {
+    const { privateJwk, publicJwk } = await generateKeyPair('ed25519');
+    const sk = await importSigningKey(privateJwk, { provider });
+    const vk = await importVerifyingKey(publicJwk, { provider });
+    const base = '"x": ' + 'a'.repeat(100_000);
+    const signature = await signBase(sk, base);
+    expect(await vk.verify(enc(base), signature)).toBe(true);
+    expect(await verifyBase(vk, base, signature)).toBe(true);
+    expect(await verifyBase(vk, base + 'b', signature)).toBe(false);
+  });
+});
+
+describe('signBase / verifyBase with keys botsig did not make', () => {
+  it('go through the key object itself', async () => {
+    const { privateJwk, publicJwk } = await generateKeyPair('ed25519');
+    const sk = await importSigningKey(privateJwk);
+    const vk = await importVerifyingKey(publicJwk);
+    const seen: Uint8Array[] = [];
+    const wrappedVk = { alg: vk.alg, thumbprint: vk.thumbprint, jwk: vk.jwk, verify: (d: Uint8Array, s: Uint8Array) => (seen.push(d), vk.verify(d, s)) };
+    const wrappedSk = { alg: sk.alg, thumbprint: sk.thumbprint, publicJwk: sk.publicJwk, sign: (d: Uint8Array) => (seen.push(d), sk.sign(d)) };
+    const signature = await signBase(wrappedSk, BASE);
+    expect(await verifyBase(wrappedVk, BASE, signature)).toBe(true);
+    expect(seen.map((d) => new TextDecoder().decode(d))).toEqual([BASE, BASE]);
+  });
+
+  it('refuse what is not a key or not a string (TypeError)', async () => {
+    const { publicJwk, privateJwk } = await generateKeyPair('ed25519');
+    const vk = await importVerifyingKey(publicJwk);
+    const sk = await importSigningKey(privateJwk);
+    expect(() => verifyBase({} as never, BASE, new Uint8Array(64))).toThrow(TypeError);
+    expect(() => verifyBase(vk, 42 as never, new Uint8Array(64))).toThrow(TypeError);
+    expect(() => signBase({} as never, BASE)).toThrow(TypeError);
+    expect(() => signBase(sk, undefined as never)).toThrow(TypeError);
+  });
+});
+
+describe('a provider that claims to be synchronous and is not', () => {
+  // Its functions answer with promises, and read the data only after a turn of the
+  // event loop: reusing the buffer under it would sign or verify the wrong bytes.
+  function lyingProvider(): CryptoProvider {
+    const late = <T>(f: () => T) => new Promise<T>((resolve) => setTimeout(() => resolve(f()), 1));
+    return {
+      name: 'lying',
+      synchronous: true,
+      async importVerify(jwk: Jwk, alg: AlgorithmName) {
+        const inner = await nodeCryptoProvider.importVerify(jwk, alg);
+        return (data, signature) => late(() => inner(data.slice(), signature) as boolean);
+      },
+      async importSign(jwk: Jwk, alg: AlgorithmName) {
+        const inner = await nodeCryptoProvider.importSign(jwk, alg);
+        return (data) => late(() => inner(data.slice()) as Uint8Array);
+      },
+    };
+  }
+
+  it('still gets the right answers, each time', async () => {
+    const provider = countingProvider(lyingProvider());
+    const { privateJwk, publicJwk } = await generateKeyPair('ed25519');
+    const sk = await importSigningKey(privateJwk, { provider });
+    const vk = await importVerifyingKey(publicJwk, { provider });
+    const reference = await importSigningKey(privateJwk, { provider: nodeCryptoProvider });
+    for (let i = 0; i < 3; i++) {
+      const base = BASE + ';n=' + i;
+      const pending = signBase(sk, base);
+      // Another base goes through the shared buffer while the first is in flight.
+      const other = signBase(reference, 'other');
+      const signature = await pending;
+      await other;
+      expect(signature).toEqual(await reference.sign(enc(base)));
+      const check = verifyBase(vk, base, signature);
+      verifyBase(vk, 'other', signature);
+      expect(await check).toBe(true);
+    }
+  });
+});
+
+describe('signBase errors', () => {
+  it('wraps a provider failure as ERR_CRYPTO_UNSUPPORTED, like key.sign', async () => {
+    const failing: CryptoProvider = {
+      name: 'failing',
+      synchronous: true,
+      importVerify: (jwk, alg) => nodeCryptoProvider.importVerify(jwk, alg),
+      async importSign(jwk, alg) {
+        const inner = await nodeCryptoProvider.importSign(jwk, alg);
+        let calls = 0;
+        // Passes the import self-test, then fails.
+        return (data) => {
+          if (calls++ > 0) throw new Error('device gone');
+          return inner(data);
+        };
+      },
+    };
+    const { privateJwk } = await generateKeyPair('ed25519');
+    const sk = await importSigningKey(privateJwk, { provider: failing });
+    await expectCode(() => signBase(sk, BASE), 'ERR_CRYPTO_UNSUPPORTED');
+  });
+});
