@@ -159,3 +159,39 @@ export class MemoryDirectoryCache implements DirectoryCache {
     this.chars -= slot.size;
   }
 }
+
+// Fleet-wide refresh coordination: an optional extension a shared cache (RedisDirectoryCache) implements.
+
+/** Options of {@link CoordinatedDirectoryCache.acquireRefresh}. */
+export interface DirectoryRefreshOptions {
+  /** How long the lock lives if its holder never releases it (crash): about the fetch timeout. */
+  readonly lockTtlMs: number;
+  /** Longest total wait for another process's result before fetching anyway. */
+  readonly maxWaitMs: number;
+  /** Whether an entry found in the shared cache saves the fetch (typically: still fresh). */
+  readonly usable: (entry: DirectoryCacheEntry) => boolean;
+}
+
+/**
+ * The answer of {@link CoordinatedDirectoryCache.acquireRefresh}: either a usable
+ * entry another process stored (do not fetch), or the go-ahead to fetch: store
+ * the result with `set` (or `delete` it), then call `release`, also on failure.
+ */
+export type DirectoryRefreshTicket =
+  | { readonly entry: DirectoryCacheEntry; readonly release?: undefined }
+  | { readonly entry?: undefined; readonly release: () => Promise<void> };
+
+/**
+ * A {@link DirectoryCache} that can coordinate refreshes across processes, so a
+ * cold or expired directory is fetched once for the whole fleet. A client that
+ * finds `acquireRefresh` on its cache calls it before fetching.
+ */
+export interface CoordinatedDirectoryCache extends DirectoryCache {
+  /**
+   * Takes the short fleet-wide lock for `key`, or waits (polling the cache, at
+   * most `maxWaitMs`) for the process holding it to store a usable entry. Never
+   * rejects: when the shared store is unavailable, or the wait runs out, the
+   * ticket says "fetch" (without a fleet-wide lock).
+   */
+  acquireRefresh(key: string, options: DirectoryRefreshOptions): Promise<DirectoryRefreshTicket>;
+}

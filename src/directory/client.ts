@@ -38,10 +38,7 @@ import { agentIdentifier, directoryUrlFor } from '../profile/signature-agent';
 import type { SignatureAgentMember, SignatureAgentType } from '../profile/signature-agent';
 import type { DirectoryResolution, DirectoryResolvedKey, KeyDirectory } from '../profile/types';
 import { CACHED_HEADER_NAMES, MemoryDirectoryCache } from './cache';
-import type { DirectoryCache, DirectoryCacheEntry } from './cache';
-interface CoordinatedDirectoryCache extends DirectoryCache {
-  acquireRefresh(key: string, options: { lockTtlMs: number; maxWaitMs: number; usable: (entry: DirectoryCacheEntry) => boolean }): Promise<{ readonly entry?: DirectoryCacheEntry; readonly release?: () => Promise<void> }>;
-}
+import type { CoordinatedDirectoryCache, DirectoryCache, DirectoryCacheEntry } from './cache';
 import { DEFAULT_MAX_KEYS, directoryMediaTypeKind, parseDirectorySync } from './document';
 import type { DirectoryKey, DirectorySource } from './document';
 import { hasCertificateChain, prepareDelegation, verifyDelegation } from './delegation';
@@ -854,18 +851,7 @@ export class DirectoryClient implements KeyDirectory {
   private async fetchEntry(state: State, stored: DirectoryCacheEntry | undefined): Promise<FetchResult> {
     const s = this.s;
     const fetchFn = s.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
-    const controller = new AbortController();
-    const timeoutError = fail('ERR_DIRECTORY_TIMEOUT', `the directory did not answer within ${s.timeoutMs} ms`);
-    // One deadline over the whole exchange; also races each step, for fetch implementations that ignore the signal.
-    let onAbort: (reason: BotsigError) => void = () => undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = reject;
-    });
-    aborted.catch(() => undefined);
-    const timer = setTimeout(() => {
-      controller.abort(timeoutError);
-      onAbort(timeoutError);
-    }, s.timeoutMs);
+    const deadline = startDeadline(s.timeoutMs, 'the directory');
     const headers: Record<string, string> = {
       accept: state.kind === 'directory' ? DIRECTORY_ACCEPT : state.kind === 'jwks_uri' ? JWKS_ACCEPT : CIMD_ACCEPT,
     };
@@ -878,15 +864,7 @@ export class DirectoryClient implements KeyDirectory {
       const requestedAtMs = s.now();
       for (let hop = 0; ; hop++) {
         this.checkUrl(url);
-        try {
-          response = await Promise.race([fetchFn(url, { method: 'GET', headers, redirect: 'manual', signal: controller.signal }), aborted]);
-        } catch (error) {
-          if (controller.signal.aborted) throw timeoutError;
-          if (isBotsigError(error)) throw error;
-          const cause = (error as { cause?: unknown } | null)?.cause;
-          if (isBotsigError(cause)) throw cause;
-          throw fail('ERR_DIRECTORY_FETCH', 'network error while fetching the directory', error);
-        }
+        response = await fetchWithin(fetchFn, url, headers, deadline);
         const status = response.status;
         if (status === 200) break;
         if (status === 304 && stored !== undefined) break;
@@ -930,7 +908,7 @@ export class DirectoryClient implements KeyDirectory {
           state.kind === 'cimd' ? 'the Signature Agent Card is not served as JSON' : 'the directory is not served as application/http-message-signatures-directory+json or JSON',
         );
       }
-      const bytes = await readCapped(response, s.maxBytes, aborted);
+      const bytes = await readCapped(response, s.maxBytes, deadline.aborted);
       let body: string;
       try {
         body = utf8Decoder.decode(bytes);
@@ -942,11 +920,10 @@ export class DirectoryClient implements KeyDirectory {
       return { ok: true, entry, storable: freshness.storable };
     } catch (error) {
       if (response !== undefined) cancel(response);
-      if (controller.signal.aborted && !(isBotsigError(error) && error.code === 'ERR_DIRECTORY_TOO_LARGE')) return { ok: false, error: timeoutError };
+      if (deadline.expired(error)) return { ok: false, error: deadline.error };
       return { ok: false, error: toBotsigError(error, 'the directory could not be fetched') };
     } finally {
-      clearTimeout(timer);
-      if (!controller.signal.aborted) controller.abort();
+      deadline.end();
     }
   }
 
@@ -1364,17 +1341,7 @@ export class DirectoryClient implements KeyDirectory {
     const allowHttp = purpose === 'aia' || s.allowHttp;
     this.checkUrl(url, allowHttp);
     const fetchFn = s.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
-    const controller = new AbortController();
-    const timeoutError = fail('ERR_DIRECTORY_TIMEOUT', `the certificate resource did not answer within ${s.timeoutMs} ms`);
-    let onAbort: (reason: BotsigError) => void = () => undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = reject;
-    });
-    aborted.catch(() => undefined);
-    const timer = setTimeout(() => {
-      controller.abort(timeoutError);
-      onAbort(timeoutError);
-    }, s.timeoutMs);
+    const deadline = startDeadline(s.timeoutMs, 'the certificate resource');
     const headers: Record<string, string> = { accept: CERTIFICATE_ACCEPT[purpose] };
     if (s.userAgent !== undefined) headers['user-agent'] = s.userAgent;
     let current = url;
@@ -1383,15 +1350,7 @@ export class DirectoryClient implements KeyDirectory {
       const requestedAtMs = s.now();
       for (let hop = 0; ; hop++) {
         this.checkUrl(current, allowHttp);
-        try {
-          response = await Promise.race([fetchFn(current, { method: 'GET', headers, redirect: 'manual', signal: controller.signal }), aborted]);
-        } catch (error) {
-          if (controller.signal.aborted) throw timeoutError;
-          if (isBotsigError(error)) throw error;
-          const cause = (error as { cause?: unknown } | null)?.cause;
-          if (isBotsigError(cause)) throw cause;
-          throw fail('ERR_DIRECTORY_FETCH', 'network error while fetching the certificate resource', error);
-        }
+        response = await fetchWithin(fetchFn, current, headers, deadline);
         const status = response.status;
         if (status === 200) break;
         cancel(response);
@@ -1406,18 +1365,17 @@ export class DirectoryClient implements KeyDirectory {
         }
         throw fail('ERR_DIRECTORY_FETCH', `the certificate resource answered with HTTP status ${status}`);
       }
-      const bytes = await readCapped(response, s.maxBytes, aborted);
+      const bytes = await readCapped(response, s.maxBytes, deadline.aborted);
       const fetchedAtMs = s.now();
       const policy = { defaultTtlSeconds: s.defaultTtlSeconds, minTtlSeconds: s.minTtlSeconds, maxTtlSeconds: s.maxTtlSeconds };
       const freshness = computeFreshness(pickHeaders(response.headers), requestedAtMs, fetchedAtMs, policy);
       return { bytes, freshUntilMs: freshness.storable ? freshness.freshUntilMs : fetchedAtMs };
     } catch (error) {
       if (response !== undefined) cancel(response);
-      if (controller.signal.aborted && !(isBotsigError(error) && error.code === 'ERR_DIRECTORY_TOO_LARGE')) throw timeoutError;
+      if (deadline.expired(error)) throw deadline.error;
       throw toBotsigError(error, 'the certificate resource could not be fetched');
     } finally {
-      clearTimeout(timer);
-      if (!controller.signal.aborted) controller.abort();
+      deadline.end();
     }
   }
 }
@@ -1513,6 +1471,60 @@ function sameSite(from: URL, to: URL): boolean {
  * bytes, so a compression bomb stops at the cap), refusing early on a declared
  * `Content-Length` above the cap.
  */
+/**
+ * One wall-clock deadline over a whole exchange (fetch, redirects, body). It
+ * aborts the fetch and also rejects `aborted`, which each step races, for fetch
+ * implementations that ignore the signal.
+ */
+interface Deadline {
+  readonly signal: AbortSignal;
+  readonly aborted: Promise<never>;
+  readonly error: BotsigError;
+  /** What is being fetched, for messages (`the directory`). */
+  readonly what: string;
+  /** Whether a failure is the deadline's doing (a size-cap error stays what it is). */
+  expired(error: unknown): boolean;
+  end(): void;
+}
+
+function startDeadline(timeoutMs: number, what: string): Deadline {
+  const controller = new AbortController();
+  const error = fail('ERR_DIRECTORY_TIMEOUT', `${what} did not answer within ${timeoutMs} ms`);
+  let onAbort: (reason: BotsigError) => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = reject;
+  });
+  aborted.catch(() => undefined);
+  const timer = setTimeout(() => {
+    controller.abort(error);
+    onAbort(error);
+  }, timeoutMs);
+  return {
+    signal: controller.signal,
+    aborted,
+    error,
+    what,
+    expired: (failure) => controller.signal.aborted && !(isBotsigError(failure) && failure.code === 'ERR_DIRECTORY_TOO_LARGE'),
+    end() {
+      clearTimeout(timer);
+      if (!controller.signal.aborted) controller.abort();
+    },
+  };
+}
+
+/** One GET without following redirects, within the deadline; failures become BotsigErrors. */
+async function fetchWithin(fetchFn: FetchLike, url: string, headers: Record<string, string>, deadline: Deadline): Promise<Response> {
+  try {
+    return await Promise.race([fetchFn(url, { method: 'GET', headers, redirect: 'manual', signal: deadline.signal }), deadline.aborted]);
+  } catch (error) {
+    if (deadline.signal.aborted) throw deadline.error;
+    if (isBotsigError(error)) throw error;
+    const cause = (error as { cause?: unknown } | null)?.cause;
+    if (isBotsigError(cause)) throw cause;
+    throw fail('ERR_DIRECTORY_FETCH', `network error while fetching ${deadline.what}`, error);
+  }
+}
+
 async function readCapped(response: Response, maxBytes: number, aborted: Promise<never>): Promise<Uint8Array> {
   const encoding = response.headers.get('content-encoding');
   const declared = response.headers.get('content-length');
