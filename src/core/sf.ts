@@ -50,6 +50,14 @@ let S = '';
 let P = 0;
 let N = 0;
 
+// Canonical-text tracking, for parseDictionaryWithTexts only. CANON turns false when
+// the parser consumes anything that RFC 9651 §4.1 would not write back byte for byte
+// (extra whitespace, `;key=?1`, a repeated parameter, leading zeros, `-0`, and, to keep
+// the rule short, every Decimal, Byte Sequence, Date and Display String). It is set
+// unconditionally (a store is cheaper than a test); TEXTS is only set while tracking.
+let CANON = true;
+let TEXTS: Map<Item | InnerList, string> | undefined;
+
 function fail(what: string): never {
   // The message names the rule and the offset only: header values stay out of logs.
   throw new BotsigError('ERR_SF_PARSE', `${what} at offset ${P}`);
@@ -133,16 +141,37 @@ function readMember(): Member {
 
 // RFC 9651 §4.2.1.2
 function readInnerList(): InnerList {
+  const start = P;
+  const outer: boolean = CANON;
+  CANON = true;
   P++; // "("
   const items: Item[] = [];
   while (P < N) {
+    const before = P;
     skipSP();
     if (P >= N) break;
+    const spaces = P - before;
     if (S.charCodeAt(P) === 41) {
+      // Canonical: "()" or "(a b)", no space after "(" or before ")".
+      if (spaces !== 0) CANON = false;
       P++;
-      return { kind: 'inner-list', items, params: readParams() };
+      const list: InnerList = { kind: 'inner-list', items, params: readParams() };
+      if (TEXTS !== undefined && CANON) TEXTS.set(list, S.slice(start, P));
+      CANON = CANON && outer;
+      return list;
     }
-    items.push(readItem());
+    if (spaces !== (items.length === 0 ? 0 : 1)) CANON = false;
+    if (TEXTS === undefined) {
+      items.push(readItem());
+    } else {
+      const itemStart = P;
+      const listCanon: boolean = CANON;
+      CANON = true;
+      const item = readItem();
+      if (CANON) TEXTS.set(item, S.slice(itemStart, P));
+      CANON = CANON && listCanon;
+      items.push(item);
+    }
     const c = S.charCodeAt(P);
     if (c !== 32 && c !== 41 && P < N) fail('expected SP or ")" in inner list');
   }
@@ -180,13 +209,20 @@ function readParams(): Parameters {
   const params: Parameters = new Map();
   while (S.charCodeAt(P) === 59) {
     P++;
-    skipSP();
+    if (S.charCodeAt(P) === 32) {
+      CANON = false;
+      skipSP();
+    }
     const key = readKey();
     let value: BareItem = TRUE;
     if (S.charCodeAt(P) === 61) {
       P++;
       value = readBareItem();
+      // True is written as the bare key (RFC 9651 §4.1.1.2).
+      if (value === TRUE) CANON = false;
     }
+    // A repeated key keeps one value: the text no longer matches the result.
+    if (params.size !== 0 && params.has(key)) CANON = false;
     params.set(key, value);
   }
   return params;
@@ -237,6 +273,7 @@ function readNumber(): BareItemOf<'integer'> | BareItemOf<'decimal'> {
       const scale = p - fracStart;
       if (scale === 0) failAt(p, 'decimal ending in "."');
       P = p;
+      CANON = false;
       // All digits as one integer (at most 15, so exact) divided by a power of ten: IEEE
       // division rounds the exact quotient once, which is the double nearest the literal.
       const d = value / (scale === 1 ? 10 : scale === 2 ? 100 : 1000);
@@ -245,6 +282,8 @@ function readNumber(): BareItemOf<'integer'> | BareItemOf<'decimal'> {
       break;
     }
   }
+  // "-0" and leading zeros ("007") are not how the value is written back.
+  if ((digits > 1 || neg) && s.charCodeAt(P + (neg ? 1 : 0)) === 48) CANON = false;
   P = p;
   return { type: 'integer', value: neg && value !== 0 ? -value : value };
 }
@@ -310,6 +349,7 @@ function readToken(): string {
 
 // RFC 9651 §4.2.7
 function readBinary(): Uint8Array {
+  CANON = false;
   const s = S;
   const start = P + 1; // past ":"
   // Well-formed input: decoded in place up to the next ":" (the decoder checks every
@@ -371,6 +411,7 @@ function readBoolean(): BareItemOf<'boolean'> {
 
 // RFC 9651 §4.2.9
 function readDate(): BareItemOf<'date'> {
+  CANON = false;
   P++; // "@"
   const start = P;
   const n = readNumber();
@@ -389,6 +430,7 @@ function hexValue(c: number): number {
 
 // RFC 9651 §4.2.10
 function readDisplayString(): string {
+  CANON = false;
   const s = S;
   if (s.charCodeAt(P + 1) !== 34) failAt(P + 1, 'expected DQUOTE after "%" in display string');
   const start = P + 2;
@@ -495,6 +537,25 @@ export function parseDictionary(text: string): Dictionary {
     return dict;
   } finally {
     S = '';
+  }
+}
+
+/**
+ * Internal (verification hot path): {@link parseDictionary}, and also records in
+ * `texts`, for every Inner List member and every Item inside an Inner List, its exact
+ * text when that text is already what RFC 9651 §4.1 serialisation would produce (with
+ * the Inner List's text running from "(" through its parameters). A value left out of
+ * `texts` is not canonical as written and must be serialised. test/core/sf-canonical
+ * checks the rule against the serialiser over every corpus case and random input.
+ *
+ * @throws as {@link parseDictionary}.
+ */
+export function parseDictionaryWithTexts(text: string, texts: Map<Item | InnerList, string>): Dictionary {
+  TEXTS = texts;
+  try {
+    return parseDictionary(text);
+  } finally {
+    TEXTS = undefined;
   }
 }
 

@@ -8,7 +8,7 @@ import { componentValue, serializeComponentIdentifier } from './components';
 import type { ComponentIdentifier, ComponentOptions } from './components';
 import type { HttpMessage } from './message';
 import { signatureParamsValue } from './signature-input';
-import type { SignatureInput } from './signature-input';
+import type { ReceivedSignatureInput, SignatureInput } from './signature-input';
 
 /** Up to this many components, duplicates are found by comparing with each earlier one (no Set). */
 const LINEAR_DUPLICATE_SCAN = 16;
@@ -33,6 +33,39 @@ export function createSignatureBase(message: HttpMessage, input: Pick<SignatureI
 }
 
 /**
+ * Internal (verification hot path): {@link createSignatureBase} for an input read by
+ * `readSignaturesWithTexts`. When the input was received in canonical form, its
+ * identifiers and `@signature-params` are taken from the received text, which is then
+ * byte-identical to serialising the structure (the parser proves it, see
+ * `parseDictionaryWithTexts`); otherwise they are serialised as usual.
+ *
+ * @throws BotsigError as {@link createSignatureBase}.
+ */
+export function createReceivedSignatureBase(message: HttpMessage, input: ReceivedSignatureInput, options?: ComponentOptions): string {
+  const { paramsText, idTexts } = input;
+  if (paramsText === undefined || idTexts === undefined) return createSignatureBase(message, input, options);
+  return signatureBaseFromTexts(message, input.components, idTexts, paramsText, options);
+}
+
+/**
+ * Internal: the signature base when the caller already holds each identifier and
+ * the `@signature-params` value in canonical serialisation (a verifier that received
+ * them so, a signer that built them so). `idTexts[i]` must be the serialisation of
+ * `components[i]` and `paramsText` that of the whole list with its parameters.
+ *
+ * @throws BotsigError as {@link createSignatureBase} for the component lines.
+ */
+export function signatureBaseFromTexts(
+  message: HttpMessage,
+  components: readonly ComponentIdentifier[],
+  idTexts: string[],
+  paramsText: string,
+  options?: ComponentOptions,
+): string {
+  return componentLines(message, components, idTexts, options, true) + '"@signature-params": ' + paramsText;
+}
+
+/**
  * The signature base and the `@signature-params` value it ends with, which is also
  * what Signature-Input carries after `label=` (RFC 9421 §4.1): signers get both from
  * one serialisation.
@@ -52,17 +85,19 @@ export function createSignatureBaseParts(
 
 /**
  * One `"<identifier>": <value>` line per component, in order; fills `ids` with each
- * identifier serialised (once, for its line and for `@signature-params`).
+ * identifier serialised (once, for its line and for `@signature-params`), or, with
+ * `given`, takes them from `ids` as they are.
  */
-function componentLines(message: HttpMessage, comps: readonly ComponentIdentifier[], ids: string[], options: ComponentOptions | undefined): string {
+function componentLines(message: HttpMessage, comps: readonly ComponentIdentifier[], ids: string[], options: ComponentOptions | undefined, given = false): string {
   let out = '';
   const n = comps.length;
   const keys = n > 1 ? new Array<string>(n) : undefined;
   let seen: Set<string> | undefined;
   for (let i = 0; i < n; i++) {
     const id = comps[i]!;
-    const idText = serializeComponentIdentifier(id);
-    ids[i] = idText;
+    let idText: string;
+    if (given) idText = ids[i]!;
+    else ids[i] = idText = serializeComponentIdentifier(id);
     if (keys !== undefined) {
       const k = identityKey(id, idText);
       if (n <= LINEAR_DUPLICATE_SCAN) {

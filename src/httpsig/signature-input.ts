@@ -5,8 +5,8 @@
  */
 import { BotsigError, isBotsigError } from '../core/errors';
 import type { BotsigErrorCode } from '../core/errors';
-import { parseDictionary, serializeParameters } from '../core/sf';
-import type { Dictionary, Member, Parameters } from '../core/sf-types';
+import { parseDictionary, parseDictionaryWithTexts, serializeParameters } from '../core/sf';
+import type { Dictionary, InnerList, Item, Member, Parameters } from '../core/sf-types';
 import { serializeComponentIdentifier } from './components';
 import type { ComponentIdentifier } from './components';
 import type { HttpMessage } from './message';
@@ -17,6 +17,20 @@ export interface SignatureInput {
   components: ComponentIdentifier[];
   /** Every signature parameter in its order, unknown ones included (RFC 9421 §2.3). */
   params: Parameters;
+}
+
+/**
+ * Internal (verification hot path): a {@link SignatureInput} that also carries the
+ * text it was received in, when that text is canonical, i.e. byte-identical to what
+ * serialising the parsed structure gives (RFC 9421 §2.3, §2.5). Made only by
+ * {@link readSignaturesWithTexts} for callers that build the base before handing the
+ * input to anyone who could change it.
+ */
+export interface ReceivedSignatureInput extends SignatureInput {
+  /** `@signature-params` (the member after `label=`) as received; set only when canonical. */
+  readonly paramsText: string | undefined;
+  /** Each component identifier as received; set exactly when `paramsText` is. */
+  readonly idTexts: string[] | undefined;
 }
 
 /** Typed view of the registered signature parameters (RFC 9421 §2.3). */
@@ -34,13 +48,13 @@ export interface SignatureParams {
  * in only one of them, or whose member has the wrong shape, carries an `error`, so that
  * one bad signature does not hide the others (RFC 9421 §4, §7.2.6).
  */
-export type SignatureEntry =
-  | { readonly label: string; readonly ok: true; readonly input: SignatureInput; readonly signature: Uint8Array }
+export type SignatureEntry<I extends SignatureInput = SignatureInput> =
+  | { readonly label: string; readonly ok: true; readonly input: I; readonly signature: Uint8Array }
   | {
       readonly label: string;
       readonly ok: false;
       readonly error: BotsigError;
-      readonly input?: SignatureInput;
+      readonly input?: I;
       readonly signature?: Uint8Array;
     };
 
@@ -75,14 +89,15 @@ export function nextLabel(existing: Iterable<string>, prefix = 'sig'): string {
 
 /**
  * Parses a whole field value as a Dictionary (RFC 9651 §4.2.2), reporting failure under `code`.
+ * With `texts`, also records canonical texts (internal; see `parseDictionaryWithTexts`).
  *
  * @throws BotsigError `code` when the value is not a valid Dictionary.
  * @throws TypeError when `value` is not a string.
  */
-export function parseSignatureDictionary(value: string, code: BotsigErrorCode, what: string): Dictionary {
+export function parseSignatureDictionary(value: string, code: BotsigErrorCode, what: string, texts?: Map<Item | InnerList, string>): Dictionary {
   if (typeof value !== 'string') throw new TypeError(`${what} value must be a string`);
   try {
-    return parseDictionary(value);
+    return texts === undefined ? parseDictionary(value) : parseDictionaryWithTexts(value, texts);
   } catch (err) {
     if (isBotsigError(err)) throw new BotsigError(code, `${what} is not a valid Dictionary`, { cause: err });
     throw err;
@@ -249,11 +264,26 @@ export function fieldValue(message: HttpMessage, name: string): string | undefin
  * for (const entry of readSignatures(toHttpMessage(request)).values()) if (entry.ok) console.log(entry.label);
  */
 export function readSignatures(message: HttpMessage): Map<string, SignatureEntry> {
+  return read(message, undefined);
+}
+
+/**
+ * Internal: {@link readSignatures}, with each input a {@link ReceivedSignatureInput}
+ * that carries its received text when canonical, so that the base can reuse it
+ * instead of serialising the structure again.
+ *
+ * @throws as {@link readSignatures}.
+ */
+export function readSignaturesWithTexts(message: HttpMessage): Map<string, SignatureEntry<ReceivedSignatureInput>> {
+  return read(message, new Map()) as Map<string, SignatureEntry<ReceivedSignatureInput>>;
+}
+
+function read(message: HttpMessage, texts: Map<Item | InnerList, string> | undefined): Map<string, SignatureEntry> {
   const out = new Map<string, SignatureEntry>();
   const inputText = fieldValue(message, 'signature-input');
   const sigText = fieldValue(message, 'signature');
   if (inputText === undefined && sigText === undefined) return out;
-  const inputs = inputText === undefined ? undefined : parseSignatureDictionary(inputText, 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input');
+  const inputs = inputText === undefined ? undefined : parseSignatureDictionary(inputText, 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input', texts);
   const sigs = sigText === undefined ? undefined : parseSignatureDictionary(sigText, 'ERR_SIGNATURE_PARSE', 'Signature');
   if (inputs !== undefined) {
     for (const [label, member] of inputs) {
@@ -261,6 +291,7 @@ export function readSignatures(message: HttpMessage): Map<string, SignatureEntry
       let input: SignatureInput;
       try {
         input = memberToSignatureInput(label, member, 'ERR_SIGNATURE_INPUT_PARSE');
+        if (texts !== undefined) input = withTexts(input, member as InnerList, texts);
       } catch (err) {
         out.set(label, { label, ok: false, error: asBotsigError(err) });
         continue;
@@ -290,6 +321,18 @@ export function readSignatures(message: HttpMessage): Map<string, SignatureEntry
     }
   }
   return out;
+}
+
+function withTexts(input: SignatureInput, member: InnerList, texts: Map<Item | InnerList, string>): ReceivedSignatureInput {
+  const paramsText = texts.get(member);
+  let idTexts: string[] | undefined;
+  if (paramsText !== undefined) {
+    // A canonical Inner List has canonical Items: each has its text.
+    const items = member.items;
+    idTexts = new Array<string>(items.length);
+    for (let i = 0; i < items.length; i++) idTexts[i] = texts.get(items[i]!)!;
+  }
+  return { label: input.label, components: input.components, params: input.params, paramsText, idTexts };
 }
 
 function asBotsigError(err: unknown): BotsigError {

@@ -1,19 +1,17 @@
 import { base64Encode, base64UrlEncode, utf8 } from '../core/base64';
 import { BotsigError } from '../core/errors';
-import { parseDictionary, sfInteger, sfString } from '../core/sf';
-import type { Parameters } from '../core/sf-types';
+import { parseDictionary, serializeBareItem } from '../core/sf';
 import { systemClock, toEpochSeconds } from '../core/time';
 import { importSigningKey, importSigningKeySync, isSigningKey, signBase } from '../crypto/keys';
 import type { Jwk, SigningKey } from '../crypto/types';
 import { parseComponentIdentifier, serializeComponentIdentifier, type ComponentIdentifier } from '../httpsig/components';
-import { createSignatureBaseParts } from '../httpsig/base';
+import { signatureBaseFromTexts } from '../httpsig/base';
 import { toHttpMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
 import {
   isValidLabel,
   nextLabel,
   parseSignatureDictionary,
   parseSignatureInput,
-  type SignatureInput,
 } from '../httpsig/signature-input';
 import { serializeSignatureAgent, signatureAgentComponent, type SignatureAgentType } from './signature-agent';
 import { WEB_BOT_AUTH_TAG, type SignatureHeaders, type SignRequestOptions } from './types';
@@ -21,6 +19,8 @@ import { WEB_BOT_AUTH_TAG, type SignatureHeaders, type SignRequestOptions } from
 const DEFAULT_VALIDITY_SECONDS = 300;
 const MAX_RECOMMENDED_VALIDITY_SECONDS = 86_400;
 const NONCE_BYTES = 64;
+/** RFC 9651 §3.3.1: Integers have at most 15 digits. */
+const MAX_SF_INTEGER = 999_999_999_999_999;
 
 /**
  * Signs a request with the Web Bot Auth profile (SPEC 5.1, 5.2): covers
@@ -101,6 +101,7 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   const existingSignature = joined(message, 'signature');
   const existingAgent = joined(message, 'signature-agent');
   const taken = new Set<string>();
+  const fresh = existingInput === undefined && existingSignature === undefined && existingAgent === undefined;
   const existingInputs = existingInput === undefined ? undefined : parseSignatureInput(existingInput);
   if (existingInputs !== undefined) for (const label of existingInputs.keys()) taken.add(label);
   if (existingSignature !== undefined) {
@@ -124,7 +125,7 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   }
 
   let label = options.label;
-  if (label === undefined) label = nextLabel(taken);
+  if (label === undefined) label = fresh ? 'sig1' : nextLabel(taken);
   else if (!isValidLabel(label)) throw new TypeError('label must be a Structured Field key (lowercase, e.g. "sig1")');
   else if (taken.has(label)) throw new BotsigError('ERR_LABEL_EXISTS', `label "${label}" is already used on this request`);
 
@@ -136,10 +137,16 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
     const agent = typeof options.signatureAgent === 'string' ? { url: options.signatureAgent } : options.signatureAgent;
     const ours = ownAgentMember(label, agent.url, agent.type);
     signatureAgentValue = existingAgent === undefined ? ours : `${existingAgent}, ${ours}`;
-    const headers = new Map(message.headers);
-    headers.set('signature-agent', [signatureAgentValue]);
-    signed = { ...message, headers };
-    agentComponent = signatureAgentComponent(label);
+    if (message === request) {
+      // The caller's own HttpMessage: leave it as it is.
+      const headers = new Map(message.headers);
+      headers.set('signature-agent', [signatureAgentValue]);
+      signed = { ...message, headers };
+    } else {
+      // Our copy of the caller's request: set the header in place.
+      message.headers.set('signature-agent', [signatureAgentValue]);
+    }
+    agentComponent = ownAgentComponent(label);
   }
   const requested: string[] = [];
   if (!options.replaceComponents) {
@@ -153,13 +160,13 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   // SPEC 5.2 rule 1: the member is covered even when the caller replaces the list.
   if (options.replaceComponents && agentComponent !== undefined) requested.push(agentComponent);
   const ids: ComponentIdentifier[] = [];
-  const seen = new Set<string>();
+  const idTexts: string[] = [];
   let coversAuthority = false;
   let coversAgent = false;
   for (const text of requested) {
     const { id, canonical } = parsedComponent(text);
-    if (seen.has(canonical)) continue; // asking for @authority twice is not an error for the caller
-    seen.add(canonical);
+    if (idTexts.includes(canonical)) continue; // asking for @authority twice is not an error for the caller
+    idTexts.push(canonical);
     ids.push(id);
     if (id.name === '@authority' || id.name === '@target-uri') coversAuthority = true;
     else if (id.name === 'signature-agent') coversAgent = true;
@@ -189,19 +196,18 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   }
 
   // Parameter order of the draft's and Cloudflare's vectors: created, keyid, alg, expires, nonce, tag.
-  const params: Parameters = new Map();
-  params.set('created', sfInteger(created));
-  params.set('keyid', sfString(key.thumbprint));
-  if (options.includeAlg !== false) params.set('alg', sfString(key.alg));
-  params.set('expires', sfInteger(expires));
-  const nonce = options.nonce === undefined ? randomNonce() : options.nonce;
-  if (nonce !== false) params.set('nonce', sfString(nonce));
-  params.set('tag', sfString(tag));
+  // Serialised here, each value by its known type (RFC 9651 §4.1.4, §4.1.6): the same
+  // text the generic serialiser gives, without building the structure first.
+  let paramsText = '(' + idTexts.join(' ') + ');created=' + sfInteger(created, 'created') + ';keyid=' + sfString(key.thumbprint, 'keyid');
+  if (options.includeAlg !== false) paramsText += ';alg=' + sfString(key.alg, 'alg');
+  paramsText += ';expires=' + sfInteger(expires, 'expires');
+  // Our nonces are base64url: nothing to escape.
+  if (options.nonce === undefined) paramsText += ';nonce="' + randomNonce() + '"';
+  else if (options.nonce !== false) paramsText += ';nonce=' + sfString(options.nonce, 'nonce');
+  paramsText += ';tag=' + (tag === WEB_BOT_AUTH_TAG ? '"web-bot-auth"' : sfString(tag, 'tag'));
 
-  const input: SignatureInput = { label, components: ids, params };
-  const parts = createSignatureBaseParts(signed, input);
-  const base = parts.base;
-  const inputMember = label + '=' + parts.signatureParams;
+  const base = signatureBaseFromTexts(signed, ids, idTexts, paramsText);
+  const inputMember = label + '=' + paramsText;
   const finalLabel = label;
   return {
     base,
@@ -216,12 +222,44 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   };
 }
 
+// A String parameter (RFC 9651 §4.1.6): quoted as it is when nothing needs escaping.
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+function sfString(value: string, name: string): string {
+  if (typeof value === 'string' && PLAIN.test(value)) return '"' + value + '"';
+  try {
+    return serializeBareItem({ type: 'string', value });
+  } catch (cause) {
+    throw new BotsigError('ERR_PARAM_INVALID', `the ${name} parameter cannot be serialised`, { cause });
+  }
+}
+
+function sfInteger(value: number, name: string): string {
+  if (!Number.isSafeInteger(value) || value > MAX_SF_INTEGER || value < -MAX_SF_INTEGER) {
+    throw new BotsigError('ERR_PARAM_INVALID', `the ${name} parameter is out of the Integer range`);
+  }
+  return String(value);
+}
+
+// `"signature-agent";key="<label>"`, for the last label (nearly always "sig1").
+let lastAgentLabel: string | undefined;
+let lastAgentComponent = '';
+function ownAgentComponent(label: string): string {
+  if (label !== lastAgentLabel) {
+    lastAgentComponent = signatureAgentComponent(label);
+    lastAgentLabel = label;
+  }
+  return lastAgentComponent;
+}
+
 // Our own Signature-Agent member, serialised and checked (SPEC 2.3) once per
 // (label, url, type): a crawler sends the same one on every request.
 const OWN_AGENT_CACHE_MAX = 64;
 const ownAgentCache = new Map<string, string>();
+// The member of the last call, checked before the map (no key to build).
+let lastOwn: { label: string; url: string; type: SignatureAgentType | undefined; member: string } = { label: '', url: '', type: undefined, member: '' };
 function ownAgentMember(label: string, url: string, type: SignatureAgentType | undefined): string {
   if (typeof url !== 'string') return serializeSignatureAgent([{ key: label, url, ...(type === undefined ? {} : { type }) }]);
+  if (label === lastOwn.label && url === lastOwn.url && type === lastOwn.type) return lastOwn.member;
   const cacheKey = label + ' ' + (type ?? '') + ' ' + url;
   let member = ownAgentCache.get(cacheKey);
   if (member === undefined) {
@@ -229,6 +267,7 @@ function ownAgentMember(label: string, url: string, type: SignatureAgentType | u
     if (ownAgentCache.size >= OWN_AGENT_CACHE_MAX) ownAgentCache.delete(ownAgentCache.keys().next().value!);
     ownAgentCache.set(cacheKey, member);
   }
+  lastOwn = { label, url, type, member };
   return member;
 }
 

@@ -6,10 +6,10 @@ import { importVerifyingKey, isVerifyingKey, verifyBase } from '../crypto/keys';
 import { ALGORITHMS, isAlgorithmName, toAlgorithmName } from '../crypto/registry';
 import { isRfc9421TestKey } from '../crypto/test-keys';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../crypto/types';
-import { createSignatureBase } from '../httpsig/base';
+import { createReceivedSignatureBase } from '../httpsig/base';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';
 import { toHttpMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
-import { readSignatures, signatureParams, type SignatureEntry, type SignatureInput } from '../httpsig/signature-input';
+import { readSignaturesWithTexts, signatureParams, type ReceivedSignatureInput, type SignatureEntry, type SignatureInput } from '../httpsig/signature-input';
 import { MemoryNonceStore, type NonceStore } from '../stores/nonce-store';
 import { parseSignatureAgent, type ParsedSignatureAgent, type ParseSignatureAgentOptions, type SignatureAgentMember } from './signature-agent';
 import {
@@ -115,7 +115,7 @@ interface Context {
   readonly nowMs: number;
   /** Present when the request carries a non-empty Signature-Agent. */
   readonly agentHeader: ParsedSignatureAgent | undefined;
-  readonly entries: Map<string, SignatureEntry>;
+  readonly entries: Map<string, SignatureEntry<ReceivedSignatureInput>>;
   diagnostics: Diagnostic[] | undefined;
 }
 
@@ -126,9 +126,9 @@ async function verify(request: MessageInput, options: VerifyRequestOptions, p: P
   } catch (error) {
     return requestResult('unverified', false, toInfo(error, 'ERR_MESSAGE_INVALID'), NO_DIAGNOSTICS);
   }
-  let entries: Map<string, SignatureEntry>;
+  let entries: Map<string, SignatureEntry<ReceivedSignatureInput>>;
   try {
-    entries = readSignatures(message);
+    entries = readSignaturesWithTexts(message);
   } catch (error) {
     // A whole field is not a Dictionary (SPEC 5.3 rule 1, SPEC 7: MAY answer 400).
     return requestResult('invalid', true, toInfo(error, 'ERR_SIGNATURE_INPUT_PARSE'), NO_DIAGNOSTICS);
@@ -227,7 +227,7 @@ function fail(d: Draft, outcome: 'invalid' | 'unverified', code: BotsigErrorCode
   return finish(d, outcome, { code, message });
 }
 
-async function verifyOne(ctx: Context, entry: SignatureEntry): Promise<SignatureResult> {
+async function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>): Promise<SignatureResult> {
   const { p, options } = ctx;
   const label = entry.label;
   const d: Draft = { label, covered: NO_STRINGS, params: NO_PARAMS };
@@ -297,7 +297,7 @@ async function verifyOne(ctx: Context, entry: SignatureEntry): Promise<Signature
   // invalid whoever signed it, and no directory is fetched for it.
   let base: string;
   try {
-    base = createSignatureBase(ctx.message, input);
+    base = createReceivedSignatureBase(ctx.message, input);
   } catch (error) {
     return finish(d, 'invalid', toInfo(error, 'ERR_COMPONENT_INVALID'));
   }
@@ -335,7 +335,7 @@ async function verifyOne(ctx: Context, entry: SignatureEntry): Promise<Signature
     try {
       // Remembered for as long as the signature is accepted: through the last whole
       // second that passes the expiry check above.
-      fresh = await p.store.checkAndRecord(found.agent + ' ' + keyid, params.nonce, (expires + p.skewSeconds + 1) * 1000, ctx.nowMs);
+      fresh = await p.store.checkAndRecord(nonceScope(found.agent, keyid), params.nonce, (expires + p.skewSeconds + 1) * 1000, ctx.nowMs);
     } catch {
       fresh = undefined;
     }
@@ -347,9 +347,27 @@ async function verifyOne(ctx: Context, entry: SignatureEntry): Promise<Signature
   return finish(d, 'verified');
 }
 
-function coveredOf(input: SignatureInput): readonly string[] {
+// Nonces are scoped by agent and keyid. Requests mostly come from the same agent with
+// the same key over and over: the last scope string is reused while they repeat, so
+// a store keyed by it finds the string's hash already computed.
+let lastScopeAgent = '';
+let lastScopeKeyid = '';
+let lastScope = ' ';
+
+function nonceScope(agent: string, keyid: string): string {
+  if (agent !== lastScopeAgent || keyid !== lastScopeKeyid) {
+    lastScopeAgent = agent;
+    lastScopeKeyid = keyid;
+    lastScope = agent + ' ' + keyid;
+  }
+  return lastScope;
+}
+
+function coveredOf(input: ReceivedSignatureInput): readonly string[] {
   const n = input.components.length;
   if (n === 0) return NO_STRINGS;
+  // As received when canonical: the same strings, in an array made for this input.
+  if (input.idTexts !== undefined) return input.idTexts;
   const out = new Array<string>(n);
   for (let i = 0; i < n; i++) out[i] = serializeComponentIdentifier(input.components[i]!);
   return out;
@@ -586,11 +604,21 @@ const AGENT_CACHE_MAX_ENTRIES = 256;
 const AGENT_CACHE_MAX_CHARS = 4096;
 const agentCaches = [new Map<string, ParsedSignatureAgent>(), new Map<string, ParsedSignatureAgent>()] as const;
 
+// The last single-line value and its parse, checked before the map (no key to build).
+let lastAgentLine: string | undefined;
+let lastAgentCache: Map<string, ParsedSignatureAgent> | undefined;
+let lastAgentParsed: ParsedSignatureAgent | undefined;
+
 function parsedSignatureAgent(lines: readonly string[], p: Prepared): ParsedSignatureAgent {
-  const key = lines.length === 1 ? '1' + lines[0]! : 'n' + JSON.stringify(lines);
   const cache = agentCaches[p.agentOptions.allowHttp === true ? 1 : 0];
+  const single = lines.length === 1 ? lines[0]! : undefined;
+  if (single !== undefined && single === lastAgentLine && cache === lastAgentCache) return lastAgentParsed!;
+  const key = single !== undefined ? '1' + single : 'n' + JSON.stringify(lines);
   const hit = cache.get(key);
-  if (hit !== undefined) return hit;
+  if (hit !== undefined) {
+    if (single !== undefined) remember(single, cache, hit);
+    return hit;
+  }
   const parsed = parseSignatureAgent(lines, p.agentOptions);
   if (key.length > AGENT_CACHE_MAX_CHARS) return parsed;
   for (const m of parsed.members) {
@@ -601,7 +629,14 @@ function parsedSignatureAgent(lines: readonly string[], p: Prepared): ParsedSign
   const frozen: ParsedSignatureAgent = Object.freeze({ ...parsed, members: Object.freeze(parsed.members) as SignatureAgentMember[], diagnostics: Object.freeze(parsed.diagnostics) as Diagnostic[] });
   if (cache.size >= AGENT_CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
   cache.set(key, frozen);
+  if (single !== undefined) remember(single, cache, frozen);
   return frozen;
+}
+
+function remember(line: string, cache: Map<string, ParsedSignatureAgent>, parsed: ParsedSignatureAgent): void {
+  lastAgentLine = line;
+  lastAgentCache = cache;
+  lastAgentParsed = parsed;
 }
 
 /** `http:` in any case (RFC 3986 §3.1: schemes are case-insensitive). */

@@ -38,13 +38,19 @@ export interface MemoryNonceStoreOptions {
 export class MemoryNonceStore implements NonceStore {
   readonly #max: number;
   readonly #now: Clock;
-  /** scope+nonce → expiry (ms). */
-  readonly #entries = new Map<string, number>();
-  // Min-heap of (expiry, key), parallel arrays to avoid one object per entry.
-  // Every map entry has exactly one heap slot: a key is only re-recorded after its
-  // slot has surfaced and been removed.
+  /**
+   * scope → nonce → expiry (ms). Two levels rather than one concatenated key: the
+   * verifier hands the same scope string for every request of an agent and key, and
+   * a nonce string is hashed once, so a check builds no string at all.
+   */
+  readonly #scopes = new Map<string, Map<string, number>>();
+  #size = 0;
+  // Min-heap of (expiry, scope, nonce), parallel arrays to avoid one object per
+  // entry. Every entry has exactly one heap slot: a nonce is only re-recorded after
+  // its slot has surfaced and been removed.
   readonly #heapExpiry: number[] = [];
-  readonly #heapKey: string[] = [];
+  readonly #heapScope: string[] = [];
+  readonly #heapNonce: string[] = [];
 
   /** @throws RangeError when `maxEntries` is not a positive integer. */
   constructor(options: MemoryNonceStoreOptions = {}) {
@@ -57,7 +63,7 @@ export class MemoryNonceStore implements NonceStore {
 
   /** Nonces currently remembered (expired ones may linger until the next call). */
   get size(): number {
-    return this.#entries.size;
+    return this.#size;
   }
 
   /**
@@ -73,53 +79,67 @@ export class MemoryNonceStore implements NonceStore {
       throw new TypeError('expiresAtMs and nowMs must be numbers');
     }
     this.#expire(nowMs);
-    const key = scope.length + ':' + scope + nonce;
+    let nonces = this.#scopes.get(scope);
     // After #expire every remaining entry is unexpired: a hit is a replay.
-    if (this.#entries.has(key)) return false;
+    if (nonces !== undefined && nonces.has(nonce)) return false;
     // Nothing to remember for a signature that has already expired.
     if (expiresAtMs <= nowMs) return true;
-    if (this.#entries.size >= this.#max) {
+    if (this.#size >= this.#max) {
       throw new Error('nonce store is full of unexpired nonces');
     }
-    this.#entries.set(key, expiresAtMs);
-    this.#push(expiresAtMs, key);
+    if (nonces === undefined) {
+      nonces = new Map();
+      this.#scopes.set(scope, nonces);
+    }
+    nonces.set(nonce, expiresAtMs);
+    this.#size++;
+    this.#push(expiresAtMs, scope, nonce);
     return true;
   }
 
-  /** Drops every entry whose expiry is at or before `now`. */
+  /** Drops every entry whose expiry is at or before `now`, and scopes left empty. */
   #expire(now: number): void {
     const exp = this.#heapExpiry;
-    const keys = this.#heapKey;
     while (exp.length > 0 && exp[0]! <= now) {
-      const expiry = exp[0]!;
-      const key = keys[0]!;
+      const scope = this.#heapScope[0]!;
+      const nonce = this.#heapNonce[0]!;
       this.#pop();
-      if (this.#entries.get(key) === expiry) this.#entries.delete(key);
+      // Always present: a nonce leaves its map only here, with its single heap slot.
+      const nonces = this.#scopes.get(scope)!;
+      nonces.delete(nonce);
+      this.#size--;
+      if (nonces.size === 0) this.#scopes.delete(scope);
     }
   }
 
-  #push(expiry: number, key: string): void {
+  #push(expiry: number, scope: string, nonce: string): void {
     const exp = this.#heapExpiry;
-    const keys = this.#heapKey;
+    const scopes = this.#heapScope;
+    const nonces = this.#heapNonce;
     let i = exp.length;
     exp.push(expiry);
-    keys.push(key);
+    scopes.push(scope);
+    nonces.push(nonce);
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (exp[parent]! <= expiry) break;
       exp[i] = exp[parent]!;
-      keys[i] = keys[parent]!;
+      scopes[i] = scopes[parent]!;
+      nonces[i] = nonces[parent]!;
       i = parent;
     }
     exp[i] = expiry;
-    keys[i] = key;
+    scopes[i] = scope;
+    nonces[i] = nonce;
   }
 
   #pop(): void {
     const exp = this.#heapExpiry;
-    const keys = this.#heapKey;
+    const scopes = this.#heapScope;
+    const nonces = this.#heapNonce;
     const lastExpiry = exp.pop()!;
-    const lastKey = keys.pop()!;
+    const lastScope = scopes.pop()!;
+    const lastNonce = nonces.pop()!;
     const n = exp.length;
     if (n === 0) return;
     let i = 0;
@@ -130,10 +150,12 @@ export class MemoryNonceStore implements NonceStore {
       const c = r < n && exp[r]! < exp[l]! ? r : l;
       if (exp[c]! >= lastExpiry) break;
       exp[i] = exp[c]!;
-      keys[i] = keys[c]!;
+      scopes[i] = scopes[c]!;
+      nonces[i] = nonces[c]!;
       i = c;
     }
     exp[i] = lastExpiry;
-    keys[i] = lastKey;
+    scopes[i] = lastScope;
+    nonces[i] = lastNonce;
   }
 }

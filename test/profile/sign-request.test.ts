@@ -1,11 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64UrlDecode } from '../../src/core/base64';
+import { base64UrlDecode, utf8 } from '../../src/core/base64';
 import { isBotsigError } from '../../src/core/errors';
 import { importSigningKey, importSigningKeySync, importVerifyingKey } from '../../src/crypto/keys';
 import type { Jwk } from '../../src/crypto/types';
 import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import type { MessageObject } from '../../src/httpsig/message';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
+import { createSignatureBase } from '../../src/httpsig/base';
+import { toHttpMessage, type MessageObject } from '../../src/httpsig/message';
+import { parseSignatureInput, readSignatures, serializeSignatureInputMember } from '../../src/httpsig/signature-input';
 import { applySignatureHeaders, signRequest, signRequestSync } from '../../src/profile/sign-request';
 import type { SignatureHeaders } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
@@ -328,5 +330,53 @@ describe('applySignatureHeaders: Request, Headers, record, pairs', () => {
   it('misuse → TypeError', () => {
     expect(() => applySignatureHeaders(null as never, values)).toThrow(TypeError);
     expect(() => applySignatureHeaders({}, null as never)).toThrow(TypeError);
+  });
+});
+
+describe('the Signature-Input signRequest writes is the RFC 9651 serialisation of what it signed', () => {
+  // signRequest serialises its parameters directly (no structure first); the generic
+  // serialiser must agree for any nonce, tag and component list, and the base must be
+  // the one a verifier rebuilds.
+  const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 12 });
+  it('for random nonces, tags, components and times', async () => {
+    const { privateJwk, publicJwk } = await keyPair();
+    const key = await importSigningKey(privateJwk);
+    const vk = await importVerifyingKey(publicJwk);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(printable),
+        fc.option(printable),
+        fc.subarray(['"@method"', '"@path"', '"@query"', '"@target-uri"', '"accept"', '"@query-param";name="q"', '"@authority"']),
+        fc.integer({ min: 0, max: 2_000_000_000 }),
+        fc.boolean(),
+        async (nonce, tag, components, created, includeAlg) => {
+          const request: MessageObject = { method: 'GET', url: 'https://origin.example/p?q=1', headers: { accept: 'text/html' } };
+          const headers = await signRequest(request, {
+            key,
+            signatureAgent: 'https://agent.example',
+            components,
+            created,
+            includeAlg,
+            ...(nonce === null ? {} : { nonce }),
+            ...(tag === null ? {} : { tag }),
+          });
+          const member = headers['signature-input'];
+          const input = parseSignatureInput(member).get('sig1')!;
+          expect(member).toBe(serializeSignatureInputMember(input));
+          if (nonce !== null) expect(input.params.get('nonce')).toEqual({ type: 'string', value: nonce });
+          const message = toHttpMessage({ ...request, headers: { ...request.headers, ...headers } });
+          const entry = readSignatures(message).get('sig1')!;
+          expect(entry.ok).toBe(true);
+          if (entry.ok) expect(await vk.verify(utf8(createSignatureBase(message, entry.input)), entry.signature)).toBe(true);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('refuses times outside the Integer range with ERR_PARAM_INVALID', async () => {
+    const { privateJwk } = await keyPair();
+    const request: MessageObject = { url: 'https://origin.example/' };
+    await expect(signRequest(request, { key: privateJwk, created: 1e15, expires: 1e15 + 10, allowLongValidity: true })).rejects.toMatchObject({ code: 'ERR_PARAM_INVALID' });
   });
 });
