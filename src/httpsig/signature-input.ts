@@ -8,6 +8,7 @@ import type { BotsigErrorCode } from '../core/errors';
 import { parseDictionary, parseDictionaryWithTexts, serializeParameters } from '../core/sf';
 import type { Dictionary, InnerList, Item, Member, Parameters } from '../core/sf-types';
 import { serializeComponentIdentifier } from './components';
+import { readReceivedInputs, readReceivedSignatures } from './fast-fields';
 import type { ComponentIdentifier } from './components';
 import type { HttpMessage } from './message';
 
@@ -121,7 +122,9 @@ export function memberToSignatureInput(label: string, member: Member, code: Bots
   return { label, components, params: member.params };
 }
 
-function memberToSignature(label: string, member: Member): Uint8Array {
+function memberToSignature(label: string, member: Member | Uint8Array): Uint8Array {
+  // Already decoded by readReceivedSignatures.
+  if (member instanceof Uint8Array) return member;
   if (member.kind !== 'item' || member.value.type !== 'binary') {
     throw new BotsigError('ERR_SIGNATURE_PARSE', `Signature member ${label} is not a Byte Sequence`);
   }
@@ -283,11 +286,28 @@ function read(message: HttpMessage, texts: Map<Item | InnerList, string> | undef
   const inputText = fieldValue(message, 'signature-input');
   const sigText = fieldValue(message, 'signature');
   if (inputText === undefined && sigText === undefined) return out;
-  const inputs = inputText === undefined ? undefined : parseSignatureDictionary(inputText, 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input', texts);
-  const sigs = sigText === undefined ? undefined : parseSignatureDictionary(sigText, 'ERR_SIGNATURE_PARSE', 'Signature');
-  if (inputs !== undefined) {
+  // Received inputs: the common canonical shape is read directly, anything else by
+  // the general parser (which also reports the errors).
+  const received = texts !== undefined && inputText !== undefined ? readReceivedInputs(inputText) : undefined;
+  const inputs = inputText === undefined || received !== undefined ? undefined : parseSignatureDictionary(inputText, 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input', texts);
+  const sigs: ReadonlyMap<string, Member | Uint8Array> | undefined =
+    sigText === undefined ? undefined : ((texts === undefined ? undefined : readReceivedSignatures(sigText)) ?? parseSignatureDictionary(sigText, 'ERR_SIGNATURE_PARSE', 'Signature'));
+  const pair = (label: string, input: SignatureInput): void => {
+    const sigMember = sigs?.get(label);
+    if (sigMember === undefined) {
+      out.set(label, { label, ok: false, input, error: new BotsigError('ERR_LABEL_MISSING', `label ${label} is in Signature-Input but not in Signature`) });
+      return;
+    }
+    try {
+      out.set(label, { label, ok: true, input, signature: memberToSignature(label, sigMember) });
+    } catch (err) {
+      out.set(label, { label, ok: false, input, error: asBotsigError(err) });
+    }
+  };
+  if (received !== undefined) {
+    for (const [label, input] of received) pair(label, input);
+  } else if (inputs !== undefined) {
     for (const [label, member] of inputs) {
-      const sigMember = sigs?.get(label);
       let input: SignatureInput;
       try {
         input = memberToSignatureInput(label, member, 'ERR_SIGNATURE_INPUT_PARSE');
@@ -296,20 +316,12 @@ function read(message: HttpMessage, texts: Map<Item | InnerList, string> | undef
         out.set(label, { label, ok: false, error: asBotsigError(err) });
         continue;
       }
-      if (sigMember === undefined) {
-        out.set(label, { label, ok: false, input, error: new BotsigError('ERR_LABEL_MISSING', `label ${label} is in Signature-Input but not in Signature`) });
-        continue;
-      }
-      try {
-        out.set(label, { label, ok: true, input, signature: memberToSignature(label, sigMember) });
-      } catch (err) {
-        out.set(label, { label, ok: false, input, error: asBotsigError(err) });
-      }
+      pair(label, input);
     }
   }
   if (sigs !== undefined) {
     for (const [label, member] of sigs) {
-      if (inputs?.has(label)) continue;
+      if (received?.has(label) || inputs?.has(label)) continue;
       const error = new BotsigError('ERR_LABEL_MISSING', `label ${label} is in Signature but not in Signature-Input`);
       let signature: Uint8Array | undefined;
       try {

@@ -3,15 +3,28 @@
  * base when, and only when, that text is what serialising the parsed structure gives
  * (RFC 9421 §2.3, §2.5; RFC 9651 §4.1). These tests hold the parser's "canonical"
  * verdict to the serialiser: exactly the texts that serialise back to themselves are
- * recorded, so the shortcut can never change a base.
+ * recorded, so the shortcut can never change a base. The direct readers of the common
+ * shape (src/httpsig/fast-fields.ts) are held to the general parser the same way.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDictionary, parseDictionaryWithTexts, serializeDictionary, serializeItem } from '../../src/core/sf';
 import type { InnerList, Item } from '../../src/core/sf-types';
+import { base64Encode } from '../../src/core/base64';
+import { generateKeyPair } from '../../src/crypto/generate';
 import { createReceivedSignatureBase, createSignatureBase } from '../../src/httpsig/base';
+import { serializeComponentIdentifier } from '../../src/httpsig/components';
+import { readReceivedInputs, readReceivedSignatures } from '../../src/httpsig/fast-fields';
 import { toHttpMessage } from '../../src/httpsig/message';
-import { readSignatures, readSignaturesWithTexts } from '../../src/httpsig/signature-input';
+import {
+  parseSignature,
+  parseSignatureInput,
+  readSignatures,
+  readSignaturesWithTexts,
+  serializeSignatureParams,
+  type SignatureInput,
+} from '../../src/httpsig/signature-input';
+import { signRequest } from '../../src/profile/sign-request';
 import { SF_PARSE_FILES } from '../helpers/vectors';
 import { readCorpus } from '../core/sf-test-helpers';
 
@@ -37,7 +50,7 @@ interface Piece {
 const ws = fc.constantFrom('', '', ' ', '  ');
 const sp = fc.constantFrom(' ', ' ', ' ', '  ');
 const integer = fc
-  .tuple(fc.constantFrom('', '', '-'), fc.constantFrom('', '', '', '0', '00'), fc.integer({ min: 0, max: 99_999 }))
+  .tuple(fc.constantFrom('', '', '-'), fc.constantFrom('', '', '', '0', '00'), fc.oneof(fc.constantFrom(0, 1, 10), fc.integer({ min: 0, max: 99_999 })))
   .map(([neg, zeros, n]): Piece => ({ text: neg + zeros + n, simple: true }));
 const stringChars = fc.constantFrom('a', 'Z', ' ', '"', '\\', '@', ';', '(', ')', ',', '=');
 const string = fc.array(stringChars, { maxLength: 8 }).map((cs): Piece => ({ text: '"' + cs.join('').replace(/["\\]/g, '\\$&') + '"', simple: true }));
@@ -172,4 +185,100 @@ describe('createReceivedSignatureBase gives createSignatureBase (RFC 9421 §2.5)
       }
     });
   }
+});
+
+describe('the direct readers of Signature-Input and Signature (src/httpsig/fast-fields.ts)', () => {
+  // Mostly the shape signers write (String components, Integer and String parameters),
+  // with some of everything else mixed in.
+  const pick = <T,>(often: fc.Arbitrary<T>, rarely: fc.Arbitrary<T>) => fc.oneof({ arbitrary: often, weight: 8 }, { arbitrary: rarely, weight: 1 });
+  const value = pick(fc.oneof(integer, string), bare);
+  const sigParam = fc
+    .tuple(pick(fc.constant(''), ws), fc.constantFrom('created', 'keyid', 'key', 'a', 'tag'), pick(value.map((v) => v as Piece | null), fc.constant(null)))
+    .map(([w, k, v]): Piece => ({ text: ';' + w + k + (v === null ? '' : '=' + v.text), simple: true }));
+  const sigParams = fc.array(sigParam, { maxLength: 4 }).map((ps) => ps.map((p) => p.text).join(''));
+  const component = fc.tuple(pick(string, bare), fc.array(sigParam, { maxLength: 1 })).map(([b, ps]) => b.text + ps.map((p) => p.text).join(''));
+  const list = fc
+    .tuple(pick(fc.constant(''), ws), fc.array(fc.tuple(component, pick(fc.constant(' '), sp)), { maxLength: 3 }), pick(fc.constant(''), ws), sigParams)
+    .map(([open, items, close, p]) => ({ text: '(' + open + items.map(([c, s], i) => (i === 0 ? '' : s) + c).join('') + close + ')' + p }));
+  const member = fc.tuple(fc.constantFrom('sig1', 'sig2', 'a', '*x', 'Sig'), pick(fc.constant('='), fc.constant('')), list);
+  const sep = fc.constantFrom(', ', ',', ' , ', ',\t', ' ,', '; ');
+  const field = fc.tuple(fc.constantFrom('', '', ' '), fc.array(fc.tuple(member, sep), { minLength: 1, maxLength: 3 }), fc.constantFrom('', '', ' ', '\t')).map(([lead, members, trail]) => {
+    let text = lead;
+    members.forEach(([[label, eq, list], s], i) => (text += (i === 0 ? '' : s) + label + eq + list.text));
+    return text + trail;
+  });
+
+  it('answer only what the general parser answers, with the received text exactly when canonical', () => {
+    let direct = 0;
+    fc.assert(
+      fc.property(field, (text) => {
+        const fast = readReceivedInputs(text);
+        if (fast === undefined) return;
+        direct++;
+        const inputs = parseSignatureInput(text);
+        expect([...fast.keys()]).toEqual([...inputs.keys()]);
+        for (const [label, input] of fast) {
+          const general = inputs.get(label)!;
+          expect({ components: input.components, params: input.params }).toEqual({ components: general.components, params: general.params });
+          expect(input.paramsText).toBe(serializeSignatureParams(general));
+          expect(input.idTexts).toEqual(general.components.map(serializeComponentIdentifier));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    // The generator reaches the direct path often enough for this to mean something.
+    expect(direct).toBeGreaterThan(30);
+  });
+
+  it('read what signRequest writes, and the Signature field, directly', async () => {
+    const { privateJwk } = await generateKeyPair('ed25519');
+    for (const components of [[], ['"@method"', '"@query-param";name="q"']]) {
+      const headers = await signRequest({ url: 'https://origin.example/?q=1' }, { key: privateJwk, signatureAgent: 'https://agent.example', components });
+      expect(readReceivedInputs(headers['signature-input'])?.get('sig1')?.paramsText).toBe(headers['signature-input'].slice('sig1='.length));
+      expect(readReceivedSignatures(headers.signature)?.get('sig1')).toEqual(parseSignature(headers.signature).get('sig1'));
+    }
+  });
+
+  it('Signature: same bytes as the general parser, or no answer', () => {
+    const b64 = fc.uint8Array({ maxLength: 70 }).map((b) => base64Encode(b));
+    const raw = fc.constantFrom(':QR==:', ':AAA:', ':AA=A:', ':*:', ':AAAA', ':AAAA:;p=1', ':AAAA:x', '?1', '(:AAAA:)');
+    const sigField = fc.array(fc.tuple(fc.constantFrom('sig1', 'sig2', 'B'), fc.oneof(b64.map((t) => `:${t}:`), raw), fc.constantFrom(', ', ',', ' ,  ', ' ')), { minLength: 1, maxLength: 3 }).map((ms) =>
+      ms.map(([label, value, s], i) => (i === 0 ? '' : s) + label + '=' + value).join(''),
+    );
+    let direct = 0;
+    fc.assert(
+      fc.property(sigField, (text) => {
+        const fast = readReceivedSignatures(text);
+        if (fast === undefined) return;
+        direct++;
+        expect(fast).toEqual(parseSignature(text));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(direct).toBeGreaterThan(30);
+  });
+
+  it('readSignaturesWithTexts and readSignatures agree entry by entry, errors included', () => {
+    const sigField = fc.constantFrom('sig1=:AAAA:', 'sig1=:AAAA:, sig2=:AQID:', 'sig2=:AAAA:', 'sig1=?1', 'sig1=:QR==:', 'sig1=(', '');
+    fc.assert(
+      fc.property(field, sigField, (input, signature) => {
+        const message = toHttpMessage({ url: 'https://origin.example/', headers: { 'signature-input': input, ...(signature === '' ? {} : { signature }) } });
+        const outcome = (f: () => Map<string, { label: string; ok: boolean; input?: unknown; signature?: Uint8Array; error?: { code: string } }>) => {
+          try {
+            return [...f().values()].map((e) => ({
+              label: e.label,
+              ok: e.ok,
+              signature: e.signature,
+              code: e.error?.code,
+              input: e.input === undefined ? undefined : { components: (e.input as SignatureInput).components, params: (e.input as SignatureInput).params },
+            }));
+          } catch (error) {
+            return (error as { code?: string }).code;
+          }
+        };
+        expect(outcome(() => readSignaturesWithTexts(message))).toEqual(outcome(() => readSignatures(message)));
+      }),
+      { numRuns: 1500 },
+    );
+  });
 });
