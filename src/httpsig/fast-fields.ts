@@ -33,16 +33,17 @@ function keyEnd(s: string, i: number): number {
   return i;
 }
 
+// Printable ASCII but DQUOTE and backslash: one native scan (sticky, no backtracking)
+// over nonces and keyids, which are long.
+const PLAIN_RUN = /[\x20\x21\x23-\x5b\x5d-\x7e]*/y;
+
 /** End of a String starting at `i` (on DQUOTE) with no escape, or -1. */
 function plainStringEnd(s: string, i: number): number {
-  i++;
-  for (;;) {
-    const c = s.charCodeAt(i);
-    if (c === 34) return i + 1;
-    // Escapes, controls, non-ASCII and the end of input (NaN) all leave the fast path.
-    if (!(c >= 0x20 && c <= 0x7e) || c === 92) return -1;
-    i++;
-  }
+  PLAIN_RUN.lastIndex = i + 1;
+  PLAIN_RUN.test(s);
+  const e = PLAIN_RUN.lastIndex;
+  // Escapes, controls, non-ASCII and the end of input all leave the fast path.
+  return s.charCodeAt(e) === 34 ? e + 1 : -1;
 }
 
 // Parser state for one call (single-threaded, never re-entered).
