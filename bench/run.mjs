@@ -44,6 +44,7 @@ import { createSigner as hmsigsSigner, createVerifier as hmsigsVerifier, httpbis
 import * as wba from 'web-bot-auth';
 import { signerFromJWK as wbaSignerFromJwk, verifier as wbaVerifier } from 'web-bot-auth/crypto';
 import { coldStart, coldStartTable } from './cold-start.mjs';
+import { asReceived, baseRequest, signedPool } from './request.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const TIME_MS = Number(process.env.BENCH_TIME_MS ?? 150);
@@ -73,49 +74,22 @@ const keyid = signingKey.thumbprint;
 const subtlePublic = await subtle.importKey('jwk', publicJwk, { name: 'Ed25519' }, false, ['verify']);
 const subtlePrivate = await subtle.importKey('jwk', privateJwk, { name: 'Ed25519' }, false, ['sign']);
 
-const baseRequest = {
-  method: 'GET',
-  url: 'https://origin.example/articles/42?page=2',
-  headers: {
-    host: 'origin.example',
-    'user-agent': 'ExampleBot/1.0 (+https://crawler.example/bot)',
-    accept: 'text/html,application/xhtml+xml',
-    'accept-encoding': 'gzip, br',
-    'accept-language': 'en',
-  },
-};
 const agentRequest = { ...baseRequest, headers: { ...baseRequest.headers, 'signature-agent': `sig1="${AGENT}"` } };
 
-/**
- * A header value as a server receives it: node:http hands out flat strings, while the
- * strings a signer builds by concatenation are ropes that V8 scans more slowly.
- */
-function asReceived(request) {
-  const headers = {};
-  for (const [name, value] of Object.entries(request.headers)) headers[name] = Buffer.from(value, 'latin1').toString('latin1');
-  return { ...request, headers };
-}
-
-// Distinct signed requests (distinct nonces), so that replay checks see fresh nonces.
-const signed = [];
-for (let i = 0; i < POOL; i++) {
-  const headers = await signRequest(baseRequest, { key: signingKey, signatureAgent: AGENT, validitySeconds: VALIDITY });
-  signed.push(asReceived({ ...baseRequest, headers: { ...baseRequest.headers, ...headers } }));
-}
+// Distinct signed requests (distinct nonces), so that replay checks see fresh nonces,
+// and the bytes the bare calls verify and sign: the same bytes botsig does.
+const { signed, bases, signatures } = await signedPool(
+  { signRequest, toHttpMessage, readSignatures, createSignatureBase },
+  signingKey,
+  AGENT,
+  POOL,
+  VALIDITY,
+);
 const descriptor = (r) => ({ kind: 'request', method: r.method, targetUri: r.url, fields: Object.entries(r.headers).map(([name, value]) => ({ name, value })) });
 // http-message-sig's plain message shape (field lines in order), its counterpart of a request object.
 const descriptors = signed.map(descriptor);
 const agentDescriptor = descriptor(agentRequest);
 
-// The bare calls verify and sign the same bytes botsig does.
-const bases = [];
-const signatures = [];
-for (const r of signed) {
-  const message = toHttpMessage(r);
-  const entry = readSignatures(message).get('sig1');
-  bases.push(new TextEncoder().encode(createSignatureBase(message, entry.input)));
-  signatures.push(entry.signature);
-}
 if (!crypto.verify(null, bases[0], publicKey, signatures[0])) throw new Error('bench set-up: bare verify failed');
 
 const wbaSigner = await wbaSignerFromJwk({ kty: 'OKP', crv: 'Ed25519', x: privateJwk.x, d: privateJwk.d });

@@ -1,0 +1,109 @@
+// botsig performance budget check: verifyRequest against bare crypto.verify, and
+// signRequest against bare crypto.sign, as ratios measured in tightly interleaved pairs.
+//
+//   node bench/budget.mjs             (after npm run build; npm run bench runs it last)
+//
+// Environment: BUDGET_BLOCKS=1500 (pairs per ratio), BENCH_BOTSIG=<dir> (another build).
+//
+// Why a second harness beside bench/run.mjs: on a shared or virtual machine the speed
+// of the CPU drifts within seconds, and a ratio of two measurements taken 150 ms apart
+// picks that drift up. Here each pair is one block of 16 botsig calls and one block of
+// 16 bare calls back to back (order alternating), timed with hrtime; the ratio reported
+// is the median over the pairs, with the quartiles, so drift between pairs cancels.
+// Same request shape, key and checks as bench/run.mjs: every verification must be
+// `verified` (fresh nonces: a pool of distinct signed requests, a new nonce store with
+// each pass over the pool), and signRequest makes its own 64-byte nonce.
+import crypto from 'node:crypto';
+import { baseRequest, signedPool } from './request.mjs';
+
+const dir = process.env.BENCH_BOTSIG;
+const load = (file, specifier) => (dir === undefined ? import(specifier) : import(new URL(file, `file://${dir.replace(/\/?$/, '/')}`).href));
+const { signRequest, verifyRequest, importVerifyingKey, importSigningKey, MemoryNonceStore } = await load('index.node.js', 'botsig');
+const { createSignatureBase, readSignatures, toHttpMessage } = await load('httpsig.js', 'botsig/httpsig');
+
+const BLOCKS = Number(process.env.BUDGET_BLOCKS ?? 1500);
+const BLOCK = 16;
+const POOL = 4096;
+const AGENT = 'https://crawler.example';
+
+const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
+const signingKey = await importSigningKey(privateKey.export({ format: 'jwk' }));
+const verifyingKey = await importVerifyingKey(publicKey.export({ format: 'jwk' }));
+const request = baseRequest;
+const { signed, bases, signatures } = await signedPool(
+  { signRequest, toHttpMessage, readSignatures, createSignatureBase },
+  signingKey,
+  AGENT,
+  POOL,
+  3600,
+);
+
+let vi = 0;
+let bi = 0;
+let si = 0;
+const freshOptions = () => ({ keys: [verifyingKey], nonce: { policy: 'required', store: new MemoryNonceStore({ maxEntries: 2 * POOL }) } });
+let options = freshOptions();
+async function verifyBlock() {
+  for (let j = 0; j < BLOCK; j++) {
+    if (vi === 0) options = freshOptions();
+    const result = await verifyRequest(signed[vi], options);
+    if (result.outcome !== 'verified') throw new Error(`not verified: ${result.error?.code}`);
+    vi = (vi + 1) % POOL;
+  }
+}
+function bareVerifyBlock() {
+  for (let j = 0; j < BLOCK; j++) {
+    if (!crypto.verify(null, bases[bi], publicKey, signatures[bi])) throw new Error('bare verify failed');
+    bi = (bi + 1) % POOL;
+  }
+}
+async function signBlock() {
+  for (let j = 0; j < BLOCK; j++) await signRequest(request, { key: signingKey, signatureAgent: AGENT });
+}
+function bareSignBlock() {
+  for (let j = 0; j < BLOCK; j++) {
+    crypto.sign(null, bases[si], privateKey);
+    si = (si + 1) % POOL;
+  }
+}
+
+async function ratios(ours, bare, n) {
+  const out = [];
+  for (let k = 0; k < n; k++) {
+    let a;
+    let b;
+    if (k & 1) {
+      const t0 = process.hrtime.bigint();
+      await ours();
+      const t1 = process.hrtime.bigint();
+      bare();
+      const t2 = process.hrtime.bigint();
+      a = t1 - t0;
+      b = t2 - t1;
+    } else {
+      const t0 = process.hrtime.bigint();
+      bare();
+      const t1 = process.hrtime.bigint();
+      await ours();
+      const t2 = process.hrtime.bigint();
+      b = t1 - t0;
+      a = t2 - t1;
+    }
+    out.push(Number(a) / Number(b));
+  }
+  return out.sort((x, y) => x - y);
+}
+const at = (sorted, q) => sorted[Math.floor(q * (sorted.length - 1))];
+
+// Warm-up, then the measured pairs.
+await ratios(verifyBlock, bareVerifyBlock, 200);
+await ratios(signBlock, bareSignBlock, 200);
+const verify = await ratios(verifyBlock, bareVerifyBlock, BLOCKS);
+const sign = await ratios(signBlock, bareSignBlock, BLOCKS);
+const row = (name, r, budget) =>
+  `| ${name} | ${at(r, 0.5).toFixed(3)}× | ${at(r, 0.25).toFixed(3)}–${at(r, 0.75).toFixed(3)} | ≤ ${budget.toFixed(2)}× ${at(r, 0.5) <= budget ? '✓' : '✗'} |`;
+console.log(`\n### Budget ratios (interleaved pairs of ${BLOCK}-call blocks, ${BLOCKS} pairs each)\n`);
+console.log('| botsig call / bare node:crypto call | median | quartiles | budget |');
+console.log('|---|---:|---:|---|');
+console.log(row('`verifyRequest` / `crypto.verify`', verify, 1.1));
+console.log(row('`signRequest` / `crypto.sign`', sign, 1.25));
