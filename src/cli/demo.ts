@@ -8,7 +8,6 @@
  * scenario can let the directory's max-age pass without waiting for it.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import type { Command } from 'commander';
 import { createSignedFetch } from '../adapters/fetch';
 import { generateKeyPair } from '../crypto/generate';
@@ -25,7 +24,7 @@ import { createVerifier } from '../verifier';
 import type { Jwk } from '../crypto/types';
 import { EXIT_FAILURE, EXIT_OK, failure, out, pad, printJson, styleFor } from './common';
 import type { Style } from './common';
-import { serveFetchHandler } from './http-server';
+import { listen, serveFetchHandler } from './http-server';
 import type { RunningServer } from './http-server';
 
 /** How long the directory may be cached; the rotation scenario advances the clock past it. */
@@ -86,7 +85,6 @@ async function startOrigin(verifier: ReturnType<typeof createVerifier>): Promise
       resolve(result);
     }
   };
-  const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     middleware(req, res, () => {
       res.setHeader('content-type', 'text/plain; charset=utf-8');
@@ -99,26 +97,8 @@ async function startOrigin(verifier: ReturnType<typeof createVerifier>): Promise
         res.end();
       });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    server: {
-      origin: `http://127.0.0.1:${port}`,
-      host: '127.0.0.1',
-      port,
-      close: () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          for (const socket of sockets) socket.destroy();
-        }),
-    },
+    server: await listen(server, '127.0.0.1', 0),
     verdict(step: string): Promise<VerificationResult | undefined> {
       if (verdicts.has(step)) {
         const v = verdicts.get(step);

@@ -4,7 +4,7 @@
  * capped, errors answer 500 without details, and `close()` ends open sockets.
  */
 import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** A listening server. */
@@ -83,7 +83,6 @@ async function respond(res: ServerResponse, response: Response, head: boolean): 
  */
 export async function serveFetchHandler(handler: (request: Request) => Response | Promise<Response>, options: ServeOptions): Promise<RunningServer> {
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const sockets = new Set<Socket>();
   let authority = '';
   const server = createServer((req, res) => {
     void (async () => {
@@ -110,22 +109,32 @@ export async function serveFetchHandler(handler: (request: Request) => Response 
       res.end();
     });
   });
+  const running = await listen(server, options.host, options.port);
+  authority = running.origin.slice('http://'.length);
+  return running;
+}
+
+/**
+ * Starts `server` on `host:port` (port 0: any free one) and describes it; `close()`
+ * also ends the sockets still open, so a keep-alive client cannot hold it up.
+ */
+export async function listen(server: Server, host: string, port: number): Promise<RunningServer> {
+  const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  authority = `${host}:${address.port}`;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    origin: `http://${authority}`,
+    origin: `http://${shown}:${address.port}`,
     host: address.address,
     port: address.port,
     close(): Promise<void> {

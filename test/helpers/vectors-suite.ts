@@ -30,7 +30,7 @@ import { signMessage } from '../../src/httpsig/sign';
 import { parseSignature, parseSignatureInput, serializeSignatureInputMember, serializeSignatureParams } from '../../src/httpsig/signature-input';
 import type { SignatureInput } from '../../src/httpsig/signature-input';
 import { verifyMessage } from '../../src/httpsig/verify';
-import { cloudflareVectors, projectVectors } from './vectors';
+import { cloudflareVectors, projectVectors, type CloudflareVector } from './vectors';
 
 // ---------------------------------------------------------------------------
 // Vector file shapes (vectors/README.md)
@@ -141,18 +141,6 @@ interface NegativeFile {
   cases: NegativeCase[];
 }
 
-interface CloudflareVector {
-  key: Jwk;
-  target_url: string;
-  created_ms: number;
-  expires_ms: number;
-  nonce: string;
-  label: string;
-  signature: string;
-  signature_input: string;
-  signature_agent?: string;
-  signature_agent_key?: string;
-}
 
 const load = projectVectors;
 

@@ -10,6 +10,7 @@
  * test/runtimes/manifest.test.ts (Node) checks these lists against the folders,
  * so a file added there is not silently left out here.
  */
+import type { Jwk } from '../../src/crypto/types';
 import cfEd25519Key from '../../../shared/vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
 import cfRsaPssKey from '../../../shared/vectors/cloudflare-web-bot-auth/rfc9421-keys/rsapss.json';
 import cfThumbprints from '../../../shared/vectors/cloudflare-web-bot-auth/jsonwebkey-thumbprint-vectors.json';
@@ -87,6 +88,20 @@ const CLOUDFLARE: Readonly<Record<string, unknown>> = {
 };
 
 /** The JSON files of ../shared/vectors/cloudflare-web-bot-auth/, relative to that folder. */
+/** One signature vector of cloudflare/web-bot-auth test_data (web_bot_auth_architecture_*.json). */
+export interface CloudflareVector {
+  key: Jwk & { kid?: string };
+  target_url: string;
+  created_ms: number;
+  expires_ms: number;
+  nonce: string;
+  label: string;
+  signature: string;
+  signature_input: string;
+  signature_agent?: string;
+  signature_agent_key?: string;
+}
+
 export const CLOUDFLARE_VECTOR_FILES: readonly string[] = Object.keys(CLOUDFLARE);
 
 /**

@@ -16,7 +16,9 @@ import { parseRawHttpMessage } from '../../src/httpsig/raw';
 import { agentIdentifier, type SignatureAgentMember } from '../../src/profile/signature-agent';
 import type { DirectoryResolution, KeyDirectory } from '../../src/profile/types';
 import { MemoryNonceStore } from '../../src/stores/nonce-store';
-import { cloudflareVectors as cloudflareFile, projectVectors } from '../helpers/vectors';
+import { cloudflareVectors as cloudflareFile, projectVectors, type CloudflareVector } from '../helpers/vectors';
+
+export type { CloudflareVector };
 
 // ---------------------------------------------------------------------------
 // Time
@@ -94,18 +96,6 @@ export function rawRequest(v: WbaVector): MessageObject {
   return parseRawHttpMessage(v.message.join('\n'), { scheme: v.scheme });
 }
 
-export interface CloudflareVector {
-  key: Jwk & { kid?: string };
-  target_url: string;
-  created_ms: number;
-  expires_ms: number;
-  nonce: string;
-  label: string;
-  signature: string;
-  signature_input: string;
-  signature_agent?: string;
-  signature_agent_key?: string;
-}
 /** cloudflare/web-bot-auth test_data, read in place from ../shared/vectors (never copied) through test/helpers/vectors.ts. */
 export function cloudflareVectors(): Array<{ file: string; index: number; v: CloudflareVector }> {
   const out: Array<{ file: string; index: number; v: CloudflareVector }> = [];
