@@ -267,17 +267,33 @@ function dictionaryMemberValue(name: string, lines: readonly string[], key: stri
   if (type !== undefined && type !== 'dictionary') {
     throw new BotsigError('ERR_COMPONENT_UNSUPPORTED', `field ${name} is not a Dictionary, key does not apply`);
   }
+  const text = combined(lines);
+  // An agent sends the same Signature-Agent on every request and covers the same
+  // member: the last answer is reused while both repeat (a function of the two strings).
+  if (text === lastDictionaryText && key === lastMemberKey) return lastMemberValue;
   let dict;
   try {
-    dict = parseDictionary(combined(lines));
+    dict = parseDictionary(text);
   } catch (err) {
     if (isBotsigError(err)) throw new BotsigError('ERR_COMPONENT_INVALID', `field ${name} is not a valid Dictionary`, { cause: err });
     throw err;
   }
   const member = dict.get(key);
   if (member === undefined) throw new BotsigError('ERR_COMPONENT_MISSING', `field ${name} has no member with the covered key`);
-  return serializeMember(member);
+  const value = serializeMember(member);
+  if (text.length <= MEMO_MAX_CHARS) {
+    lastDictionaryText = text;
+    lastMemberKey = key;
+    lastMemberValue = value;
+  }
+  return value;
 }
+
+// The last `;key` component value (see dictionaryMemberValue); only short fields are kept.
+const MEMO_MAX_CHARS = 1024;
+let lastDictionaryText: string | undefined;
+let lastMemberKey = '';
+let lastMemberValue = '';
 
 // RFC 9421 §2.1.3
 function byteSequenceValue(lines: readonly string[]): string {

@@ -6,30 +6,33 @@
  *   sig1=("@authority" "signature-agent";key="sig1");created=1735689600;keyid="…";tag="web-bot-auth"
  *   sig1=:base64…:
  *
- * They build the parsed structures directly (no intermediate Items) and, for
- * Signature-Input, keep the received text, which is canonical by construction.
- * Anything else (other item types, escapes, extra whitespace, a repeated key, an
- * error) makes them answer `undefined`, and the caller takes the general parser,
- * which decides and reports. test/httpsig/fast-fields.test.ts holds them to it.
+ * They build the parsed structures directly (no intermediate Items): for
+ * Signature-Input, the components, the typed view of the signature parameters (only
+ * the registered ones, RFC 9421 §2.3) and the received text, which is canonical by
+ * construction. Anything else (other parameters or item types, escapes, extra
+ * whitespace, a repeated key, an error) makes them answer `undefined`, and the caller
+ * takes the general parser, which decides and reports.
+ * test/httpsig/received-text.test.ts holds them to it.
  */
 import { base64DecodeRange } from '../core/base64';
+import { parseDictionary } from '../core/sf';
 import type { BareItem, Parameters } from '../core/sf-types';
 import type { ComponentIdentifier } from './components';
-import type { ReceivedSignatureInput } from './signature-input';
+import type { ReceivedSignatureInput, SignatureParams } from './signature-input';
 
 const MAX_INTEGER_DIGITS = 15;
 
 // lcalpha / DIGIT / "_" / "-" / "." / "*" (RFC 9651 §3.1.2 key characters).
-function isKeyChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 45 || c === 46 || c === 42;
-}
+const KEY_CHAR = new Uint8Array(128);
+for (const ch of 'abcdefghijklmnopqrstuvwxyz0123456789_-.*') KEY_CHAR[ch.charCodeAt(0)] = 1;
 
 /** End of the key starting at `i` (lcalpha or "*" first), or -1. */
 function keyEnd(s: string, i: number): number {
   const c = s.charCodeAt(i);
   if (!((c >= 97 && c <= 122) || c === 42)) return -1;
   i++;
-  while (isKeyChar(s.charCodeAt(i))) i++;
+  // charCodeAt past the end is NaN, which indexes nothing.
+  while (KEY_CHAR[s.charCodeAt(i)] === 1) i++;
   return i;
 }
 
@@ -49,56 +52,177 @@ function plainStringEnd(s: string, i: number): number {
 // Parser state for one call (single-threaded, never re-entered).
 let end = 0;
 
+/** A canonical Integer starting at `j`; sets `end`. `undefined` when anything else is there. */
+function integerAt(s: string, j: number): number | undefined {
+  const neg = s.charCodeAt(j) === 45;
+  if (neg) j++;
+  const first = s.charCodeAt(j);
+  let value: number;
+  // Canonical Integers: no leading zero (except "0" itself), no "-0".
+  if (first === 48) {
+    if (neg) return undefined;
+    j++;
+    value = 0;
+  } else {
+    if (!(first >= 49 && first <= 57)) return undefined;
+    const start = j;
+    let n = 0;
+    for (;;) {
+      const d = s.charCodeAt(j);
+      if (!(d >= 48 && d <= 57)) break;
+      n = n * 10 + (d - 48);
+      j++;
+    }
+    if (j - start > MAX_INTEGER_DIGITS) return undefined;
+    value = neg ? -n : n;
+  }
+  const after = s.charCodeAt(j);
+  // A Decimal, more digits after "0", or a Token-like tail is not for this reader.
+  if (after === 46 || (after >= 48 && after <= 57) || (after >= 65 && after <= 90) || (after >= 97 && after <= 122)) return undefined;
+  end = j;
+  return value;
+}
+
+// Most component identifiers have no parameters. They share this one empty map: what
+// these readers build is internal to verification, which only reads it.
+const NO_PARAMS: Parameters = new Map();
+
 /**
- * Parameters starting at `i`: `;key=Integer` and `;key="String"` only, each key once.
- * Sets `end`; `undefined` when anything else is there.
+ * Component identifier parameters starting at `i`: `;key=Integer` and `;key="String"`
+ * only, each key once. Sets `end`; `undefined` when anything else is there.
  */
 function params(s: string, i: number): Parameters | undefined {
+  if (s.charCodeAt(i) !== 59) {
+    end = i;
+    return NO_PARAMS;
+  }
   const out: Parameters = new Map();
   while (s.charCodeAt(i) === 59) {
     const k = keyEnd(s, i + 1);
     if (k < 0 || s.charCodeAt(k) !== 61) return undefined;
     const key = s.slice(i + 1, k);
     if (out.has(key)) return undefined;
-    let j = k + 1;
-    const c = s.charCodeAt(j);
+    const j = k + 1;
     let value: BareItem;
-    if (c === 34) {
+    if (s.charCodeAt(j) === 34) {
       const e = plainStringEnd(s, j);
       if (e < 0) return undefined;
       value = { type: 'string', value: s.slice(j + 1, e - 1) };
-      j = e;
+      end = e;
     } else {
-      const neg = c === 45;
-      if (neg) j++;
-      const first = s.charCodeAt(j);
-      // Canonical Integers: no leading zero (except "0" itself), no "-0".
-      if (first === 48) {
-        if (neg) return undefined;
-        j++;
-        value = { type: 'integer', value: 0 };
-      } else {
-        if (!(first >= 49 && first <= 57)) return undefined;
-        const start = j;
-        let n = 0;
-        for (;;) {
-          const d = s.charCodeAt(j);
-          if (!(d >= 48 && d <= 57)) break;
-          n = n * 10 + (d - 48);
-          j++;
-        }
-        if (j - start > MAX_INTEGER_DIGITS) return undefined;
-        value = { type: 'integer', value: neg ? -n : n };
-      }
-      const after = s.charCodeAt(j);
-      // A Decimal, more digits after "0", or a Token-like tail is not for this reader.
-      if (after === 46 || (after >= 48 && after <= 57) || (after >= 65 && after <= 90) || (after >= 97 && after <= 122)) return undefined;
+      const n = integerAt(s, j);
+      if (n === undefined) return undefined;
+      value = { type: 'integer', value: n };
     }
     out.set(key, value);
-    i = j;
+    i = end;
   }
   end = i;
   return out;
+}
+
+// The registered signature parameters (RFC 9421 §2.3), one bit each.
+const CREATED = 1;
+const EXPIRES = 2;
+const KEYID = 4;
+const NONCE = 8;
+const TAG = 16;
+const ALG = 32;
+
+/** Which registered parameter the key `s[start, stop)` names; 0 for any other key. */
+function registeredParam(s: string, start: number, stop: number): number {
+  switch (stop - start) {
+    case 7:
+      if (s.startsWith('created', start)) return CREATED;
+      if (s.startsWith('expires', start)) return EXPIRES;
+      return 0;
+    case 5:
+      if (s.startsWith('keyid', start)) return KEYID;
+      if (s.startsWith('nonce', start)) return NONCE;
+      return 0;
+    case 3:
+      if (s.startsWith('tag', start)) return TAG;
+      if (s.startsWith('alg', start)) return ALG;
+      return 0;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * Signature parameters starting at `i`, straight into their typed view: the registered
+ * ones only, each once, Integers for `created`/`expires` and plain Strings for the
+ * others. Sets `end`; `undefined` for anything else (another parameter, a wrong type),
+ * which the general parser then reads and judges.
+ */
+function signatureParamsAt(s: string, i: number): SignatureParams | undefined {
+  let seen = 0;
+  let created: number | undefined;
+  let expires: number | undefined;
+  let keyid: string | undefined;
+  let nonce: string | undefined;
+  let tag: string | undefined;
+  let alg: string | undefined;
+  while (s.charCodeAt(i) === 59) {
+    const k = keyEnd(s, i + 1);
+    if (k < 0 || s.charCodeAt(k) !== 61) return undefined;
+    const which = registeredParam(s, i + 1, k);
+    if (which === 0 || (seen & which) !== 0) return undefined;
+    seen |= which;
+    const j = k + 1;
+    if (which === CREATED || which === EXPIRES) {
+      const n = integerAt(s, j);
+      if (n === undefined) return undefined;
+      if (which === CREATED) created = n;
+      else expires = n;
+    } else {
+      if (s.charCodeAt(j) !== 34) return undefined;
+      const e = plainStringEnd(s, j);
+      if (e < 0) return undefined;
+      const v = s.slice(j + 1, e - 1);
+      if (which === KEYID) keyid = v;
+      else if (which === NONCE) nonce = v;
+      else if (which === TAG) tag = v;
+      else alg = v;
+      end = e;
+    }
+    i = end;
+  }
+  end = i;
+  // The members signatureParams() sets, in its order.
+  const view: SignatureParams = {};
+  if (created !== undefined) view.created = created;
+  if (expires !== undefined) view.expires = expires;
+  if (nonce !== undefined) view.nonce = nonce;
+  if (alg !== undefined) view.alg = alg;
+  if (keyid !== undefined) view.keyid = keyid;
+  if (tag !== undefined) view.tag = tag;
+  return view;
+}
+
+/**
+ * A Signature-Input member read by this module. Its `params` map is built from the
+ * received text only when asked for: verification reads `view`.
+ */
+class DirectInput implements ReceivedSignatureInput {
+  #params: Parameters | undefined;
+
+  constructor(
+    readonly label: string,
+    readonly components: ComponentIdentifier[],
+    readonly paramsText: string,
+    readonly idTexts: string[],
+    readonly view: SignatureParams,
+  ) {}
+
+  get params(): Parameters {
+    if (this.#params === undefined) {
+      // paramsText is a canonical Inner List: the general parser reads it back.
+      const member = parseDictionary('m=' + this.paramsText).get('m')!;
+      this.#params = member.params;
+    }
+    return this.#params;
+  }
 }
 
 /** Moves past `, ` style separators (OWS "," OWS, RFC 9651 §4.2.2); -1 when malformed. */
@@ -146,9 +270,9 @@ export function readReceivedInputs(s: string): Map<string, ReceivedSignatureInpu
         j++;
       }
     }
-    const p = params(s, j + 1);
-    if (p === undefined) return undefined;
-    out.set(label, { label, components, params: p, paramsText: s.slice(open, end), idTexts });
+    const view = signatureParamsAt(s, j + 1);
+    if (view === undefined) return undefined;
+    out.set(label, new DirectInput(label, components, s.slice(open, end), idTexts, view));
     i = nextMember(s, end);
     if (i < 0) return undefined;
   }

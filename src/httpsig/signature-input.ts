@@ -32,6 +32,8 @@ export interface ReceivedSignatureInput extends SignatureInput {
   readonly paramsText: string | undefined;
   /** Each component identifier as received; set exactly when `paramsText` is. */
   readonly idTexts: string[] | undefined;
+  /** The typed view of `params`, when the reader built it already (equal to `signatureParams(params)`). */
+  readonly view?: SignatureParams;
 }
 
 /** Typed view of the registered signature parameters (RFC 9421 §2.3). */
@@ -267,7 +269,7 @@ export function fieldValue(message: HttpMessage, name: string): string | undefin
  * for (const entry of readSignatures(toHttpMessage(request)).values()) if (entry.ok) console.log(entry.label);
  */
 export function readSignatures(message: HttpMessage): Map<string, SignatureEntry> {
-  return read(message, undefined);
+  return read(message, false);
 }
 
 /**
@@ -278,20 +280,21 @@ export function readSignatures(message: HttpMessage): Map<string, SignatureEntry
  * @throws as {@link readSignatures}.
  */
 export function readSignaturesWithTexts(message: HttpMessage): Map<string, SignatureEntry<ReceivedSignatureInput>> {
-  return read(message, new Map()) as Map<string, SignatureEntry<ReceivedSignatureInput>>;
+  return read(message, true) as Map<string, SignatureEntry<ReceivedSignatureInput>>;
 }
 
-function read(message: HttpMessage, texts: Map<Item | InnerList, string> | undefined): Map<string, SignatureEntry> {
+function read(message: HttpMessage, received: boolean): Map<string, SignatureEntry> {
   const out = new Map<string, SignatureEntry>();
   const inputText = fieldValue(message, 'signature-input');
   const sigText = fieldValue(message, 'signature');
   if (inputText === undefined && sigText === undefined) return out;
   // Received inputs: the common canonical shape is read directly, anything else by
-  // the general parser (which also reports the errors).
-  const received = texts !== undefined && inputText !== undefined ? readReceivedInputs(inputText) : undefined;
-  const inputs = inputText === undefined || received !== undefined ? undefined : parseSignatureDictionary(inputText, 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input', texts);
+  // the general parser (which also reports the errors, and records canonical texts).
+  const direct = received && inputText !== undefined ? readReceivedInputs(inputText) : undefined;
+  const texts = received && direct === undefined ? new Map<Item | InnerList, string>() : undefined;
+  const inputs = inputText === undefined || direct !== undefined ? undefined : parseSignatureDictionary(inputText, 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input', texts);
   const sigs: ReadonlyMap<string, Member | Uint8Array> | undefined =
-    sigText === undefined ? undefined : ((texts === undefined ? undefined : readReceivedSignatures(sigText)) ?? parseSignatureDictionary(sigText, 'ERR_SIGNATURE_PARSE', 'Signature'));
+    sigText === undefined ? undefined : ((received ? readReceivedSignatures(sigText) : undefined) ?? parseSignatureDictionary(sigText, 'ERR_SIGNATURE_PARSE', 'Signature'));
   const pair = (label: string, input: SignatureInput): void => {
     const sigMember = sigs?.get(label);
     if (sigMember === undefined) {
@@ -304,8 +307,8 @@ function read(message: HttpMessage, texts: Map<Item | InnerList, string> | undef
       out.set(label, { label, ok: false, input, error: asBotsigError(err) });
     }
   };
-  if (received !== undefined) {
-    for (const [label, input] of received) pair(label, input);
+  if (direct !== undefined) {
+    for (const [label, input] of direct) pair(label, input);
   } else if (inputs !== undefined) {
     for (const [label, member] of inputs) {
       let input: SignatureInput;
@@ -321,7 +324,7 @@ function read(message: HttpMessage, texts: Map<Item | InnerList, string> | undef
   }
   if (sigs !== undefined) {
     for (const [label, member] of sigs) {
-      if (received?.has(label) || inputs?.has(label)) continue;
+      if (direct?.has(label) || inputs?.has(label)) continue;
       const error = new BotsigError('ERR_LABEL_MISSING', `label ${label} is in Signature but not in Signature-Input`);
       let signature: Uint8Array | undefined;
       try {

@@ -48,8 +48,8 @@ const NO_PARAMS: SignatureParamsView = Object.freeze({});
 /** Per-options state, validated and built once (options objects are read once, never mutated). */
 interface Prepared {
   /** Set once the static keys are imported. */
-  staticKeys: Map<string, VerifyingKey> | undefined;
-  pendingKeys: Promise<Map<string, VerifyingKey>> | undefined;
+  staticKeys: Map<string, Found> | undefined;
+  pendingKeys: Promise<Map<string, Found>> | undefined;
   readonly algorithms: ReadonlySet<AlgorithmName>;
   readonly required: readonly string[];
   readonly skewSeconds: number;
@@ -61,7 +61,7 @@ interface Prepared {
 }
 const DEFAULT_OPTIONS: VerifyRequestOptions = Object.freeze({});
 const preparedByOptions = new WeakMap<VerifyRequestOptions, Prepared>();
-const staticKeysByArray = new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise<Map<string, VerifyingKey>>>();
+const staticKeysByArray = new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise<Map<string, Found>>>();
 
 /**
  * Verifies the Web Bot Auth signatures of a request (SPEC 5.3; RFC 9421 §3.2).
@@ -100,12 +100,22 @@ export async function verifyRequest(request: MessageInput, options: VerifyReques
   const prepared = prepare(options);
   if (prepared.staticKeys === undefined && prepared.pendingKeys !== undefined) await loadStaticKeys(prepared);
   try {
-    return await verify(request, options, prepared);
+    // Synchronous to the end unless a key lookup, the crypto provider or the nonce
+    // store answers with a promise: no microtask per step on the common path.
+    const result = verify(request, options, prepared);
+    return isThenable(result) ? await result : result;
   } catch (error) {
     // Only a defect in botsig (or a callback that breaks its contract) gets here;
     // the contract is to report, not throw, and never to report `verified`.
     return requestResult('unverified', false, toInfo(error, 'ERR_INTERNAL'), NO_DIAGNOSTICS);
   }
+}
+
+/** A value or a promise of it: what each verification step returns. */
+type MaybePromise<T> = T | PromiseLike<T>;
+
+function isThenable<T>(value: MaybePromise<T>): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 interface Context {
@@ -119,7 +129,7 @@ interface Context {
   diagnostics: Diagnostic[] | undefined;
 }
 
-async function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepared): Promise<VerificationResult> {
+function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepared): MaybePromise<VerificationResult> {
   let message: HttpMessage;
   try {
     message = toHttpMessage(request);
@@ -168,15 +178,41 @@ async function verify(request: MessageInput, options: VerifyRequestOptions, p: P
   const ctx: Context = { message, options, p, nowMs, agentHeader, entries, diagnostics: undefined };
   const results: SignatureResult[] = [];
   if (options.label === undefined) {
-    for (const entry of entries.values()) results.push(await verifyOne(ctx, entry));
+    const rest = entries.values();
+    for (let next = rest.next(); next.done !== true; next = rest.next()) {
+      const r = verifyOne(ctx, next.value);
+      if (isThenable(r)) return verifyRest(ctx, r, rest, results, malformed, agentDiagnostics);
+      results.push(r);
+    }
   } else {
     const entry = entries.get(options.label);
     if (entry === undefined) {
       return requestResult('unverified', malformed, { code: 'ERR_LABEL_MISSING', message: 'the request has no signature with the requested label' }, agentDiagnostics);
     }
-    results.push(await verifyOne(ctx, entry));
+    const r = verifyOne(ctx, entry);
+    if (isThenable(r)) return verifyRest(ctx, r, undefined, results, malformed, agentDiagnostics);
+    results.push(r);
   }
+  return summarise(ctx, results, malformed, agentDiagnostics);
+}
 
+/** The signatures left once one step went asynchronous, still one after another. */
+async function verifyRest(
+  ctx: Context,
+  pending: PromiseLike<SignatureResult>,
+  rest: Iterator<SignatureEntry<ReceivedSignatureInput>> | undefined,
+  results: SignatureResult[],
+  malformed: boolean,
+  agentDiagnostics: readonly Diagnostic[],
+): Promise<VerificationResult> {
+  results.push(await pending);
+  if (rest !== undefined) {
+    for (let next = rest.next(); next.done !== true; next = rest.next()) results.push(await verifyOne(ctx, next.value));
+  }
+  return summarise(ctx, results, malformed, agentDiagnostics);
+}
+
+function summarise(ctx: Context, results: SignatureResult[], malformed: boolean, agentDiagnostics: readonly Diagnostic[]): VerificationResult {
   let outcome: Outcome = 'unverified';
   let verified: SignatureResult | undefined;
   for (const r of results) {
@@ -227,7 +263,7 @@ function fail(d: Draft, outcome: 'invalid' | 'unverified', code: BotsigErrorCode
   return finish(d, outcome, { code, message });
 }
 
-async function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>): Promise<SignatureResult> {
+function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>): MaybePromise<SignatureResult> {
   const { p, options } = ctx;
   const label = entry.label;
   const d: Draft = { label, covered: NO_STRINGS, params: NO_PARAMS };
@@ -236,21 +272,23 @@ async function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureIn
   const input = entry.input;
 
   // SPEC 5.3 rule 2: other profiles' signatures are left alone, whatever they contain.
-  const tag = input.params.get('tag');
-  if (tag === undefined || tag.type !== 'string' || tag.value !== WEB_BOT_AUTH_TAG) {
+  let params: SignatureParamsView | undefined = input.view;
+  if (!taggedWebBotAuth(input)) {
     try {
-      d.params = signatureParams(input.params);
+      d.params = params ?? signatureParams(input.params);
     } catch {
       // Not ours to judge: report without a typed view.
     }
     return finish(d, 'unverified', { code: 'ERR_TAG_MISMATCH', message: `signature "${label}" is not tagged web-bot-auth; skipped` }, true);
   }
-  let params: SignatureParamsView;
-  try {
-    params = d.params = signatureParams(input.params);
-  } catch (error) {
-    return finish(d, 'invalid', toInfo(error, 'ERR_PARAM_INVALID'));
+  if (params === undefined) {
+    try {
+      params = signatureParams(input.params);
+    } catch (error) {
+      return finish(d, 'invalid', toInfo(error, 'ERR_PARAM_INVALID'));
+    }
   }
+  d.params = params;
 
   // Freshness (SPEC 5.1: created and expires are required). Both are whole seconds,
   // so the clock is compared at that resolution: a signature created during the
@@ -302,18 +340,34 @@ async function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureIn
     return finish(d, 'invalid', toInfo(error, 'ERR_COMPONENT_INVALID'));
   }
 
-  let found: Found | undefined;
-  try {
-    found = await findKey(ctx, label, keyid, params.alg, candidates);
-  } catch (error) {
-    return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
-  }
-  if (found === undefined) {
-    if (options.directory !== undefined && candidates.length === 0 && ctx.agentHeader !== undefined) {
-      return fail(d, 'unverified', 'ERR_SIGNATURE_AGENT_INVALID', `the Signature-Agent member covered by "${label}" is not usable (see diagnostics); its keys cannot be found`);
-    }
-    return fail(d, 'unverified', 'ERR_KEY_UNKNOWN', `no key known for the keyid of signature "${label}"`);
-  }
+  const signature = entry.signature;
+  const staticKey = p.staticKeys?.get(keyid);
+  if (staticKey !== undefined) return withKey(ctx, d, staticKey, alg, base, signature, keyid, params.nonce, expires);
+  return findKey(ctx, label, keyid, params.alg, candidates).then(
+    (found) => {
+      if (found !== undefined) return withKey(ctx, d, found, alg, base, signature, keyid, params.nonce, expires);
+      if (options.directory !== undefined && candidates.length === 0 && ctx.agentHeader !== undefined) {
+        return fail(d, 'unverified', 'ERR_SIGNATURE_AGENT_INVALID', `the Signature-Agent member covered by "${label}" is not usable (see diagnostics); its keys cannot be found`);
+      }
+      return fail(d, 'unverified', 'ERR_KEY_UNKNOWN', `no key known for the keyid of signature "${label}"`);
+    },
+    (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
+  );
+}
+
+/** With the key found: `alg` against the key, the signature itself, then the nonce. */
+function withKey(
+  ctx: Context,
+  d: Draft,
+  found: Found,
+  alg: AlgorithmName | undefined,
+  base: string,
+  signature: Uint8Array,
+  keyid: string,
+  nonce: string | undefined,
+  expires: number,
+): MaybePromise<SignatureResult> {
+  const p = ctx.p;
   d.agent = found.agent;
   d.keySource = found.source;
   if (found.delegation !== undefined) d.delegation = found.delegation;
@@ -322,29 +376,55 @@ async function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureIn
   if (alg !== undefined && alg !== key.alg) return fail(d, 'invalid', 'ERR_ALG_MISMATCH', `alg ${alg} does not match the key (${key.alg})`);
   if (!p.algorithms.has(key.alg)) return fail(d, 'invalid', 'ERR_ALG_NOT_ALLOWED', `algorithm ${key.alg} is not allowed here`);
 
-  let ok: boolean;
+  let ok: MaybePromise<boolean>;
   try {
-    ok = await verifyBase(key, base, entry.signature);
+    ok = verifyBase(key, base, signature);
   } catch {
     ok = false;
   }
-  if (!ok) return fail(d, 'invalid', 'ERR_SIGNATURE_INVALID', `signature "${label}" does not verify`);
-
-  if (p.policy !== 'none' && params.nonce !== undefined) {
-    let fresh: unknown;
-    try {
-      // Remembered for as long as the signature is accepted: through the last whole
-      // second that passes the expiry check above.
-      fresh = await p.store.checkAndRecord(nonceScope(found.agent, keyid), params.nonce, (expires + p.skewSeconds + 1) * 1000, ctx.nowMs);
-    } catch {
-      fresh = undefined;
-    }
-    if (typeof fresh !== 'boolean') {
-      return fail(d, 'unverified', 'ERR_NONCE_STORE_UNAVAILABLE', 'the nonce store could not be consulted; the nonce is unchecked');
-    }
-    if (!fresh) return fail(d, 'invalid', 'ERR_NONCE_REPLAYED', `the nonce of signature "${label}" was already used`);
+  if (isThenable(ok)) {
+    return Promise.resolve(ok).then(
+      (v) => withSignature(ctx, d, v === true, keyid, nonce, expires),
+      () => withSignature(ctx, d, false, keyid, nonce, expires),
+    );
   }
+  return withSignature(ctx, d, ok === true, keyid, nonce, expires);
+}
+
+/** After the signature check: only a valid signature may consume its nonce. */
+function withSignature(ctx: Context, d: Draft, ok: boolean, keyid: string, nonce: string | undefined, expires: number): MaybePromise<SignatureResult> {
+  if (!ok) return fail(d, 'invalid', 'ERR_SIGNATURE_INVALID', `signature "${d.label}" does not verify`);
+  const p = ctx.p;
+  if (p.policy === 'none' || nonce === undefined) return finish(d, 'verified');
+  let fresh: unknown;
+  try {
+    // Remembered for as long as the signature is accepted: through the last whole
+    // second that passes the expiry check.
+    fresh = p.store.checkAndRecord(nonceScope(d.agent!, keyid), nonce, (expires + p.skewSeconds + 1) * 1000, ctx.nowMs);
+  } catch {
+    fresh = undefined;
+  }
+  if (isThenable(fresh)) {
+    return Promise.resolve(fresh).then(
+      (v) => withNonce(d, v),
+      () => withNonce(d, undefined),
+    );
+  }
+  return withNonce(d, fresh);
+}
+
+function withNonce(d: Draft, fresh: unknown): SignatureResult {
+  if (typeof fresh !== 'boolean') {
+    return fail(d, 'unverified', 'ERR_NONCE_STORE_UNAVAILABLE', 'the nonce store could not be consulted; the nonce is unchecked');
+  }
+  if (!fresh) return fail(d, 'invalid', 'ERR_NONCE_REPLAYED', `the nonce of signature "${d.label}" was already used`);
   return finish(d, 'verified');
+}
+
+function taggedWebBotAuth(input: ReceivedSignatureInput): boolean {
+  if (input.view !== undefined) return input.view.tag === WEB_BOT_AUTH_TAG;
+  const tag = input.params.get('tag');
+  return tag !== undefined && tag.type === 'string' && tag.value === WEB_BOT_AUTH_TAG;
 }
 
 // Nonces are scoped by agent and keyid. Requests mostly come from the same agent with
@@ -463,8 +543,8 @@ interface Found {
 }
 
 /**
- * The key for (agent URL, keyid) (NOTES "Keys and identity"): static keys and a
- * resolver answer by keyid and identify the agent by thumbprint (or by what the
+ * The key for (agent URL, keyid) (NOTES "Keys and identity") when no static key
+ * has that keyid: static keys (looked up before) and a resolver answer by keyid and identify the agent by thumbprint (or by what the
  * resolver says); a directory is asked only about the members this signature
  * covers, so a key learned from one directory never verifies a claim of another.
  */
@@ -475,9 +555,7 @@ async function findKey(
   alg: string | undefined,
   candidates: readonly SignatureAgentMember[],
 ): Promise<Found | undefined> {
-  const { options, p } = ctx;
-  const staticKey = p.staticKeys?.get(keyid);
-  if (staticKey !== undefined) return { key: staticKey, agent: staticKey.thumbprint, source: 'static' };
+  const options = ctx.options;
   const first = candidates[0];
   if (options.resolveKey !== undefined) {
     const lookup = { keyid, label, ...(alg === undefined ? {} : { alg }), ...(first === undefined ? {} : { signatureAgent: first }) };
@@ -527,12 +605,15 @@ function prepare(options: VerifyRequestOptions): Prepared {
   if (typeof options !== 'object' || options === null) throw new TypeError('verifyRequest options must be an object');
   const { keys, resolveKey, directory, nonce, now, clockSkewSeconds, maxValiditySeconds, requiredComponents, algorithms } = options;
 
-  let pendingKeys: Promise<Map<string, VerifyingKey>> | undefined;
+  let pendingKeys: Promise<Map<string, Found>> | undefined;
   if (keys !== undefined) {
     if (!Array.isArray(keys)) throw new TypeError('options.keys must be an array of JWKs or verifying keys');
     pendingKeys = staticKeysByArray.get(keys);
     if (pendingKeys === undefined) {
-      pendingKeys = Promise.all(keys.map((k: Jwk | VerifyingKey) => importVerifyingKey(k))).then((list) => new Map(list.map((k) => [k.thumbprint, k])));
+      // Each key's lookup answer is built here once; a hit allocates nothing.
+      pendingKeys = Promise.all(keys.map((k: Jwk | VerifyingKey) => importVerifyingKey(k))).then(
+        (list) => new Map(list.map((key): [string, Found] => [key.thumbprint, Object.freeze({ key, agent: key.thumbprint, source: 'static' })])),
+      );
       // Handled in loadStaticKeys; keep an early rejection from being "unhandled".
       pendingKeys.catch(() => undefined);
       staticKeysByArray.set(keys, pendingKeys);

@@ -22,6 +22,7 @@ import {
   readSignatures,
   readSignaturesWithTexts,
   serializeSignatureParams,
+  signatureParams,
   type SignatureInput,
 } from '../../src/httpsig/signature-input';
 import { signRequest } from '../../src/profile/sign-request';
@@ -193,7 +194,7 @@ describe('the direct readers of Signature-Input and Signature (src/httpsig/fast-
   const pick = <T,>(often: fc.Arbitrary<T>, rarely: fc.Arbitrary<T>) => fc.oneof({ arbitrary: often, weight: 8 }, { arbitrary: rarely, weight: 1 });
   const value = pick(fc.oneof(integer, string), bare);
   const sigParam = fc
-    .tuple(pick(fc.constant(''), ws), fc.constantFrom('created', 'keyid', 'key', 'a', 'tag'), pick(value.map((v) => v as Piece | null), fc.constant(null)))
+    .tuple(pick(fc.constant(''), ws), fc.constantFrom('created', 'expires', 'keyid', 'nonce', 'alg', 'tag', 'key', 'a'), pick(value.map((v) => v as Piece | null), fc.constant(null)))
     .map(([w, k, v]): Piece => ({ text: ';' + w + k + (v === null ? '' : '=' + v.text), simple: true }));
   const sigParams = fc.array(sigParam, { maxLength: 4 }).map((ps) => ps.map((p) => p.text).join(''));
   const component = fc.tuple(pick(string, bare), fc.array(sigParam, { maxLength: 1 })).map(([b, ps]) => b.text + ps.map((p) => p.text).join(''));
@@ -222,12 +223,32 @@ describe('the direct readers of Signature-Input and Signature (src/httpsig/fast-
           expect({ components: input.components, params: input.params }).toEqual({ components: general.components, params: general.params });
           expect(input.paramsText).toBe(serializeSignatureParams(general));
           expect(input.idTexts).toEqual(general.components.map(serializeComponentIdentifier));
+          // The typed view, built without a Map, is what signatureParams makes of it.
+          expect(input.view).toStrictEqual(signatureParams(general.params));
         }
       }),
       { numRuns: 3000 },
     );
     // The generator reaches the direct path often enough for this to mean something.
     expect(direct).toBeGreaterThan(30);
+  });
+
+  it('signature parameters straight into the typed view: the registered ones in any order; anything else is left to the general parser', () => {
+    const registered = ['created=1735689600', 'expires=1735693200', 'keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U"', 'nonce="ZO3/XMEZ+/=="', 'alg="ed25519"', 'tag="web-bot-auth"'];
+    fc.assert(
+      fc.property(fc.shuffledSubarray(registered), (chosen) => {
+        const text = 'sig1=("@authority")' + chosen.map((p) => ';' + p).join('');
+        const input = readReceivedInputs(text)?.get('sig1');
+        expect(input, text).toBeDefined();
+        const general = parseSignatureInput(text).get('sig1')!;
+        expect(input!.view).toStrictEqual(signatureParams(general.params));
+        expect(input!.params).toEqual(general.params);
+      }),
+    );
+    // Another parameter, a repeated one, or a registered one of the wrong type: no direct answer.
+    for (const p of [';created=1;x=2', ';tag="a";tag="b"', ';created="1"', ';keyid=1', ';expires=1.5', ';alg=ed25519']) {
+      expect(readReceivedInputs('sig1=("@authority")' + p), p).toBeUndefined();
+    }
   });
 
   it('read what signRequest writes, and the Signature field, directly', async () => {

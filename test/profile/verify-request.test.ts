@@ -622,6 +622,24 @@ describe('nonces: replay, policies, store failure (SPEC 5.3 rules 5, 8)', () => 
     }
   });
 
+  it('a store may answer with a value, a promise or a foreign thenable: fresh → verified, seen → ERR_NONCE_REPLAYED', async () => {
+    const s = await signed();
+    const thenable = (v: boolean) => ({ then: (ok: (x: boolean) => void) => ok(v) });
+    const shapes: Array<[string, (v: boolean) => unknown]> = [
+      ['value', (v) => v],
+      ['promise', (v) => Promise.resolve(v)],
+      ['thenable', thenable],
+    ];
+    for (const [shape, answer] of shapes) {
+      for (const fresh of [true, false]) {
+        const store = { checkAndRecord: () => answer(fresh) as boolean };
+        const r = await verifyRequest(s.req, { keys: [s.publicJwk], now: at(NOW), nonce: { store } });
+        expect(r.outcome, `${shape} ${fresh}`).toBe(fresh ? 'verified' : 'invalid');
+        if (!fresh) expect(code(r)).toBe('ERR_NONCE_REPLAYED');
+      }
+    }
+  });
+
   it('the store gets scope agent+keyid, the nonce, the expiry in ms and the verifier clock', async () => {
     const s = await signed();
     const calls: unknown[][] = [];
@@ -761,6 +779,42 @@ describe('several signatures on one request, each judged on its own (RFC 9421 §
     ]);
     expect(r.agent).toBe((await importVerifyingKey(other.publicJwk)).thumbprint);
     expect(r.error).toBeUndefined();
+  });
+
+  it('keys found synchronously (static) and asynchronously (resolver) mix in either order; verdicts keep field order', async () => {
+    const first = await signed();
+    const other = await otherKeyPair();
+    const second = await signRequest(first.req, { key: other.privateJwk, now: at(NOW), signatureAgent: 'https://b.example' });
+    const req = { ...first.req, headers: { ...first.req.headers, ...second } };
+    const otherVk = await importVerifyingKey(other.publicJwk);
+    const asked: string[] = [];
+    const resolveKey = async ({ label }: { label: string }) => {
+      asked.push(label);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return label === 'sig1' ? first.vk : otherVk;
+    };
+    // sig1 static (synchronous), sig2 through the resolver; then sig1 through the resolver, sig2 static.
+    for (const keys of [[first.publicJwk], [other.publicJwk]]) {
+      asked.length = 0;
+      const broken = { ...req, headers: { ...req.headers, signature: flipSignatureBit(req.headers.signature!, 'sig2') } };
+      const r = await verifyRequest(broken, { keys, resolveKey, now: at(NOW), nonce: freshNonce() });
+      expect(r.signatures.map((x) => [x.label, x.outcome, x.keySource, x.error?.code])).toEqual([
+        ['sig1', 'verified', keys[0] === first.publicJwk ? 'static' : 'resolver', undefined],
+        ['sig2', 'invalid', keys[0] === first.publicJwk ? 'resolver' : 'static', 'ERR_SIGNATURE_INVALID'],
+      ]);
+      expect(asked).toEqual([keys[0] === first.publicJwk ? 'sig2' : 'sig1']);
+      expect(r.outcome).toBe('verified');
+    }
+  });
+
+  it('a key made elsewhere may verify asynchronously; a rejection is a failed signature, never verified', async () => {
+    const s = await signed();
+    const asyncKey: VerifyingKey = { ...s.vk, verify: async (data, sig) => s.vk.verify(data, sig) };
+    const rejecting: VerifyingKey = { ...s.vk, verify: () => Promise.reject(new Error('hsm down')) };
+    expect((await verifyRequest(s.req, { keys: [asyncKey], now: at(NOW), nonce: freshNonce() })).outcome).toBe('verified');
+    const r = await verifyRequest(s.req, { keys: [rejecting], now: at(NOW), nonce: freshNonce() });
+    expect(r.outcome).toBe('invalid');
+    expect(code(r)).toBe('ERR_SIGNATURE_INVALID');
   });
 
   it('a non-web-bot-auth signature is skipped; the other verifies', async () => {
