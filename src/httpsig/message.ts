@@ -81,6 +81,22 @@ export function isHttpMessage(value: unknown): value is HttpMessage {
  * msg.headers.get('host') // ['example.com']
  */
 export function toHttpMessage(input: MessageInput | HttpMessage, options?: ToHttpMessageOptions): HttpMessage {
+  return convert(input, options, false);
+}
+
+/**
+ * Internal: {@link toHttpMessage} for a message that botsig reads and never hands out
+ * (a request being verified or signed). The header map of a plain record with
+ * lowercase names (Node's `req.headers`) or a WHATWG `Headers` is filled lazily, one
+ * field per `get`, instead of copying every field up front; it is still a complete
+ * `Map` (anything else than `get`/`has`/`set` copies the rest first). Errors are
+ * the same as toHttpMessage's, at the same time.
+ */
+export function toReceivedMessage(input: MessageInput | HttpMessage): HttpMessage {
+  return convert(input, undefined, true);
+}
+
+function convert(input: MessageInput | HttpMessage, options: ToHttpMessageOptions | undefined, lazy: boolean): HttpMessage {
   if (typeof input !== 'object' || input === null) throw new TypeError('message must be a Request, Response or message object');
   let message: HttpMessage;
   if (isHttpMessage(input)) {
@@ -89,8 +105,13 @@ export function toHttpMessage(input: MessageInput | HttpMessage, options?: ToHtt
     const src = input as { method?: unknown; url?: unknown; target?: unknown; status?: unknown; headers?: unknown; trailers?: unknown };
     const status = src.status;
     if (status !== undefined && typeof status !== 'number') throw new TypeError('message status must be a number');
-    const headers = new Map<string, string[]>();
-    if (src.headers !== undefined && src.headers !== null) addFields(headers, src.headers, 'headers');
+    const source = src.headers;
+    let headers: Map<string, string[]> | undefined;
+    if (lazy && source !== undefined && source !== null) headers = LazyFields.over(source);
+    if (headers === undefined) {
+      headers = new Map<string, string[]>();
+      if (source !== undefined && source !== null) addFields(headers, source, 'headers');
+    }
     if (status !== undefined) {
       message = { kind: 'response', status, headers };
     } else {
@@ -158,6 +179,175 @@ function addFields(map: Map<string, string[]>, source: unknown, what: string): v
   }
   const record = source as Record<string, unknown>;
   for (const name of Object.keys(record)) addLine(map, name, record[name], what);
+}
+
+// ---------------------------------------------------------------------------
+// Header maps filled on demand (toReceivedMessage).
+
+const hasOwn = Object.prototype.hasOwnProperty;
+const UPPERCASE = /[A-Z]/;
+
+// The keys of the last record checked, and whether they were all lowercase: a server
+// hands out records with the same keys in the same order request after request, and
+// its keys are internalised strings, so comparing them is comparing pointers.
+let lastKeys: readonly string[] = [];
+let lastLowercase = false;
+
+/**
+ * True when every key of `record` is lowercase; checks each value's type as addLine
+ * would (same TypeError), so that filling the map later cannot fail.
+ */
+function lowercaseRecord(record: Readonly<Record<string, unknown>>): boolean {
+  const keys = Object.keys(record);
+  const n = keys.length;
+  let same = n === lastKeys.length;
+  for (let i = 0; i < n; i++) {
+    const k = keys[i]!;
+    if (same && k !== lastKeys[i]) same = false;
+    const v = record[k];
+    if (typeof v === 'string' || typeof v === 'number' || v === undefined || v === null) continue;
+    if (!Array.isArray(v)) throw new TypeError('headers values must be strings or arrays of strings');
+    for (const line of v as readonly unknown[]) {
+      if (typeof line !== 'string' && typeof line !== 'number') throw new TypeError('headers values must be strings or arrays of strings');
+    }
+  }
+  if (same) return lastLowercase;
+  let lowercase = true;
+  for (let i = 0; i < n && lowercase; i++) if (UPPERCASE.test(keys[i]!)) lowercase = false;
+  lastKeys = keys;
+  lastLowercase = lowercase;
+  return lowercase;
+}
+
+/**
+ * A header map over a record with lowercase names or a WHATWG `Headers`, filled one
+ * field at a time by `get` (and `has`). `set` is recorded without copying; any other
+ * access copies every field first, in source order, then applies what was set, so
+ * the map then equals what toHttpMessage would have built, with the same `set`s.
+ */
+class LazyFields extends Map<string, string[]> {
+  #source: Readonly<Record<string, unknown>> | Headers | undefined;
+  readonly #isHeaders: boolean;
+  #sets: Map<string, string[]> | undefined;
+
+  private constructor(source: Readonly<Record<string, unknown>> | Headers, isHeaders: boolean) {
+    super();
+    this.#source = source;
+    this.#isHeaders = isHeaders;
+  }
+
+  static {
+    // Map's `size` is an accessor on its prototype (a property to TypeScript): a
+    // complete count needs every field.
+    const size = Object.getOwnPropertyDescriptor(Map.prototype, 'size')!.get!;
+    Object.defineProperty(LazyFields.prototype, 'size', {
+      configurable: true,
+      get(this: LazyFields): number {
+        this.#fill();
+        return size.call(this) as number;
+      },
+    });
+  }
+
+  /** A lazy map over `source`, or `undefined` when it has another shape (the caller copies). */
+  static over(source: unknown): LazyFields | undefined {
+    if (typeof source !== 'object' || source === null) return undefined;
+    if (typeof Headers === 'function' && source instanceof Headers) {
+      return typeof source.getSetCookie === 'function' ? new LazyFields(source, true) : undefined;
+    }
+    if (Symbol.iterator in source) return undefined;
+    return lowercaseRecord(source as Record<string, unknown>) ? new LazyFields(source as Record<string, unknown>, false) : undefined;
+  }
+
+  override get(name: string): string[] | undefined {
+    const have = super.get(name);
+    const src = this.#source;
+    if (have !== undefined || src === undefined) return have;
+    const lines = this.#isHeaders ? headerLines(src as Headers, name) : recordLines(src as Readonly<Record<string, unknown>>, name);
+    if (lines !== undefined) super.set(name, lines);
+    return lines;
+  }
+
+  override has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  override set(name: string, lines: string[]): this {
+    if (this.#source !== undefined) (this.#sets ??= new Map()).set(name, lines);
+    return super.set(name, lines);
+  }
+
+  override delete(name: string): boolean {
+    this.#fill();
+    return super.delete(name);
+  }
+
+  override clear(): void {
+    this.#fill();
+    super.clear();
+  }
+
+  override forEach(callback: (value: string[], key: string, map: Map<string, string[]>) => void, thisArg?: unknown): void {
+    this.#fill();
+    super.forEach(callback, thisArg);
+  }
+
+  override keys(): MapIterator<string> {
+    this.#fill();
+    return super.keys();
+  }
+
+  override values(): MapIterator<string[]> {
+    this.#fill();
+    return super.values();
+  }
+
+  override entries(): MapIterator<[string, string[]]> {
+    this.#fill();
+    return super.entries();
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, string[]]> {
+    return this.entries();
+  }
+
+  /** Copies every field, then re-applies the `set`s: from here on a plain Map. */
+  #fill(): void {
+    const src = this.#source;
+    if (src === undefined) return;
+    this.#source = undefined;
+    super.clear();
+    addFields(this, src, 'headers');
+    const sets = this.#sets;
+    this.#sets = undefined;
+    if (sets !== undefined) for (const [name, lines] of sets) super.set(name, lines);
+  }
+}
+function recordLines(record: Readonly<Record<string, unknown>>, name: string): string[] | undefined {
+  if (!hasOwn.call(record, name)) return undefined;
+  const v = record[name];
+  if (typeof v === 'string') return [v];
+  if (typeof v === 'number') return [String(v)];
+  if (!Array.isArray(v) || v.length === 0) return undefined;
+  // Checked by lowercaseRecord: strings and numbers only.
+  return (v as readonly (string | number)[]).map((line) => (typeof line === 'string' ? line : String(line)));
+}
+
+function headerLines(headers: Headers, name: string): string[] | undefined {
+  // Headers looks names up in any case; the map's keys are lowercase.
+  if (UPPERCASE.test(name)) return undefined;
+  if (name === 'set-cookie') {
+    const cookies = headers.getSetCookie();
+    return cookies.length === 0 ? undefined : cookies;
+  }
+  let v: string | null;
+  try {
+    v = headers.get(name);
+  } catch {
+    // Not a valid field name for Headers: no such field.
+    return undefined;
+  }
+  return v === null ? undefined : [v];
 }
 
 // ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import { importSigningKey, importSigningKeySync, isSigningKey, signBase } from '
 import type { Jwk, SigningKey } from '../crypto/types';
 import { parseComponentIdentifier, serializeComponentIdentifier, type ComponentIdentifier } from '../httpsig/components';
 import { signatureBaseFromTexts } from '../httpsig/base';
-import { toHttpMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
+import { toReceivedMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
 import {
   isValidLabel,
   nextLabel,
@@ -90,7 +90,7 @@ interface Plan {
 }
 
 function prepare(request: MessageInput, options: SignRequestOptions, key: SigningKey): Plan {
-  const message = toHttpMessage(request);
+  const message = toReceivedMessage(request);
   if (message.kind !== 'request') throw new TypeError('signRequest() signs requests; use signMessage() from botsig/httpsig for responses');
   const now = options.now ?? systemClock;
   const tag = options.tag ?? WEB_BOT_AUTH_TAG;

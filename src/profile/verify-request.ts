@@ -8,7 +8,7 @@ import { isRfc9421TestKey } from '../crypto/test-keys';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../crypto/types';
 import { createReceivedSignatureBase } from '../httpsig/base';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';
-import { toHttpMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
+import { toReceivedMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
 import { readSignaturesWithTexts, signatureParams, type ReceivedSignatureInput, type SignatureEntry, type SignatureInput } from '../httpsig/signature-input';
 import { MemoryNonceStore, type NonceStore } from '../stores/nonce-store';
 import { parseSignatureAgent, type ParsedSignatureAgent, type ParseSignatureAgentOptions, type SignatureAgentMember } from './signature-agent';
@@ -132,7 +132,7 @@ interface Context {
 function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepared): MaybePromise<VerificationResult> {
   let message: HttpMessage;
   try {
-    message = toHttpMessage(request);
+    message = toReceivedMessage(request);
   } catch (error) {
     return requestResult('unverified', false, toInfo(error, 'ERR_MESSAGE_INVALID'), NO_DIAGNOSTICS);
   }
