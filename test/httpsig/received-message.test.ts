@@ -89,7 +89,7 @@ describe('toReceivedMessage: headers filled on demand behave as the copied map',
   it('plain records: any sequence of reads, writes and iterations, errors included', () => {
     fc.assert(
       fc.property(record, fc.array(op, { maxLength: 8 }), (headers, ops) => {
-        const message = { method: 'GET', url: 'https://origin.example/', headers };
+        const message = { method: 'GET', url: 'https://origin.example/', headers: headers as Record<string, string> };
         expect(outcome(() => toReceivedMessage(message).headers, ops)).toEqual(outcome(() => toHttpMessage(message).headers, ops));
       }),
       { numRuns: 3000 },
@@ -123,7 +123,7 @@ describe('toReceivedMessage: headers filled on demand behave as the copied map',
 
   it('a bad header value is a TypeError up front, as with toHttpMessage', () => {
     for (const bad of [{ x: {} }, { x: [{}] }, { x: true }, { x: ['a', Symbol('s')] }]) {
-      const message = { url: 'https://origin.example/', headers: bad as Record<string, string> };
+      const message = { url: 'https://origin.example/', headers: bad as unknown as Record<string, string> };
       expect(() => toReceivedMessage(message)).toThrow(TypeError);
       expect(() => toHttpMessage(message)).toThrow(TypeError);
     }
