@@ -20,31 +20,57 @@ const DECODE_STD = decodeTable([STD]);
 const DECODE_URL = decodeTable([URL]);
 const DECODE_ANY = decodeTable([STD, URL]);
 
-// Two output characters per 12 input bits: half the string concatenations of a
-// character-at-a-time encoder. Built on first use (4096 short strings per alphabet).
-let pairsStd: string[] | undefined;
-let pairsUrl: string[] | undefined;
-function pairTable(alphabet: string): string[] {
-  const out = new Array<string>(4096);
-  for (let i = 0; i < 4096; i++) out[i] = alphabet[i >>> 6]! + alphabet[i & 63]!;
+// The alphabets as character codes, for the encoder.
+const STD_CODES = codes(STD);
+const URL_CODES = codes(URL);
+function codes(alphabet: string): Uint8Array {
+  const out = new Uint8Array(64);
+  for (let i = 0; i < 64; i++) out[i] = alphabet.charCodeAt(i);
   return out;
 }
 
-function encode(bytes: Uint8Array, alphabet: string, pairs: readonly string[], pad: boolean): string {
-  let out = '';
+// Bytes per String.fromCharCode call: a multiple of 3 (whole groups), and few enough
+// character codes (8,192) for any engine's argument limit.
+const ENCODE_CHUNK = 6144;
+
+/**
+ * Character codes into an array, then one String.fromCharCode per chunk: the result
+ * is a flat string. (Appending two characters at a time builds a rope of many pieces,
+ * which the next reader, e.g. a TextEncoder, must first copy into one.)
+ */
+function encode(bytes: Uint8Array, alphabet: Uint8Array, pad: boolean): string {
   const n = bytes.length;
-  let i = 0;
-  for (; i + 2 < n; i += 3) {
-    const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += pairs[v >>> 12]! + pairs[v & 4095]!;
-  }
-  if (i < n) {
-    const v = (bytes[i]! << 16) | ((i + 1 < n ? bytes[i + 1]! : 0) << 8);
-    out += pairs[v >>> 12]!;
-    if (i + 1 < n) out += alphabet[(v >>> 6) & 63]!;
-    if (pad) out += i + 1 < n ? '=' : '==';
+  let out = '';
+  for (let start = 0; start < n; start += ENCODE_CHUNK) {
+    const stop = Math.min(n, start + ENCODE_CHUNK);
+    out += encodeChunk(bytes, start, stop, alphabet, pad);
   }
   return out;
+}
+
+function encodeChunk(bytes: Uint8Array, start: number, stop: number, alphabet: Uint8Array, pad: boolean): string {
+  const whole = start + Math.floor((stop - start) / 3) * 3;
+  const rest = stop - whole;
+  const chars: number[] = new Array<number>(((whole - start) / 3) * 4 + (rest === 0 ? 0 : pad ? 4 : rest + 1));
+  let o = 0;
+  for (let i = start; i < whole; i += 3) {
+    const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    chars[o++] = alphabet[v >>> 18]!;
+    chars[o++] = alphabet[(v >>> 12) & 63]!;
+    chars[o++] = alphabet[(v >>> 6) & 63]!;
+    chars[o++] = alphabet[v & 63]!;
+  }
+  if (rest > 0) {
+    const v = (bytes[whole]! << 16) | (rest === 2 ? bytes[whole + 1]! << 8 : 0);
+    chars[o++] = alphabet[v >>> 18]!;
+    chars[o++] = alphabet[(v >>> 12) & 63]!;
+    if (rest === 2) chars[o++] = alphabet[(v >>> 6) & 63]!;
+    if (pad) {
+      chars[o++] = 61; // '='
+      if (rest === 1) chars[o++] = 61;
+    }
+  }
+  return String.fromCharCode.apply(null, chars);
 }
 
 export type Base64Alphabet = 'base64' | 'base64url' | 'either';
@@ -103,12 +129,12 @@ function decodeRange(text: string, start: number, stop: number, table: Uint8Arra
 
 /** Standard base64 with padding (RFC 4648 §4), as used in Structured Field byte sequences. */
 export function base64Encode(bytes: Uint8Array): string {
-  return encode(bytes, STD, (pairsStd ??= pairTable(STD)), true);
+  return encode(bytes, STD_CODES, true);
 }
 
 /** base64url without padding (RFC 4648 §5, RFC 7515 §2), as used in JWKs and nonces. */
 export function base64UrlEncode(bytes: Uint8Array): string {
-  return encode(bytes, URL, (pairsUrl ??= pairTable(URL)), false);
+  return encode(bytes, URL_CODES, false);
 }
 
 export function base64Decode(text: string): Uint8Array | undefined {

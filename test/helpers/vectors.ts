@@ -21,6 +21,7 @@ import cfSignatureAgentCardV1 from '../../../shared/vectors/cloudflare-web-bot-a
 import cfSignatureAgentV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_signature_agent_v1.json';
 import delegationJson from '../../vectors/delegation.json';
 import negativeJson from '../../vectors/negative.json';
+import rfc4648Json from '../../vectors/rfc4648.json';
 import rfc7638Json from '../../vectors/rfc7638.json';
 import rfc8037Json from '../../vectors/rfc8037.json';
 import rfc9421Json from '../../vectors/rfc9421.json';
@@ -53,6 +54,7 @@ import sfSerTokenGenerated from '../../../shared/vectors/structured-field-tests/
 
 const PROJECT_VECTORS: Readonly<Record<string, unknown>> = {
   'delegation.json': delegationJson,
+  'rfc4648.json': rfc4648Json,
   'negative.json': negativeJson,
   'rfc7638.json': rfc7638Json,
   'rfc8037.json': rfc8037Json,
