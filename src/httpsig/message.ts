@@ -152,11 +152,11 @@ function addLine(map: Map<string, string[]>, name: string, value: unknown, what:
     else list.push(text);
     return;
   }
-  if (!Array.isArray(value)) throw new TypeError(`${what} values must be strings or arrays of strings`);
+  if (!Array.isArray(value)) throw badValue(what);
   let list = map.get(key);
   for (const line of value as readonly unknown[]) {
     const text = typeof line === 'string' ? line : typeof line === 'number' ? String(line) : undefined;
-    if (text === undefined) throw new TypeError(`${what} values must be strings or arrays of strings`);
+    if (text === undefined) throw badValue(what);
     if (list === undefined) {
       list = [text];
       map.set(key, list);
@@ -164,6 +164,17 @@ function addLine(map: Map<string, string[]>, name: string, value: unknown, what:
       list.push(text);
     }
   }
+}
+
+function badValue(what: string): TypeError {
+  return new TypeError(`${what} values must be strings or arrays of strings`);
+}
+
+/** Throws what addLine would throw for `value`, without converting it. */
+function checkFieldValue(value: unknown, what: string): void {
+  if (typeof value === 'string' || typeof value === 'number' || value === undefined || value === null) return;
+  if (!Array.isArray(value)) throw badValue(what);
+  for (const line of value as readonly unknown[]) if (typeof line !== 'string' && typeof line !== 'number') throw badValue(what);
 }
 
 function addFields(map: Map<string, string[]>, source: unknown, what: string): void {
@@ -194,8 +205,8 @@ let lastKeys: readonly string[] = [];
 let lastLowercase = false;
 
 /**
- * True when every key of `record` is lowercase; checks each value's type as addLine
- * would (same TypeError), so that filling the map later cannot fail.
+ * True when every key of `record` is lowercase; checks each value's type
+ * (checkFieldValue: addLine's TypeError), so that filling the map later cannot fail.
  */
 function lowercaseRecord(record: Readonly<Record<string, unknown>>): boolean {
   const keys = Object.keys(record);
@@ -204,12 +215,7 @@ function lowercaseRecord(record: Readonly<Record<string, unknown>>): boolean {
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
     if (same && k !== lastKeys[i]) same = false;
-    const v = record[k];
-    if (typeof v === 'string' || typeof v === 'number' || v === undefined || v === null) continue;
-    if (!Array.isArray(v)) throw new TypeError('headers values must be strings or arrays of strings');
-    for (const line of v as readonly unknown[]) {
-      if (typeof line !== 'string' && typeof line !== 'number') throw new TypeError('headers values must be strings or arrays of strings');
-    }
+    checkFieldValue(record[k], 'headers');
   }
   if (same) return lastLowercase;
   let lowercase = true;
