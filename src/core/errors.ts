@@ -47,6 +47,9 @@ export type BotsigErrorCode =
   | 'ERR_NONCE_INVALID'
   | 'ERR_NONCE_REPLAYED'
   | 'ERR_NONCE_STORE_UNAVAILABLE'
+  | 'ERR_NONCE_TOO_LONG'
+  | 'ERR_NONCE_QUOTA_EXCEEDED'
+  | 'ERR_AUTHORITY_NOT_ALLOWED'
   | 'ERR_INSECURE_TRANSPORT'
   | 'ERR_NO_SIGNATURE'
   // directory and discovery
@@ -57,6 +60,8 @@ export type BotsigErrorCode =
   | 'ERR_URL_INVALID'
   | 'ERR_URL_BLOCKED'
   | 'ERR_DELEGATION_INVALID'
+  | 'ERR_DISCOVERY_BUDGET'
+  | 'ERR_DISCOVERY_LIMITED'
   // a defect in botsig itself, reported instead of thrown where the contract is "never throws"
   | 'ERR_INTERNAL';
 
