@@ -1,9 +1,10 @@
 /**
  * `botsig` as Node sees it (the `node` export condition): the isomorphic API with
- * the `node:crypto` provider installed, the fastest path on Node.
+ * the Node defaults installed: the `node:crypto` provider (the fastest path on
+ * Node) and the guarded fetch as every default `DirectoryClient`'s fetch.
  */
-import { installNodeCryptoProvider } from './node/crypto-provider';
+import { installNodeDefaults } from './node/defaults';
 
-installNodeCryptoProvider();
+installNodeDefaults();
 
 export * from './index';

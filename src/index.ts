@@ -37,6 +37,7 @@ export type {
   KeyLookup,
   KeyResolver,
   KeySource,
+  DiscoveryOptions,
   NonceOptions,
   NoncePolicy,
   Outcome,

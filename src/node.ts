@@ -1,10 +1,11 @@
 /**
- * `botsig/node`: Node-only parts. Importing it installs the `node:crypto`
- * provider (one-shot sign/verify on cached KeyObjects).
+ * `botsig/node`: Node-only parts. Importing it installs the Node defaults: the
+ * `node:crypto` provider (one-shot sign/verify on cached KeyObjects) and the
+ * guarded fetch as every default `DirectoryClient`'s fetch.
  */
-import { installNodeCryptoProvider } from './node/crypto-provider';
+import { installNodeDefaults } from './node/defaults';
 
-installNodeCryptoProvider();
+installNodeDefaults();
 
 export { nodeCryptoProvider, installNodeCryptoProvider } from './node/crypto-provider';
 export { importPem, importPrivatePem, importPublicPem, fromKeyObject, keyObjectToJwk } from './node/keys';
@@ -13,3 +14,4 @@ export { createGuardedFetch, DEFAULT_GUARDED_FETCH_TIMEOUT_MS } from './node/gua
 export type { GuardedConnect, GuardedConnectTarget, GuardedFetchAllow, GuardedFetchOptions, GuardedLookup } from './node/guarded-fetch';
 export { createNodeMiddleware, createNodeVerifier, toMessage, writeRejection } from './node/http';
 export type { NodeMiddleware, NodeRequest, NodeResponse, ToMessageOptions } from './node/http';
+export { installNodeDefaults } from './node/defaults';

@@ -20,7 +20,8 @@ import type { MessageObject } from './httpsig/message';
 import { acceptSignatureValue, createChallenge } from './profile/challenge';
 import type { Challenge, ChallengeOptions } from './profile/challenge';
 import type { KeyDirectory, NonceOptions, SignatureResult, VerificationResult, VerifyRequestOptions } from './profile/types';
-import { verifyRequest } from './profile/verify-request';
+import { prepareVerifyOptions, verifyRequest } from './profile/verify-request';
+import { checkOptionNames } from './core/options';
 import { MemoryNonceStore } from './stores/nonce-store';
 
 /** `observe`: annotate every request with its result, never block. `enforce`: answer 400 / 403 / 429 (or what `policy` decides). */
@@ -162,6 +163,24 @@ export interface Verifier {
 
 const verifiers = new WeakSet<Verifier>();
 
+// Process-wide on purpose: a deployment warning, said once however many middlewares are built.
+let warnedNoAuthorities = false;
+
+/**
+ * Adapters call this when they are set up: one warning per process when the
+ * origin's own names (`authorities`) are not configured, because then a signature
+ * an agent made for any other site verifies here too.
+ * @internal
+ */
+export function warnIfNoAuthorities(verifier: Verifier, adapter: string): void {
+  if (warnedNoAuthorities || verifier.verifyOptions.authorities !== undefined) return;
+  warnedNoAuthorities = true;
+  console.warn(
+    `botsig (${adapter}): no "authorities" configured, so a signature made for another site verifies here too; ` +
+      `set authorities: ['your.host.example'] (README "Security model").`,
+  );
+}
+
 /** True for objects made by {@link createVerifier}. */
 export function isVerifier(value: unknown): value is Verifier {
   return typeof value === 'object' && value !== null && verifiers.has(value as Verifier);
@@ -267,7 +286,32 @@ function isKeyDirectory(value: unknown): value is KeyDirectory {
   return typeof value === 'object' && value !== null && typeof (value as KeyDirectory).resolve === 'function';
 }
 
+const VERIFIER_OPTION_NAMES: readonly (keyof VerifierOptions)[] = [
+  'keys',
+  'resolveKey',
+  'directory',
+  'nonce',
+  'now',
+  'clockSkewSeconds',
+  'maxValiditySeconds',
+  'requiredComponents',
+  'strictAuthority',
+  'algorithms',
+  'allowInsecure',
+  'allowTestKeys',
+  'allowHttpSignatureAgent',
+  'label',
+  'authorities',
+  'discovery',
+  'mode',
+  'policy',
+  'trustProxy',
+  'challenge',
+  'originNonce',
+];
+
 function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyRequestOptions> {
+  checkOptionNames(options, VERIFIER_OPTION_NAMES, 'createVerifier options');
   checkFlag(options, 'allowInsecure');
   checkFlag(options, 'allowTestKeys');
   checkFlag(options, 'allowHttpSignatureAgent');
@@ -296,6 +340,7 @@ function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyRequestOpt
 
   const nonce = options.nonce;
   if (nonce !== undefined && (typeof nonce !== 'object' || nonce === null)) throw new TypeError('options.nonce must be an object');
+  if (nonce !== undefined) checkOptionNames(nonce, ['policy', 'store', 'maxLength'], 'options.nonce');
   const noncePolicy = nonce?.policy ?? 'optional';
   if (noncePolicy !== 'none' && noncePolicy !== 'optional' && noncePolicy !== 'required') {
     throw new TypeError("options.nonce.policy must be 'none', 'optional' or 'required'");
@@ -304,7 +349,7 @@ function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyRequestOpt
   if (typeof store.checkAndRecord !== 'function') throw new TypeError('options.nonce.store must be a NonceStore');
 
   const out: { -readonly [K in keyof VerifyRequestOptions]: VerifyRequestOptions[K] } = {
-    nonce: Object.freeze({ policy: noncePolicy, store }),
+    nonce: Object.freeze(nonce?.maxLength === undefined ? { policy: noncePolicy, store } : { policy: noncePolicy, store, maxLength: nonce.maxLength }),
   };
   if (directory !== undefined) out.directory = directory;
   // Copied, not referenced: later changes to the caller's arrays must not change this verifier.
@@ -323,7 +368,18 @@ function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyRequestOpt
     if (typeof options.label !== 'string') throw new TypeError('options.label must be a string');
     out.label = options.label;
   }
-  return Object.freeze(out);
+  if (options.authorities !== undefined) {
+    if (!Array.isArray(options.authorities)) throw new TypeError('options.authorities must be an array of host or host:port strings');
+    out.authorities = Object.freeze([...options.authorities]);
+  }
+  if (options.discovery !== undefined) {
+    if (typeof options.discovery !== 'object' || options.discovery === null) throw new TypeError('options.discovery must be an object');
+    out.discovery = Object.freeze({ ...options.discovery });
+  }
+  const frozen = Object.freeze(out);
+  // Every verifyRequest rule checked now (option names, ranges, static keys), not per request.
+  prepareVerifyOptions(frozen);
+  return frozen;
 }
 
 function nonNegative(value: unknown, name: string): number {
@@ -334,6 +390,7 @@ function nonNegative(value: unknown, name: string): number {
 function buildChallengeOptions(options: VerifierOptions): ChallengeOptions {
   const c = options.challenge;
   if (c !== undefined && (typeof c !== 'object' || c === null)) throw new TypeError('options.challenge must be an object');
+  if (c !== undefined) checkOptionNames(c, ['label', 'components', 'keyid'], 'options.challenge');
   const components = c?.components ?? ['@authority', ...(options.requiredComponents ?? [])];
   if (!Array.isArray(components)) throw new TypeError('options.challenge.components must be an array');
   const out: { label?: string; components: readonly string[]; keyid?: string } = { components: Object.freeze([...components]) };
@@ -387,6 +444,7 @@ function originNonceMinter(option: boolean | OriginNonceOptions | undefined, ver
   if (option === undefined || option === false) return undefined;
   if (option !== true && (typeof option !== 'object' || option === null)) throw new TypeError('options.originNonce must be a boolean or an object');
   const o: OriginNonceOptions = option === true ? {} : option;
+  checkOptionNames(o, ['secret', 'maxAgeSeconds', 'required'], 'options.originNonce');
   let secret: Uint8Array;
   if (o.secret === undefined) {
     secret = globalThis.crypto.getRandomValues(new Uint8Array(32));

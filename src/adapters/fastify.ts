@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import type { VerificationResult } from '../profile/types';
 import { resolveNodeVerifier, toMessage } from '../node/http';
-import { isVerifier, rejectionHeaders } from '../verifier';
+import { isVerifier, rejectionHeaders, warnIfNoAuthorities } from '../verifier';
 import type { Rejection, Verifier, VerifierOptions } from '../verifier';
 
 declare module 'fastify' {
@@ -44,8 +44,15 @@ export const botsig: FastifyPluginCallback<FastifyBotsigOptions> = Object.assign
         if (!isVerifier(options.verifier)) throw new TypeError('options.verifier must come from createVerifier()');
         verifier = options.verifier;
       } else {
-        verifier = resolveNodeVerifier(options);
+        // Fastify's own registration options are not the verifier's.
+        if (isVerifier(options)) {
+          verifier = options;
+        } else {
+          const { prefix: _prefix, logLevel: _logLevel, logSerializers: _logSerializers, ...rest } = options as FastifyBotsigOptions & Record<string, unknown>;
+          verifier = resolveNodeVerifier(rest as VerifierOptions);
+        }
       }
+      warnIfNoAuthorities(verifier, 'fastify');
     } catch (error) {
       done(error as Error);
       return;

@@ -44,6 +44,10 @@ import type { DirectoryKey, DirectorySource } from './document';
 import { hasCertificateChain, prepareDelegation, verifyDelegation } from './delegation';
 import type { CertificateFetcher, DelegationFailureReason, DelegationOptions, DelegationOutcome, KeyDelegation, PreparedDelegation } from './delegation';
 import { computeFreshness, parseRetryAfter, validatorHeaders } from './http-cache';
+import { defaultDirectoryFetch } from './default-fetch';
+import { OUTBOUND_DEFAULTS, OutboundLimiter } from './outbound';
+import type { OutboundSettings, Release } from './outbound';
+import { checkOptionNames } from '../core/options';
 import { verifyDirectoryResponse } from './response-signatures';
 import type { KeyProof } from './response-signatures';
 
@@ -60,6 +64,21 @@ export interface DirectoryClientLimits {
   readonly timeoutMs?: number;
   /** Redirects followed, each to the same host or its `www.` twin, never https → http. Default 0. */
   readonly maxRedirects?: number;
+  /** Fetches in flight at once, all hosts together. Default 16. Beyond it: `ERR_DISCOVERY_LIMITED`, nothing queued. */
+  readonly maxConcurrent?: number;
+  /** Fetches in flight at once to one host (a slow host holds at most this many). Default 2. */
+  readonly maxConcurrentPerHost?: number;
+  /** Sustained fetches per second, all hosts together (bursts of twice that). Default 20. */
+  readonly fetchesPerSecond?: number;
+  /**
+   * Hosts never fetched before, per site (registrable domain, approximated) and
+   * minute: bounds wildcard-DNS host cycling. Default 16.
+   */
+  readonly newHostsPerSitePerMinute?: number;
+  /** Consecutive failures (any URL) after which a whole host backs off, up to `negativeTtlSeconds`. Default 2. */
+  readonly hostFailureThreshold?: number;
+  /** Hosts and sites whose counters are remembered (least recently used forgotten). Default 10,000. */
+  readonly maxHosts?: number;
 }
 
 /** What the client may contact beyond public `https` hosts: for local use and tests. */
@@ -70,8 +89,14 @@ export interface DirectoryClientAllow {
   readonly loopback?: boolean;
   /** Accept RFC 1918, CGNAT and unique-local addresses and local-only names (`.local`, `.internal`, single-label). */
   readonly privateNetworks?: boolean;
-  /** Hosts (names or IP literals) exempt from every address-range check. */
+  /** Hosts (names or IP literals) exempt from every address-range check, on any port. */
   readonly hosts?: readonly string[];
+  /**
+   * Ports fetched besides the scheme's default (443; 80 for allowed `http:`).
+   * Default none: a URL with another port is `ERR_URL_BLOCKED`. Loopback hosts
+   * (with `loopback`) and `hosts` may use any port.
+   */
+  readonly ports?: readonly number[];
   /**
    * Accept the keys of an inline `data:` directory without the certificate chain
    * SPEC 5.5 rule 5 requires (tests only). Default false: inline keys are refused
@@ -82,7 +107,12 @@ export interface DirectoryClientAllow {
 
 /** Options of {@link DirectoryClient}; validated once by the constructor. */
 export interface DirectoryClientOptions {
-  /** Default: `globalThis.fetch`, looked up at call time. */
+  /**
+   * Default: on Node (the `node` condition of `botsig`, `botsig/node`, the Node
+   * adapters), the DNS-checked, address-pinned guarded fetch built from `allow`
+   * and `limits.timeoutMs`; elsewhere `globalThis.fetch`, looked up at call time
+   * (browsers and Workers apply their own rules).
+   */
   readonly fetch?: FetchLike;
   /** Where responses are kept. Default: a {@link MemoryDirectoryCache} of 1,000 entries. */
   readonly cache?: DirectoryCache;
@@ -204,6 +234,8 @@ interface Settings {
   readonly allowHttp: boolean;
   readonly policy: AddressPolicy;
   readonly hosts: ReadonlySet<string>;
+  readonly ports: ReadonlySet<number>;
+  readonly outbound: OutboundSettings;
   readonly inlineUnverified: boolean;
   readonly requireProof: boolean;
   readonly delegation: PreparedDelegation | undefined;
@@ -334,11 +366,54 @@ function canonicalHost(host: string): string | undefined {
   return name.endsWith('.') ? name.slice(0, -1) : name;
 }
 
+const OPTION_NAMES: readonly (keyof DirectoryClientOptions)[] = [
+  'fetch',
+  'cache',
+  'now',
+  'limits',
+  'allow',
+  'requireProof',
+  'delegation',
+  'requireDelegation',
+  'defaultTtlSeconds',
+  'minTtlSeconds',
+  'maxTtlSeconds',
+  'negativeTtlSeconds',
+  'clockSkewSeconds',
+  'userAgent',
+  'maxEntries',
+  'random',
+];
+const LIMIT_NAMES: readonly (keyof DirectoryClientLimits)[] = [
+  'maxBytes',
+  'maxKeys',
+  'timeoutMs',
+  'maxRedirects',
+  'maxConcurrent',
+  'maxConcurrentPerHost',
+  'fetchesPerSecond',
+  'newHostsPerSitePerMinute',
+  'hostFailureThreshold',
+  'maxHosts',
+];
+const ALLOW_NAMES: readonly (keyof DirectoryClientAllow)[] = ['http', 'loopback', 'privateNetworks', 'hosts', 'ports', 'inlineUnverified'];
+
 function settingsFrom(options: DirectoryClientOptions): Settings {
   if (typeof options !== 'object' || options === null) throw new TypeError('DirectoryClient options must be an object');
+  checkOptionNames(options, OPTION_NAMES, 'DirectoryClient options');
   const { limits = {}, allow = {} } = options;
   if (typeof limits !== 'object' || limits === null) throw new TypeError('limits must be an object');
   if (typeof allow !== 'object' || allow === null) throw new TypeError('allow must be an object');
+  checkOptionNames(limits, LIMIT_NAMES, 'DirectoryClient options.limits');
+  checkOptionNames(allow, ALLOW_NAMES, 'DirectoryClient options.allow');
+  const ports = new Set<number>();
+  if (allow.ports !== undefined) {
+    if (!Array.isArray(allow.ports)) throw new TypeError('allow.ports must be an array of port numbers');
+    for (const port of allow.ports as readonly unknown[]) {
+      if (typeof port !== 'number' || !Number.isSafeInteger(port) || port < 1 || port > 65_535) throw new TypeError('allow.ports entries must be integers from 1 to 65535');
+      ports.add(port);
+    }
+  }
   if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new TypeError('fetch must be a function');
   if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('now must be a function returning milliseconds');
   if (options.random !== undefined && typeof options.random !== 'function') throw new TypeError('random must be a function');
@@ -376,6 +451,16 @@ function settingsFrom(options: DirectoryClientOptions): Settings {
     allowHttp: flag(allow.http, 'allow.http'),
     policy: { loopback: flag(allow.loopback, 'allow.loopback'), privateNetworks: flag(allow.privateNetworks, 'allow.privateNetworks') },
     hosts,
+    ports,
+    outbound: {
+      maxConcurrent: positiveInt(limits.maxConcurrent, 'limits.maxConcurrent', OUTBOUND_DEFAULTS.maxConcurrent, 10_000),
+      maxConcurrentPerHost: positiveInt(limits.maxConcurrentPerHost, 'limits.maxConcurrentPerHost', OUTBOUND_DEFAULTS.maxConcurrentPerHost, 1_000),
+      fetchesPerSecond: positiveInt(limits.fetchesPerSecond, 'limits.fetchesPerSecond', OUTBOUND_DEFAULTS.fetchesPerSecond, 100_000),
+      newHostsPerSitePerMinute: positiveInt(limits.newHostsPerSitePerMinute, 'limits.newHostsPerSitePerMinute', OUTBOUND_DEFAULTS.newHostsPerSitePerMinute, 100_000),
+      hostFailureThreshold: positiveInt(limits.hostFailureThreshold, 'limits.hostFailureThreshold', OUTBOUND_DEFAULTS.hostFailureThreshold, 1_000),
+      maxBackoffMs: seconds(options.negativeTtlSeconds, 'negativeTtlSeconds', d.negativeTtlSeconds, NEGATIVE_TTL_CAP_SECONDS) * 1000,
+      maxHosts: positiveInt(limits.maxHosts, 'limits.maxHosts', OUTBOUND_DEFAULTS.maxHosts, 10_000_000),
+    },
     inlineUnverified: flag(allow.inlineUnverified, 'allow.inlineUnverified'),
     requireProof: flag(options.requireProof, 'requireProof'),
     delegation,
@@ -439,6 +524,10 @@ export class DirectoryClient implements KeyDirectory {
   private readonly inline = new Map<string, Promise<InlineBuilt>>();
   /** Certificate resources (AIA, x5u) by URL: coalesced while in flight, reused while fresh. */
   private readonly certificates = new Map<string, { untilMs: number; readonly body: Promise<Uint8Array> }>();
+  /** What strangers can make this client send: admission for every fetch. */
+  private readonly outbound: OutboundLimiter;
+  /** `options.fetch`, or the platform default, chosen at the first fetch. */
+  private fetchFn: FetchLike | undefined;
 
   /**
    * @throws TypeError when an option has the wrong type or is out of range
@@ -447,6 +536,7 @@ export class DirectoryClient implements KeyDirectory {
    */
   constructor(options: DirectoryClientOptions = {}) {
     this.s = settingsFrom(options);
+    this.outbound = new OutboundLimiter(this.s.outbound, this.s.now);
     // Start loading the X.509 packages and parsing the anchors now, off the request path.
     this.s.delegation?.anchors.load().catch(() => undefined);
   }
@@ -549,10 +639,39 @@ export class DirectoryClient implements KeyDirectory {
     let host = parsed.hostname;
     if (host.endsWith('.')) host = host.slice(0, -1);
     if (host === '') throw fail('ERR_URL_INVALID', 'URL has no host');
-    if (!this.s.hosts.has(host) && !isHostAllowed(host, this.s.policy)) {
+    const listed = this.s.hosts.has(host);
+    if (!listed && !isHostAllowed(host, this.s.policy)) {
       throw fail('ERR_URL_BLOCKED', 'the host is a loopback, private, link-local or reserved address or a local-only name; see the allow option');
     }
+    // Only the scheme's default port unless allowed: a directory URL must not turn the
+    // verifier into a port scanner of other services on a public host.
+    if (parsed.port !== '' && !listed && !this.s.ports.has(Number(parsed.port)) && !(this.s.policy.loopback && isLoopbackHost(host))) {
+      throw fail('ERR_URL_BLOCKED', `port ${parsed.port} is not fetched; see allow.ports`);
+    }
     return parsed;
+  }
+
+  /** The fetch to use: `options.fetch`, or the platform default (the guarded fetch on Node). */
+  private fetcher(): FetchLike {
+    if (this.fetchFn === undefined) {
+      const s = this.s;
+      this.fetchFn =
+        s.fetch ??
+        defaultDirectoryFetch({
+          allow: { loopback: s.policy.loopback === true, privateNetworks: s.policy.privateNetworks === true, hosts: [...s.hosts] },
+          timeoutMs: s.timeoutMs,
+          userAgent: s.userAgent,
+        });
+    }
+    return this.fetchFn;
+  }
+
+  /** Admission for one exchange with the host of `url`; rejects with `ERR_DISCOVERY_LIMITED`. */
+  private async admit(url: string, signal: AbortSignal): Promise<{ readonly host: string; readonly release: Release }> {
+    const host = hostKey(url);
+    // The operator's own hosts (allow-list; loopback when allowed, i.e. development) are not strangers.
+    const trusted = this.s.hosts.has(host) || (this.s.policy.loopback === true && isLoopbackHost(host));
+    return { host, release: await this.outbound.admit(host, trusted, signal) };
   }
 
   // -------------------------------------------------------------------------
@@ -679,7 +798,15 @@ export class DirectoryClient implements KeyDirectory {
             const result = await this.fetchEntry(state, base?.entry);
             if (!result.ok) throw result;
             storable = result.storable;
-            built = await this.build(state, result.entry);
+            const host = hostKey(result.entry.url);
+            try {
+              built = await this.build(state, result.entry);
+            } catch (error) {
+              // A body that is not a usable directory counts against its host like a failed fetch.
+              this.outbound.report(host, false);
+              throw error;
+            }
+            this.outbound.report(host, true);
             if (base !== undefined && storable && isOlderCopy(built, base)) {
               // NOTES: between two copies the newer wins. Keep the newer keys, take the new freshness window.
               const entry = { ...base.entry, fetchedAtMs: result.entry.fetchedAtMs, freshUntilMs: result.entry.freshUntilMs };
@@ -718,6 +845,12 @@ export class DirectoryClient implements KeyDirectory {
 
   private failed(state: State, base: Built | undefined, error: BotsigError, retryAfterMs?: number): DirectoryClientResolution {
     const now = this.s.now();
+    if (error.code === 'ERR_DISCOVERY_LIMITED') {
+      // Not the URL's fault (the origin's budget, or its host backing off): no URL back-off; stale keys still serve.
+      if (base === undefined) throw error;
+      state.lastError = error;
+      return this.staleAnswer(state, base, now);
+    }
     state.failures++;
     const backoff = Math.min(this.s.negativeTtlMs, BACKOFF_BASE_MS * 2 ** Math.min(state.failures - 1, 16));
     const jittered = backoff * (0.5 + 0.5 * this.s.random());
@@ -850,8 +983,16 @@ export class DirectoryClient implements KeyDirectory {
 
   private async fetchEntry(state: State, stored: DirectoryCacheEntry | undefined): Promise<FetchResult> {
     const s = this.s;
-    const fetchFn = s.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
+    const fetchFn = this.fetcher();
     const deadline = startDeadline(s.timeoutMs, 'the directory');
+    let admission: { readonly host: string; readonly release: Release };
+    try {
+      this.checkUrl(state.url);
+      admission = await this.admit(state.url, deadline.signal);
+    } catch (error) {
+      deadline.end();
+      return { ok: false, error: toBotsigError(error, 'the directory could not be fetched') };
+    }
     const headers: Record<string, string> = {
       accept: state.kind === 'directory' ? DIRECTORY_ACCEPT : state.kind === 'jwks_uri' ? JWKS_ACCEPT : CIMD_ACCEPT,
     };
@@ -885,6 +1026,7 @@ export class DirectoryClient implements KeyDirectory {
         cancel(response);
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), s.now(), response.headers.get('date'));
         const error = fail('ERR_DIRECTORY_FETCH', `the directory answered with HTTP status ${status}`);
+        this.outbound.report(admission.host, false);
         return retryAfterMs === undefined ? { ok: false, error } : { ok: false, error, retryAfterMs };
       }
       const fetchedAtMs = s.now();
@@ -920,10 +1062,12 @@ export class DirectoryClient implements KeyDirectory {
       return { ok: true, entry, storable: freshness.storable };
     } catch (error) {
       if (response !== undefined) cancel(response);
+      this.outbound.report(admission.host, false);
       if (deadline.expired(error)) return { ok: false, error: deadline.error };
       return { ok: false, error: toBotsigError(error, 'the directory could not be fetched') };
     } finally {
       deadline.end();
+      admission.release();
     }
   }
 
@@ -982,7 +1126,7 @@ export class DirectoryClient implements KeyDirectory {
     if (parsedUri === undefined) throw fail('ERR_URL_INVALID', 'the jwks_uri of the Signature Agent Card is not an absolute URL');
     parsedUri.hash = '';
     const url = this.checkUrl(parsedUri.href).href;
-    const nested = this.stateFor('jwks_uri', url, normalizeUrl(stripUrlSuffix(url, true)));
+    const nested = this.stateFor('jwks_uri', url, normalizeUrl(stripUrlSuffix(url, false)));
     const { resolution, validUntilMs } = await this.resolveState(nested);
     for (const d of resolution.diagnostics) diagnostics.push({ ...d, at: d.at === undefined ? 'jwks_uri' : `jwks_uri ${d.at}` });
     const keys: CandidateKey[] = resolution.keys.map((key) => ({ key, at: `jwks_uri ${key.thumbprint}` }));
@@ -1340,8 +1484,15 @@ export class DirectoryClient implements KeyDirectory {
     const s = this.s;
     const allowHttp = purpose === 'aia' || s.allowHttp;
     this.checkUrl(url, allowHttp);
-    const fetchFn = s.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
+    const fetchFn = this.fetcher();
     const deadline = startDeadline(s.timeoutMs, 'the certificate resource');
+    let admission: { readonly host: string; readonly release: Release };
+    try {
+      admission = await this.admit(url, deadline.signal);
+    } catch (error) {
+      deadline.end();
+      throw error;
+    }
     const headers: Record<string, string> = { accept: CERTIFICATE_ACCEPT[purpose] };
     if (s.userAgent !== undefined) headers['user-agent'] = s.userAgent;
     let current = url;
@@ -1369,13 +1520,16 @@ export class DirectoryClient implements KeyDirectory {
       const fetchedAtMs = s.now();
       const policy = { defaultTtlSeconds: s.defaultTtlSeconds, minTtlSeconds: s.minTtlSeconds, maxTtlSeconds: s.maxTtlSeconds };
       const freshness = computeFreshness(pickHeaders(response.headers), requestedAtMs, fetchedAtMs, policy);
+      this.outbound.report(admission.host, true);
       return { bytes, freshUntilMs: freshness.storable ? freshness.freshUntilMs : fetchedAtMs };
     } catch (error) {
       if (response !== undefined) cancel(response);
+      this.outbound.report(admission.host, false);
       if (deadline.expired(error)) throw deadline.error;
       throw toBotsigError(error, 'the certificate resource could not be fetched');
     } finally {
       deadline.end();
+      admission.release();
     }
   }
 }
@@ -1558,4 +1712,14 @@ async function readCapped(response: Response, maxBytes: number, aborted: Promise
     offset += c.byteLength;
   }
   return out;
+}
+
+/** The host an exchange is admitted for: `URL.hostname` without a trailing dot. */
+function hostKey(url: string): string {
+  const host = tryParseUrl(url)?.hostname ?? '';
+  return host.endsWith('.') ? host.slice(0, -1) : host;
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -8,11 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { MessageObject } from '../httpsig/message';
 import type { VerificationResult } from '../profile/types';
-import { createVerifier, forwardedOrigin, isValidAuthority, isVerifier, rejectionHeaders } from '../verifier';
+import { createVerifier, forwardedOrigin, isValidAuthority, isVerifier, rejectionHeaders, warnIfNoAuthorities } from '../verifier';
 import type { Rejection, TrustProxy, Verifier, VerifierOptions } from '../verifier';
-import { installNodeCryptoProvider } from './crypto-provider';
-import { createGuardedFetch } from './guarded-fetch';
-import type { GuardedFetchAllow } from './guarded-fetch';
+import { installNodeDefaults } from './defaults';
 
 /** A request as Node's HTTP/1.1 or HTTP/2 (compatibility API) servers hand it out. */
 export type NodeRequest = IncomingMessage | Http2ServerRequest;
@@ -146,10 +144,10 @@ function absoluteForm(target: string): { authority: string; path: string } | und
 }
 
 /**
- * {@link createVerifier} with Node defaults: installs the `node:crypto`
- * provider (the fast path), and gives a `DirectoryClient` that this call
- * creates the SSRF-guarded fetch (DNS checked and pinned), opened as far as
- * `directory.allow` says (loopback, private networks, hosts).
+ * {@link createVerifier} with the Node defaults installed: the `node:crypto`
+ * provider (the fast path), and the SSRF-guarded fetch (DNS checked and pinned,
+ * opened as far as `directory.allow` says) for every `DirectoryClient` that
+ * names no `fetch`.
  *
  * @throws TypeError as {@link createVerifier}.
  * @example
@@ -157,23 +155,7 @@ function absoluteForm(target: string): { authority: string; path: string } | und
  */
 export function createNodeVerifier(options: VerifierOptions = {}): Verifier {
   if (typeof options !== 'object' || options === null) throw new TypeError('createNodeVerifier options must be an object');
-  installNodeCryptoProvider();
-  const directory = options.directory;
-  const needsDefault = directory === undefined && options.keys === undefined && options.resolveKey === undefined;
-  if (needsDefault) return createVerifier({ ...options, directory: { fetch: createGuardedFetch() } });
-  if (typeof directory === 'object' && directory !== null && !('resolve' in directory) && directory.fetch === undefined) {
-    const allow = directory.allow;
-    const guardedAllow: { -readonly [K in keyof GuardedFetchAllow]: GuardedFetchAllow[K] } = {};
-    if (allow?.loopback !== undefined) guardedAllow.loopback = allow.loopback;
-    if (allow?.privateNetworks !== undefined) guardedAllow.privateNetworks = allow.privateNetworks;
-    if (allow?.hosts !== undefined) guardedAllow.hosts = allow.hosts;
-    const fetch = createGuardedFetch({
-      allow: guardedAllow,
-      ...(directory.limits?.timeoutMs === undefined ? {} : { timeoutMs: directory.limits.timeoutMs }),
-      ...(directory.userAgent === undefined ? {} : { userAgent: directory.userAgent }),
-    });
-    return createVerifier({ ...options, directory: { ...directory, fetch } });
-  }
+  installNodeDefaults();
   return createVerifier(options);
 }
 
@@ -203,6 +185,7 @@ export type NodeMiddleware = (req: NodeRequest, res: NodeResponse, next?: (error
  */
 export function createNodeMiddleware(verifierOrOptions?: Verifier | VerifierOptions): NodeMiddleware {
   const verifier = resolveNodeVerifier(verifierOrOptions);
+  warnIfNoAuthorities(verifier, 'node');
   const trustProxy = verifier.trustProxy;
   return async function botsigMiddleware(req, res, next) {
     try {

@@ -482,5 +482,7 @@ export function agentIdentifier(member: SignatureAgentMember): string | undefine
     const url = directoryUrlFor(member);
     return url === undefined ? undefined : normalizeUrl(url);
   }
-  return normalizeUrl(stripUrlSuffix(member.url, true));
+  // Exactly what is fetched: the query is part of the resource (`?tenant=a` and
+  // `?tenant=b` are two key sets, two identities); only the fragment is dropped.
+  return normalizeUrl(stripUrlSuffix(member.url, false));
 }

@@ -139,11 +139,35 @@ export interface NonceOptions {
   /** `none`: nonces ignored. `optional` (default): checked when present. `required`: a signature without one is invalid. */
   readonly policy?: NoncePolicy;
   /**
-   * Where accepted nonces are remembered. Default: one bounded in-memory store
-   * shared by the whole process (so that options built per request still catch
-   * replays). Give each origin its own store, or a shared one (Redis) across processes.
+   * Where accepted nonces are remembered. Default: a bounded `MemoryNonceStore`
+   * owned by this options object (`createVerifier` owns one per verifier), so keep
+   * one options object per verifier: options built per request remember nothing.
+   * Share one store (Redis) across processes.
    */
   readonly store?: NonceStore;
+  /**
+   * Longest nonce accepted, in characters. Default 256 (botsig's own nonces are 86).
+   * A longer nonce makes the signature `invalid` (`ERR_NONCE_TOO_LONG`) before
+   * anything is stored.
+   */
+  readonly maxLength?: number;
+}
+
+/** Bounds on the key discovery one request can cause (issue: one request must not make the origin fetch without bound). */
+export interface DiscoveryOptions {
+  /**
+   * Distinct Signature-Agent members (directories) looked up for one request,
+   * however many signatures it carries. Default 4. Signatures beyond it are
+   * `unverified` with `ERR_DISCOVERY_BUDGET`. A member named by several
+   * signatures is looked up once.
+   */
+  readonly maxDirectories?: number;
+  /**
+   * One deadline over all the discovery of a request, in milliseconds. Default
+   * 5,000. Signatures still waiting then are `unverified` (`ERR_DISCOVERY_BUDGET`);
+   * a fetch shared with other requests goes on under the directory's own limits.
+   */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -187,6 +211,16 @@ export interface VerifyRequestOptions {
   readonly allowHttpSignatureAgent?: boolean;
   /** Verify only this label. */
   readonly label?: string;
+  /**
+   * The origin's own names, `host` or `host:port` (as `Host` carries them; the
+   * scheme's default port may be omitted). A signature whose `@authority` (or the
+   * host of `@target-uri`) is not listed is `invalid` (`ERR_AUTHORITY_NOT_ALLOWED`),
+   * so a signature harvested on another site does not verify here. Default: any
+   * authority (set it: the adapters warn once when it is missing).
+   */
+  readonly authorities?: readonly string[];
+  /** Bounds on the key discovery one request can cause. */
+  readonly discovery?: DiscoveryOptions;
 }
 
 export interface SignatureAgentInput {

@@ -1,16 +1,18 @@
 import type { KeyDelegation } from '../directory/delegation';
 import type { Diagnostic } from '../core/diagnostics';
-import { isBotsigError, type BotsigErrorCode } from '../core/errors';
+import { BotsigError, isBotsigError, type BotsigErrorCode } from '../core/errors';
 import { systemClock, type Clock } from '../core/time';
+import { checkOptionNames } from '../core/options';
 import { importVerifyingKey, isVerifyingKey, verifyBase } from '../crypto/keys';
 import { ALGORITHMS, isAlgorithmName, toAlgorithmName } from '../crypto/registry';
 import { isRfc9421TestKey } from '../crypto/test-keys';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../crypto/types';
 import { createReceivedSignatureBase } from '../httpsig/base';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';
-import { toReceivedMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
+import { messageTarget, parseTargetUri, toReceivedMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
 import { readSignaturesWithTexts, signatureParams, type ReceivedSignatureInput, type SignatureEntry, type SignatureInput } from '../httpsig/signature-input';
 import { MemoryNonceStore, type NonceStore } from '../stores/nonce-store';
+import { publicJwkProblem } from './key-check';
 import { parseSignatureAgent, type ParsedSignatureAgent, type ParseSignatureAgentOptions, type SignatureAgentMember } from './signature-agent';
 import {
   WEB_BOT_AUTH_TAG,
@@ -18,6 +20,7 @@ import {
   type KeySource,
   type NoncePolicy,
   type Outcome,
+  type DirectoryResolution,
   type ResolvedKey,
   type SignatureParamsView,
   type SignatureResult,
@@ -32,12 +35,12 @@ const DEFAULT_MAX_VALIDITY_SECONDS = 86_400;
  * 2.3) tried in order against the directory; bounds the fetches one request causes.
  */
 const MAX_AGENT_CANDIDATES = 4;
-
-/**
- * Shared by every verification that does not bring its own store, so that options
- * objects built per request still catch replays. Scoped by agent and keyid, bounded.
- */
-const defaultNonceStore = new MemoryNonceStore();
+/** Longest nonce remembered by default; longer ones are refused before the store sees them. */
+const DEFAULT_MAX_NONCE_LENGTH = 256;
+/** Distinct directories (Signature-Agent members) one request may make the verifier look up. */
+const DEFAULT_MAX_DIRECTORIES = 4;
+/** One deadline over all key discovery a request causes. */
+const DEFAULT_DISCOVERY_TIMEOUT_MS = 5_000;
 
 const DEFAULT_ALGORITHMS: ReadonlySet<AlgorithmName> = new Set(ALGORITHMS);
 const NO_MEMBERS: readonly SignatureAgentMember[] = Object.freeze([]);
@@ -55,7 +58,13 @@ interface Prepared {
   readonly skewSeconds: number;
   readonly maxValiditySeconds: number;
   readonly policy: NoncePolicy;
+  /** The caller's store, or one this options object owns (never one shared by unrelated callers). */
   readonly store: NonceStore;
+  readonly maxNonceLength: number;
+  /** Normalised `@authority` values this origin answers to; `undefined`: any. */
+  readonly authorities: ReadonlySet<string> | undefined;
+  readonly maxDirectories: number;
+  readonly discoveryTimeoutMs: number;
   readonly now: Clock;
   readonly agentOptions: ParseSignatureAgentOptions;
 }
@@ -127,6 +136,18 @@ interface Context {
   readonly agentHeader: ParsedSignatureAgent | undefined;
   readonly entries: Map<string, SignatureEntry<ReceivedSignatureInput>>;
   diagnostics: Diagnostic[] | undefined;
+  /** Whether the request's `@authority` is one of `authorities` (computed on first need). */
+  authorityAllowed: boolean | undefined;
+  /** Directory lookups of this request by member, shared by its signatures (the discovery budget). */
+  lookups: Map<string, Promise<DirectoryResolution>> | undefined;
+  /** The request's discovery deadline, started by its first lookup. */
+  deadline: Deadline | undefined;
+}
+
+interface Deadline {
+  readonly expired: Promise<never>;
+  readonly timer: ReturnType<typeof setTimeout>;
+  passed: boolean;
 }
 
 function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepared): MaybePromise<VerificationResult> {
@@ -175,7 +196,7 @@ function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepare
   if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) {
     return requestResult('unverified', malformed, { code: 'ERR_INTERNAL', message: 'options.now returned no usable time' }, agentDiagnostics);
   }
-  const ctx: Context = { message, options, p, nowMs, agentHeader, entries, diagnostics: undefined };
+  const ctx: Context = { message, options, p, nowMs, agentHeader, entries, diagnostics: undefined, authorityAllowed: undefined, lookups: undefined, deadline: undefined };
   const results: SignatureResult[] = [];
   if (options.label === undefined) {
     const rest = entries.values();
@@ -213,6 +234,7 @@ async function verifyRest(
 }
 
 function summarise(ctx: Context, results: SignatureResult[], malformed: boolean, agentDiagnostics: readonly Diagnostic[]): VerificationResult {
+  if (ctx.deadline !== undefined) clearTimeout(ctx.deadline.timer);
   let outcome: Outcome = 'unverified';
   let verified: SignatureResult | undefined;
   for (const r of results) {
@@ -308,6 +330,10 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>):
   // Coverage (SPEC 5.1, NOTES "Signing profile").
   const coverageError = checkCoverage(input, d.covered, ctx, options.strictAuthority === true);
   if (coverageError !== undefined) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', coverageError);
+  // The origin's own names: a signature made for another site is refused before any key work.
+  if (p.authorities !== undefined && !authorityAllowed(ctx)) {
+    return fail(d, 'invalid', 'ERR_AUTHORITY_NOT_ALLOWED', `signature "${label}" was made for an authority this origin does not answer to`);
+  }
   const candidates = agentCandidates(input, ctx.agentHeader);
   if (candidates === undefined) {
     return fail(d, 'invalid', 'ERR_SIGNATURE_AGENT_NOT_COVERED', `signature "${label}" does not cover the Signature-Agent header (SPEC 5.2 rule 1)`);
@@ -326,6 +352,9 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>):
   const keyid = params.keyid;
   if (keyid === undefined) return fail(d, 'invalid', 'ERR_PARAM_INVALID', `signature "${label}" has no keyid (SPEC 5.1)`);
   if (p.policy === 'required' && params.nonce === undefined) return fail(d, 'invalid', 'ERR_NONCE_MISSING', `signature "${label}" has no nonce`);
+  if (p.policy !== 'none' && params.nonce !== undefined && params.nonce.length > p.maxNonceLength) {
+    return fail(d, 'invalid', 'ERR_NONCE_TOO_LONG', `the nonce of signature "${label}" is longer than ${p.maxNonceLength} characters`);
+  }
   // Keys are matched by thumbprint = keyid, so the example keys are known by keyid alone.
   if (!options.allowTestKeys && isRfc9421TestKey(keyid)) {
     return fail(d, 'invalid', 'ERR_KEY_TEST_KEY', 'the key is a public RFC 9421 example key; set allowTestKeys to accept it');
@@ -400,21 +429,26 @@ function withSignature(ctx: Context, d: Draft, ok: boolean, keyid: string, nonce
   try {
     // Remembered for as long as the signature is accepted: through the last whole
     // second that passes the expiry check.
-    fresh = p.store.checkAndRecord(nonceScope(d.agent!, keyid), nonce, (expires + p.skewSeconds + 1) * 1000, ctx.nowMs);
-  } catch {
-    fresh = undefined;
+    // Scoped by agent identity: the unit a store shares its capacity fairly between.
+    fresh = p.store.checkAndRecord(d.agent!, nonce, (expires + p.skewSeconds + 1) * 1000, ctx.nowMs);
+  } catch (error) {
+    fresh = error;
   }
   if (isThenable(fresh)) {
     return Promise.resolve(fresh).then(
       (v) => withNonce(d, v),
-      () => withNonce(d, undefined),
+      (error: unknown) => withNonce(d, error),
     );
   }
   return withNonce(d, fresh);
 }
 
+/** `fresh`: the store's answer, or what it threw. */
 function withNonce(d: Draft, fresh: unknown): SignatureResult {
   if (typeof fresh !== 'boolean') {
+    if (isBotsigError(fresh) && (fresh.code === 'ERR_NONCE_QUOTA_EXCEEDED' || fresh.code === 'ERR_NONCE_TOO_LONG')) {
+      return fail(d, fresh.code === 'ERR_NONCE_TOO_LONG' ? 'invalid' : 'unverified', fresh.code, fresh.message);
+    }
     return fail(d, 'unverified', 'ERR_NONCE_STORE_UNAVAILABLE', 'the nonce store could not be consulted; the nonce is unchecked');
   }
   if (!fresh) return fail(d, 'invalid', 'ERR_NONCE_REPLAYED', `the nonce of signature "${d.label}" was already used`);
@@ -427,20 +461,38 @@ function taggedWebBotAuth(input: ReceivedSignatureInput): boolean {
   return tag !== undefined && tag.type === 'string' && tag.value === WEB_BOT_AUTH_TAG;
 }
 
-// Nonces are scoped by agent and keyid. Requests mostly come from the same agent with
-// the same key over and over: the last scope string is reused while they repeat, so
-// a store keyed by it finds the string's hash already computed.
-let lastScopeAgent = '';
-let lastScopeKeyid = '';
-let lastScope = ' ';
-
-function nonceScope(agent: string, keyid: string): string {
-  if (agent !== lastScopeAgent || keyid !== lastScopeKeyid) {
-    lastScopeAgent = agent;
-    lastScopeKeyid = keyid;
-    lastScope = agent + ' ' + keyid;
+/** Whether the request's `@authority` (the host of `@target-uri`: the same value) is the origin's own. */
+function authorityAllowed(ctx: Context): boolean {
+  if (ctx.authorityAllowed === undefined) {
+    let authority: string | undefined;
+    try {
+      authority = messageTarget(ctx.message).authority;
+    } catch {
+      authority = undefined;
+    }
+    ctx.authorityAllowed = authority !== undefined && ctx.p.authorities!.has(authority);
   }
-  return lastScope;
+  return ctx.authorityAllowed;
+}
+
+/**
+ * `authorities` as the set of `@authority` values they stand for: lowercase host,
+ * port kept unless it is the default of the scheme the request arrives with.
+ */
+function prepareAuthorities(list: unknown): ReadonlySet<string> | undefined {
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list) || list.length === 0) throw new TypeError('options.authorities must be a non-empty array of host or host:port strings');
+  const out = new Set<string>();
+  for (const entry of list as unknown[]) {
+    const https = typeof entry === 'string' && /^[^/?#@\\\s]+$/.test(entry) ? parseTargetUri(`https://${entry}/`) : undefined;
+    const http = https === undefined ? undefined : parseTargetUri(`http://${entry as string}/`);
+    if (https === undefined || http === undefined || https.path !== '/') {
+      throw new TypeError(`options.authorities: ${JSON.stringify(entry)} is not a host or host:port`);
+    }
+    out.add(https.authority);
+    out.add(http.authority);
+  }
+  return out;
 }
 
 function coveredOf(input: ReceivedSignatureInput): readonly string[] {
@@ -517,7 +569,8 @@ function agentCandidates(input: SignatureInput, header: ParsedSignatureAgent | u
   const members = header.members;
   if (members.length === 0) return NO_MEMBERS;
   if (memberKey !== undefined) {
-    for (const m of members) if (m.key === memberKey) return [m];
+    const m = memberByKey(header, memberKey);
+    if (m !== undefined) return [m];
     if (!whole) return NO_MEMBERS;
   }
   if (members.length === 1) return members;
@@ -530,6 +583,26 @@ function agentCandidates(input: SignatureInput, header: ParsedSignatureAgent | u
     if (ordered[0] !== m) ordered.push(m);
   }
   return ordered;
+}
+
+// A request with thousands of signatures and members must not cost signatures × members.
+const MEMBER_INDEX_THRESHOLD = 8;
+const memberIndexes = new WeakMap<ParsedSignatureAgent, Map<string, SignatureAgentMember>>();
+
+/** The first member keyed `key` (a header parsed once per request, indexed once when large). */
+function memberByKey(header: ParsedSignatureAgent, key: string): SignatureAgentMember | undefined {
+  const members = header.members;
+  if (members.length <= MEMBER_INDEX_THRESHOLD) {
+    for (const m of members) if (m.key === key) return m;
+    return undefined;
+  }
+  let index = memberIndexes.get(header);
+  if (index === undefined) {
+    index = new Map();
+    for (const m of members) if (m.key !== undefined && !index.has(m.key)) index.set(m.key, m);
+    memberIndexes.set(header, index);
+  }
+  return index.get(key);
 }
 
 interface Found {
@@ -571,7 +644,7 @@ async function findKey(
   for (const member of candidates) {
     let resolution;
     try {
-      resolution = await directory.resolve(member);
+      resolution = await lookup(ctx, directory, member);
     } catch (error) {
       // SPEC 2.3: with several values, the first that yields a directory is used.
       failure ??= error;
@@ -589,6 +662,49 @@ async function findKey(
   return undefined;
 }
 
+/**
+ * One directory lookup on behalf of this request, within its discovery budget:
+ * each distinct member is looked up once however many signatures name it, at most
+ * `discovery.maxDirectories` distinct members per request, and all of them within
+ * one deadline. Beyond the budget a signature is `unverified` (`ERR_DISCOVERY_BUDGET`).
+ */
+function lookup(ctx: Context, directory: NonNullable<VerifyRequestOptions['directory']>, member: SignatureAgentMember): Promise<DirectoryResolution> {
+  const lookups = (ctx.lookups ??= new Map());
+  const id = member.type + ' ' + member.url;
+  const known = lookups.get(id);
+  if (known !== undefined) return known;
+  if (ctx.deadline?.passed === true) {
+    return Promise.reject(new BotsigError('ERR_DISCOVERY_BUDGET', `key discovery for this request passed its ${ctx.p.discoveryTimeoutMs} ms deadline`));
+  }
+  if (lookups.size >= ctx.p.maxDirectories) {
+    return Promise.reject(new BotsigError('ERR_DISCOVERY_BUDGET', `this request names more than ${ctx.p.maxDirectories} key directories; the rest are not looked up`));
+  }
+  const deadline = (ctx.deadline ??= startDeadline(ctx.p.discoveryTimeoutMs));
+  let pending: Promise<DirectoryResolution>;
+  try {
+    // The race only stops this request waiting; a fetch shared with others goes on, bounded by the directory's own limits.
+    pending = Promise.race([directory.resolve(member), deadline.expired]);
+  } catch (error) {
+    pending = Promise.reject(error);
+  }
+  lookups.set(id, pending);
+  return pending;
+}
+
+function startDeadline(ms: number): Deadline {
+  let timer!: ReturnType<typeof setTimeout>;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      deadline.passed = true;
+      reject(new BotsigError('ERR_DISCOVERY_BUDGET', `key discovery for this request passed its ${ms} ms deadline`));
+    }, ms);
+  });
+  // Observed by the race; never "unhandled" when nothing is waiting any more.
+  expired.catch(() => undefined);
+  const deadline: Deadline = { expired, timer, passed: false };
+  return deadline;
+}
+
 async function fromResolved(resolved: ResolvedKey | VerifyingKey | Jwk): Promise<{ key: VerifyingKey; agent?: string }> {
   if (isVerifyingKey(resolved)) return { key: resolved };
   if (typeof resolved === 'object' && 'key' in resolved && !('kty' in resolved)) {
@@ -599,15 +715,64 @@ async function fromResolved(resolved: ResolvedKey | VerifyingKey | Jwk): Promise
   return { key: await importVerifyingKey(resolved as Jwk) };
 }
 
+const OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
+  'keys',
+  'resolveKey',
+  'directory',
+  'nonce',
+  'now',
+  'clockSkewSeconds',
+  'maxValiditySeconds',
+  'requiredComponents',
+  'strictAuthority',
+  'algorithms',
+  'allowInsecure',
+  'allowTestKeys',
+  'allowHttpSignatureAgent',
+  'label',
+  'authorities',
+  'discovery',
+];
+const NONCE_OPTION_NAMES: readonly string[] = ['policy', 'store', 'maxLength'];
+const DISCOVERY_OPTION_NAMES: readonly string[] = ['maxDirectories', 'timeoutMs'];
+
+/**
+ * Validates `options` and prepares what every verification with them reuses (static
+ * keys start importing), once per options object. `verifyRequest` does this on first
+ * use; `createVerifier` calls it at creation so that configuration mistakes surface
+ * there and not per request.
+ *
+ * @throws TypeError for malformed options: an unknown option name (with the closest
+ *   known one), a value of the wrong type or out of range, a static JWK that can
+ *   never be imported.
+ * @internal
+ */
+export function prepareVerifyOptions(options: VerifyRequestOptions): void {
+  prepare(options);
+}
+
 function prepare(options: VerifyRequestOptions): Prepared {
   const cached = preparedByOptions.get(options);
   if (cached !== undefined) return cached;
   if (typeof options !== 'object' || options === null) throw new TypeError('verifyRequest options must be an object');
+  checkOptionNames(options, OPTION_NAMES, 'verifyRequest options');
   const { keys, resolveKey, directory, nonce, now, clockSkewSeconds, maxValiditySeconds, requiredComponents, algorithms } = options;
+  if (nonce !== undefined) {
+    if (typeof nonce !== 'object' || nonce === null) throw new TypeError('options.nonce must be an object');
+    checkOptionNames(nonce, NONCE_OPTION_NAMES, 'options.nonce');
+  }
+  if (options.discovery !== undefined && typeof options.discovery === 'object' && options.discovery !== null) {
+    checkOptionNames(options.discovery, DISCOVERY_OPTION_NAMES, 'options.discovery');
+  }
 
   let pendingKeys: Promise<Map<string, Found>> | undefined;
   if (keys !== undefined) {
     if (!Array.isArray(keys)) throw new TypeError('options.keys must be an array of JWKs or verifying keys');
+    keys.forEach((k: unknown, i) => {
+      if (isVerifyingKey(k)) return;
+      const problem = publicJwkProblem(k as Jwk);
+      if (problem !== undefined) throw new TypeError(`options.keys[${i}] ${problem}`);
+    });
     pendingKeys = staticKeysByArray.get(keys);
     if (pendingKeys === undefined) {
       // Each key's lookup answer is built here once; a hit allocates nothing.
@@ -634,7 +799,21 @@ function prepare(options: VerifyRequestOptions): Prepared {
   }
   const policy = nonce?.policy ?? 'optional';
   if (policy !== 'none' && policy !== 'optional' && policy !== 'required') throw new TypeError('options.nonce.policy must be none, optional or required');
-  const store = nonce?.store ?? defaultNonceStore;
+  // No store given: one owned by this options object (keep one object per verifier),
+  // never a process-wide one that unrelated callers would share and could exhaust.
+  const store = nonce?.store ?? new MemoryNonceStore(now === undefined ? {} : { now });
+  const maxNonceLength = nonce?.maxLength ?? DEFAULT_MAX_NONCE_LENGTH;
+  if (!Number.isSafeInteger(maxNonceLength) || maxNonceLength < 1) throw new TypeError('options.nonce.maxLength must be a positive integer');
+  const discovery = options.discovery ?? {};
+  if (typeof discovery !== 'object' || discovery === null) throw new TypeError('options.discovery must be an object');
+  const maxDirectories = discovery.maxDirectories ?? DEFAULT_MAX_DIRECTORIES;
+  if (!Number.isSafeInteger(maxDirectories) || maxDirectories < 0 || maxDirectories > 64) {
+    throw new TypeError('options.discovery.maxDirectories must be an integer from 0 to 64');
+  }
+  const discoveryTimeoutMs = discovery.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
+  if (!Number.isSafeInteger(discoveryTimeoutMs) || discoveryTimeoutMs < 1 || discoveryTimeoutMs > 300_000) {
+    throw new TypeError('options.discovery.timeoutMs must be an integer number of milliseconds from 1 to 300,000');
+  }
   if (typeof store !== 'object' || store === null || typeof store.checkAndRecord !== 'function') {
     throw new TypeError('options.nonce.store must have a checkAndRecord method');
   }
@@ -663,6 +842,10 @@ function prepare(options: VerifyRequestOptions): Prepared {
     maxValiditySeconds: maxValidity,
     policy,
     store,
+    maxNonceLength,
+    authorities: prepareAuthorities(options.authorities),
+    maxDirectories,
+    discoveryTimeoutMs,
     now: now ?? systemClock,
     agentOptions: { allowHttp: options.allowHttpSignatureAgent === true },
   };

@@ -393,10 +393,16 @@ describe('directoryUrlFor / agentIdentifier (SPEC 4.1, NOTES "Keys and identity"
     expect(agentIdentifier(member('HTTPS://Agent.Example'))).toBe(`https://agent.example${WELL_KNOWN_PATH}`);
   });
 
-  it('jwks_uri/cimd: fetch URL keeps the query; identifier drops query and fragment, normalised', () => {
+  it('jwks_uri/cimd: the identifier is exactly the URL fetched: query kept, fragment dropped, normalised (RFC 3986 §6.2.2–6.2.3)', () => {
     const j = member('https://Agent.Example:443/a/./keys%2djwks.json?v=2#frag', 'jwks_uri');
     expect(directoryUrlFor(j)).toBe('https://agent.example/a/keys%2djwks.json?v=2');
-    expect(agentIdentifier(j)).toBe('https://agent.example/a/keys-jwks.json');
+    expect(agentIdentifier(j)).toBe('https://agent.example/a/keys-jwks.json?v=2');
+    // Two tenants of one host are two key sets, hence two identities.
+    const alice = agentIdentifier(member('https://keys.host.example/jwks?tenant=alice', 'jwks_uri'));
+    const mallory = agentIdentifier(member('https://keys.host.example/jwks?tenant=mallory', 'jwks_uri'));
+    expect(alice).toBe('https://keys.host.example/jwks?tenant=alice');
+    expect(mallory).not.toBe(alice);
+    expect(agentIdentifier(member('https://keys.host.example/card?id=a#x', 'cimd'))).toBe('https://keys.host.example/card?id=a');
     const c = member('https://agent.example/bot', 'cimd');
     expect(directoryUrlFor(c)).toBe('https://agent.example/bot');
     expect(agentIdentifier(c)).toBe('https://agent.example/bot');

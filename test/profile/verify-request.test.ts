@@ -561,13 +561,21 @@ describe('legacy String Signature-Agent covered whole, several values (SPEC 2.3:
 });
 
 describe('nonces: replay, policies, store failure (SPEC 5.3 rules 5, 8)', () => {
-  it('a replay is invalid ERR_NONCE_REPLAYED with the default store', async () => {
+  it('a replay is invalid ERR_NONCE_REPLAYED with the default store of one options object', async () => {
     const s = await signed();
     const o: VerifyRequestOptions = { keys: [s.publicJwk], now: at(NOW) };
     expect((await verifyRequest(s.req, o)).outcome).toBe('verified');
-    const again = await verifyRequest(s.req, { keys: [s.publicJwk], now: at(NOW) });
-    expect(again.outcome, 'the default store is shared by options objects').toBe('invalid');
+    const again = await verifyRequest(s.req, o);
+    expect(again.outcome).toBe('invalid');
     expect(code(again)).toBe('ERR_NONCE_REPLAYED');
+  });
+
+  it('the default store belongs to its options object: unrelated callers share no state', async () => {
+    const s = await signed();
+    expect((await verifyRequest(s.req, { keys: [s.publicJwk], now: at(NOW) })).outcome).toBe('verified');
+    // Another caller's options (another origin in the same process) has its own store.
+    const other = await verifyRequest(s.req, { keys: [s.publicJwk], now: at(NOW) });
+    expect(other.outcome).toBe('verified');
   });
 
   it('a replay is invalid with an explicit MemoryNonceStore; another store has not seen it', async () => {
@@ -640,12 +648,12 @@ describe('nonces: replay, policies, store failure (SPEC 5.3 rules 5, 8)', () => 
     }
   });
 
-  it('the store gets scope agent+keyid, the nonce, the expiry in ms and the verifier clock', async () => {
+  it('the store gets scope = agent identity (the thumbprint for a static key), the nonce, the expiry in ms and the verifier clock', async () => {
     const s = await signed();
     const calls: unknown[][] = [];
     await verifyRequest(s.req, { keys: [s.publicJwk], now: at(NOW), nonce: { store: { checkAndRecord: (...a: unknown[]) => (calls.push(a), true) } } });
     const nonce = s.req.headers['signature-input']!.match(/nonce="([^"]+)"/)![1];
-    expect(calls).toEqual([[`${s.vk.thumbprint} ${s.vk.thumbprint}`, nonce, (NOW + 300 + 60 + 1) * 1000, NOW * 1000]]);
+    expect(calls).toEqual([[s.vk.thumbprint, nonce, (NOW + 300 + 60 + 1) * 1000, NOW * 1000]]);
   });
 });
 
