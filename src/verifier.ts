@@ -16,6 +16,7 @@ import { systemClock } from './core/time';
 import type { Clock } from './core/time';
 import { DirectoryClient } from './directory/client';
 import type { DirectoryClientOptions } from './directory/client';
+import { parseTargetUri } from './httpsig/message';
 import type { MessageObject } from './httpsig/message';
 import { acceptSignatureValue, createChallenge } from './profile/challenge';
 import type { Challenge, ChallengeOptions } from './profile/challenge';
@@ -86,6 +87,12 @@ export interface PolicyRequest {
   readonly method: string;
   /** The absolute URL the verifier reconstructed, or `''` when the request named no valid authority. */
   readonly url: string;
+  /**
+   * The path of the request (no query), always set: from `url`, or from the request
+   * target when there is no valid authority (`/` when neither has one). Policies that
+   * route by path should use it rather than `new URL(url)`, which throws on `''`.
+   */
+  readonly path: string;
   /** A header field, lines joined with `, `; `undefined` when absent. */
   header(name: string): string | undefined;
 }
@@ -751,14 +758,25 @@ export function isValidAuthority(text: string): boolean {
 
 function policyRequest(message: Request | MessageObject): PolicyRequest {
   if (message instanceof Request) {
-    return { method: message.method, url: message.url, header: (name) => message.headers.get(name) ?? undefined };
+    return { method: message.method, url: message.url, path: pathOf(message.url, undefined), header: (name) => message.headers.get(name) ?? undefined };
   }
   const headers = message.headers;
   return {
     method: message.method ?? 'GET',
     url: message.url ?? '',
+    path: pathOf(message.url, message.target),
     header: (name) => headerValue(headers, name.toLowerCase()),
   };
+}
+
+function pathOf(url: string | undefined, target: string | undefined): string {
+  const parsed = url === undefined || url === '' ? undefined : parseTargetUri(url);
+  if (parsed !== undefined) return parsed.path;
+  if (target !== undefined && target.charCodeAt(0) === 0x2f /* / */) {
+    const q = target.indexOf('?');
+    return q < 0 ? target : target.slice(0, q);
+  }
+  return '/';
 }
 
 function headerValue(headers: MessageObject['headers'], lower: string): string | undefined {

@@ -120,6 +120,8 @@ export function toMessage(req: NodeRequest, options: ToMessageOptions = {}): Mes
   const message: MessageObject = { method, headers };
   if (authority !== undefined && isValidAuthority(authority)) message.url = scheme + '://' + authority + path;
   if (target !== undefined) message.target = target;
+  // No valid authority: keep the origin-form target, so a policy still sees the path.
+  else if (message.url === undefined && path.charCodeAt(0) === 0x2f) message.target = requestTarget;
   return message;
 }
 
