@@ -64,6 +64,39 @@ export interface CheckOptions {
   readonly timeoutMs?: number;
   /** Clock, ms since the epoch. */
   readonly now?: () => number;
+  /** Called with a line of progress as the check goes (fetching, still waiting, reading, checking). */
+  readonly onProgress?: (line: string) => void;
+}
+
+/** While a network wait lasts, a "still …" line this often. */
+const PROGRESS_TICK_MS = 1000;
+
+/** Progress lines for a run of checkDirectory; silent without `onProgress`. */
+class Progress {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly write: ((line: string) => void) | undefined) {}
+
+  note(line: string): void {
+    this.end();
+    this.write?.(line);
+  }
+
+  /** Prints `line`, then `still <what> (n s of limit s)` every second until the next note or `end`. */
+  wait(line: string, what: string, started: number, limitMs: number): void {
+    this.note(line);
+    const write = this.write;
+    if (write === undefined) return;
+    this.timer = setInterval(() => {
+      write(`still ${what} (${Math.round((Date.now() - started) / 1000)} s of ${Math.round(limitMs / 1000)} s)`);
+    }, PROGRESS_TICK_MS);
+    this.timer.unref();
+  }
+
+  end(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
 }
 
 const ACCEPT: Readonly<Record<SignatureAgentType, string>> = {
@@ -139,7 +172,7 @@ function resolveTarget(input: string, options: CheckOptions, report: Report): Ta
     }
     if (member === undefined) throw usageError('the Signature-Agent value has no usable member (see the messages above, or pass a URL)');
     if (options.type !== undefined && options.type !== member.type) {
-      throw usageError(`--type ${options.type} disagrees with the Signature-Agent member's type ${member.type}`);
+      throw usageError(`--agent-type ${options.type} disagrees with the Signature-Agent member's type ${member.type}`);
     }
     if (parsed.members.length > 1) report.warn('signature-agent', `${parsed.members.length} members; checking the first (${member.key ?? '[0]'})`);
     report.pass('signature-agent', `parsed as a ${parsed.form} member${member.key === undefined ? '' : ` "${member.key}"`} of type ${member.type}`);
@@ -446,7 +479,7 @@ function cardRules(doc: unknown, url: string, report: Report, prefix: string): C
   return undefined;
 }
 
-async function checkTarget(target: Target, options: CheckOptions, report: Report, prefix: string, depth: number): Promise<void> {
+async function checkTarget(target: Target, options: CheckOptions, report: Report, prefix: string, depth: number, progress: Progress): Promise<void> {
   const now = options.now ?? Date.now;
   const maxBytes = options.maxBytes ?? DIRECTORY_CLIENT_DEFAULTS.maxBytes;
   let body: Uint8Array;
@@ -459,21 +492,26 @@ async function checkTarget(target: Target, options: CheckOptions, report: Report
   } else {
     if (url.startsWith('https:')) report.pass(`${prefix}transport`, 'https');
     else report.warn(`${prefix}transport`, 'plain http: verifiers accept it only when configured to (SPEC 4.1: SHOULD be HTTPS)');
+    const timeoutMs = options.timeoutMs ?? 10_000;
     const fetchFn = createGuardedFetch({
       allow: { loopback: options.allowLoopback === true, privateNetworks: options.allowPrivate === true },
-      timeoutMs: options.timeoutMs ?? 10_000,
+      timeoutMs,
       userAgent: 'botsig-check',
     });
     let response: Response;
     const started = Date.now();
+    const origin = new URL(url).origin;
+    progress.wait(`fetching ${url} (timeout ${Math.round(timeoutMs / 1000)} s)`, `waiting for ${origin} to answer`, started, timeoutMs);
     try {
       response = await fetchFn(url, { method: 'GET', headers: { accept: ACCEPT[target.type] }, redirect: 'manual' });
     } catch (error) {
+      progress.note(`the fetch failed after ${Date.now() - started} ms`);
       const hint = isBotsigError(error) && error.code === 'ERR_URL_BLOCKED' && options.allowLoopback !== true ? ' (a local directory? pass --allow-loopback)' : '';
       report.fail(`${prefix}fetch`, `${describeError(error)}${hint}`, isBotsigError(error) ? error.code : undefined);
       return;
     }
     report.pass(`${prefix}fetch`, `answered in ${Date.now() - started} ms`);
+    progress.note(`HTTP ${response.status} after ${Date.now() - started} ms`);
     status = response.status;
     headers = response.headers;
     if (status >= 300 && status < 400) {
@@ -493,13 +531,16 @@ async function checkTarget(target: Target, options: CheckOptions, report: Report
     }
     report.pass(`${prefix}status`, 'HTTP 200');
     let read: { bytes: Uint8Array; complete: boolean };
+    progress.wait('reading the body', 'reading the body', started, timeoutMs);
     try {
       read = await readBody(response, Math.max(maxBytes, MIN_READ_BYTES));
     } catch (error) {
+      progress.note(`reading the body failed after ${Date.now() - started} ms`);
       report.fail(`${prefix}body`, `the body could not be read (${describeError(error)})`, isBotsigError(error) ? error.code : undefined);
       return;
     }
     body = read.bytes;
+    progress.note(`read ${body.length} bytes${read.complete ? '' : ' (stopped: too large)'} in ${Date.now() - started} ms`);
     if (!read.complete) {
       report.fail(`${prefix}size`, `more than ${body.length} bytes; verifiers stop reading at ${maxBytes} bytes`);
       return;
@@ -542,7 +583,8 @@ async function checkTarget(target: Target, options: CheckOptions, report: Report
         return;
       }
       nested.hash = '';
-      await checkTarget({ type: 'jwks_uri', url: nested.href }, options, report, `${prefix}jwks_uri/`, depth + 1);
+      progress.note(`the card points to its keys at ${nested.href}`);
+      await checkTarget({ type: 'jwks_uri', url: nested.href }, options, report, `${prefix}jwks_uri/`, depth + 1, progress);
       if (url !== undefined) cacheRules(headers, new Map(), now() / 1000, report, prefix);
       return;
     }
@@ -558,6 +600,7 @@ async function checkTarget(target: Target, options: CheckOptions, report: Report
     return;
   }
   shapeRules(parsed, report, prefix);
+  progress.note(`checking ${parsed.keys.length} key${parsed.keys.length === 1 ? '' : 's'}${url === undefined || target.type === 'cimd' ? '' : ', response signatures'} and cache headers`);
   const raw = typeof setDoc === 'object' && setDoc !== null ? (setDoc as Record<string, unknown>)['keys'] : undefined;
   keyRules(parsed.shape === 'jwks' ? raw : [parsed.shape === 'bare-jwk' ? setDoc : raw], parsed, source, report, prefix);
   const keys = await importKeys(parsed, report, prefix);
@@ -576,7 +619,12 @@ async function checkTarget(target: Target, options: CheckOptions, report: Report
 export async function checkDirectory(input: string, options: CheckOptions = {}): Promise<CheckReport> {
   const report = new Report();
   const target = resolveTarget(input, options, report);
-  await checkTarget(target, options, report, '', 0);
+  const progress = new Progress(options.onProgress);
+  try {
+    await checkTarget(target, options, report, '', 0, progress);
+  } finally {
+    progress.end();
+  }
   const summary = { pass: 0, warning: 0, fail: 0 };
   for (const r of report.rules) summary[r.status === 'pass' ? 'pass' : r.status === 'warning' ? 'warning' : 'fail']++;
   return {
@@ -590,21 +638,32 @@ export async function checkDirectory(input: string, options: CheckOptions = {}):
 }
 
 interface CheckCommandOptions {
+  agentType?: SignatureAgentType;
+  /** The earlier spelling of --agent-type (hidden). */
   type?: SignatureAgentType;
   allowLoopback?: boolean;
   allowPrivate?: boolean;
   maxBytes?: number;
   timeout?: number;
+  /** true: --progress, false: --no-progress, undefined: only when stderr is a terminal. */
+  progress?: boolean;
   json?: boolean;
 }
 
 async function check(input: string, options: CheckCommandOptions): Promise<number> {
+  if (options.agentType !== undefined && options.type !== undefined && options.agentType !== options.type) {
+    throw usageError(`--agent-type ${options.agentType} and --type ${options.type} disagree (--type is the old name of --agent-type)`);
+  }
+  const type = options.agentType ?? options.type;
+  // Like curl's meter: on a terminal by default, on demand otherwise; always stderr, so --json output stays clean.
+  const showProgress = options.progress ?? process.stderr.isTTY === true;
   const report = await checkDirectory(input, {
-    ...(options.type === undefined ? {} : { type: options.type }),
+    ...(type === undefined ? {} : { type }),
     allowLoopback: options.allowLoopback === true,
     allowPrivate: options.allowPrivate === true,
     ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
     ...(options.timeout === undefined ? {} : { timeoutMs: options.timeout * 1000 }),
+    ...(showProgress ? { onProgress: (line: string) => void process.stderr.write(`botsig check: ${line}\n`) } : {}),
   });
   if (options.json === true) {
     printJson(report);
@@ -632,17 +691,22 @@ export function registerCheck(program: Command, run: (action: () => Promise<numb
       'Fetch the key directory that a Signature-Agent value names, the way a verifier does (no redirects, size limit, no private addresses), and report each rule as pass / warning / fail: transport, redirects, status, size, media type, JSON shape, each key (fields, private members, kid = thumbprint, alg, nbf/exp), response signatures and Content-Digest, and cache headers. Exit code 1 when any rule fails.',
     )
     .argument('<target>', 'an origin or URL, or a Signature-Agent value such as \'sig1="https://bot.example"\'')
-    .addOption(new Option('--type <type>', 'Signature-Agent type of a plain URL').choices([...SIGNATURE_AGENT_TYPES]))
+    .addOption(new Option('--agent-type <type>', 'Signature-Agent type of a plain URL (default directory)').choices([...SIGNATURE_AGENT_TYPES]))
+    // The earlier spelling, kept (hidden) so scripts keep working.
+    .addOption(new Option('--type <type>').choices([...SIGNATURE_AGENT_TYPES]).hideHelp())
     .option('--allow-loopback', 'allow loopback addresses and localhost (a local directory)')
     .option('--allow-private', 'allow private-network addresses')
     .option('--max-bytes <n>', `size limit to check against (default ${DIRECTORY_CLIENT_DEFAULTS.maxBytes})`, integerOption('--max-bytes', 1, 16 * 1024 * 1024))
     .option('--timeout <seconds>', 'give up after this long (default 10)', integerOption('--timeout', 1, 300))
+    .option('--progress', 'print progress lines on stderr (default: only when stderr is a terminal)')
+    .option('--no-progress', 'never print progress lines')
     .option('--json', 'print the report as JSON')
     .addHelpText(
       'after',
       '\nExamples:\n' +
         '  $ botsig check https://bot.example\n' +
         '  $ botsig check \'sig1="https://bot.example/jwks.json";type=jwks_uri\' --json\n' +
+        '  $ botsig check https://bot.example/card.json --agent-type cimd --progress\n' +
         '  $ botsig check http://127.0.0.1:8080 --allow-loopback',
     )
     .action((input: string, options: CheckCommandOptions) => run(() => check(input, options)));

@@ -72,8 +72,11 @@ const STEP_HEADER = 'x-botsig-demo-step';
  * its route, as an origin operator would write it. It keeps each verdict
  * (`req.botsig`) so the table can show what it concluded, whatever it answered.
  */
-async function startOrigin(verifier: ReturnType<typeof createVerifier>): Promise<{ server: RunningServer; verdict(step: string): Promise<VerificationResult | undefined> }> {
-  const middleware = createNodeMiddleware(verifier);
+async function startOrigin(
+  makeVerifier: (authority: string) => ReturnType<typeof createVerifier>,
+): Promise<{ server: RunningServer; verdict(step: string): Promise<VerificationResult | undefined> }> {
+  // Set once the port is known: the verifier accepts signatures made for this origin only (its `authorities`).
+  let middleware: ReturnType<typeof createNodeMiddleware> | undefined;
   const verdicts = new Map<string, VerificationResult | undefined>();
   const waiting = new Map<string, (v: VerificationResult | undefined) => void>();
   const record = (step: string | string[] | undefined, result: VerificationResult | undefined): void => {
@@ -86,6 +89,11 @@ async function startOrigin(verifier: ReturnType<typeof createVerifier>): Promise
     }
   };
   const server = createServer((req, res) => {
+    if (middleware === undefined) {
+      res.statusCode = 503;
+      res.end();
+      return;
+    }
     middleware(req, res, () => {
       res.setHeader('content-type', 'text/plain; charset=utf-8');
       res.end(`hello, ${req.botsig?.agent ?? 'agent'}\n`);
@@ -97,8 +105,10 @@ async function startOrigin(verifier: ReturnType<typeof createVerifier>): Promise
         res.end();
       });
   });
+  const running = await listen(server, '127.0.0.1', 0);
+  middleware = createNodeMiddleware(makeVerifier(running.origin.slice('http://'.length)));
   return {
-    server: await listen(server, '127.0.0.1', 0),
+    server: running,
     verdict(step: string): Promise<VerificationResult | undefined> {
       if (verdicts.has(step)) {
         const v = verdicts.get(step);
@@ -155,20 +165,23 @@ export async function runDemo(log: (line: string) => void, style: Style): Promis
     const agentOrigin = directoryServer.origin;
 
     // The origin: a verifier with in-memory stores and a directory client pointed at loopback.
-    const verifier = createVerifier({
-      mode: 'enforce',
-      directory: new DirectoryClient({
-        fetch: createGuardedFetch({ allow: { loopback: true } }),
-        allow: { loopback: true, http: true },
+    const makeVerifier = (authority: string): ReturnType<typeof createVerifier> =>
+      createVerifier({
+        mode: 'enforce',
+        // The origin's own host:port: a signature made for another site does not verify here.
+        authorities: [authority],
+        directory: new DirectoryClient({
+          fetch: createGuardedFetch({ allow: { loopback: true } }),
+          allow: { loopback: true, http: true },
+          now,
+        }),
+        nonce: { policy: 'optional', store: new MemoryNonceStore({ now }) },
         now,
-      }),
-      nonce: { policy: 'optional', store: new MemoryNonceStore({ now }) },
-      now,
-      // Loopback is plain http: these two are for the demo only, never for production.
-      allowInsecure: true,
-      allowHttpSignatureAgent: true,
-    });
-    const originServer = await startOrigin(verifier);
+        // Loopback is plain http: these two are for the demo only, never for production.
+        allowInsecure: true,
+        allowHttpSignatureAgent: true,
+      });
+    const originServer = await startOrigin(makeVerifier);
     servers.push(originServer.server);
     const origin = originServer.server.origin;
 
@@ -329,7 +342,7 @@ async function demo(options: { json?: boolean }): Promise<number> {
   const log = options.json === true ? () => undefined : (line: string) => out(line);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(failure(`the demo did not finish within ${DEMO_TIMEOUT_MS / 1000} s`)), DEMO_TIMEOUT_MS);
+    timer = setTimeout(() => reject(failure(`the demo did not finish within ${DEMO_TIMEOUT_MS / 1000} s`, 'ERR_TIMEOUT')), DEMO_TIMEOUT_MS);
   });
   let rows: DemoRow[];
   try {

@@ -2,14 +2,17 @@
 /**
  * The `botsig` command. Each subcommand lives in its own file; this one wires
  * them into one commander program and turns errors into one-line messages and
- * exit codes (0 success, 1 failure, 2 usage mistake).
+ * exit codes (0 success, 1 failure, 2 usage mistake). With `--json`, an error is
+ * instead one JSON object on stdout, `{"error": {"code": "ERR_…", "message": "…"}}`,
+ * with the same exit code (codes: CliErrorCode in common.ts).
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { installNodeCryptoProvider } from '../node/crypto-provider';
 import { registerCheck } from './check';
-import { CliError, describeError, err, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './common';
+import { CliError, describeError, err, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, usageError } from './common';
+import type { CliErrorCode } from './common';
 import { registerDemo } from './demo';
 import { registerDirectory } from './directory';
 import { registerKeygen } from './keygen';
@@ -29,25 +32,66 @@ function version(): string {
   }
 }
 
-/** Runs an action and records its exit code; user errors become one line on stderr. */
+/**
+ * Set once the running command was parsed with `--json`: errors are then one
+ * JSON object on stdout, `{"error": {"code": "…", "message": "…"}}`, and
+ * nothing on stderr (but the stack trace BOTSIG_DEBUG asks for).
+ */
+let jsonErrors = false;
+
+/** Runs an action and records its exit code; user errors become one line on stderr (or JSON with --json). */
 async function run(action: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await action();
   } catch (error) {
-    process.exitCode = report(error);
+    process.exitCode = report(error, jsonErrors);
   }
 }
 
-function report(error: unknown): number {
+function printError(json: boolean, code: CliErrorCode, message: string): void {
+  if (json) process.stdout.write(JSON.stringify({ error: { code, message } }) + '\n');
+  else err(`botsig: ${message}`);
+}
+
+function report(error: unknown, json: boolean): number {
   if (error instanceof CliError) {
-    err(`botsig: ${error.message}`);
+    printError(json, error.code, error.message);
     return error.exitCode;
   }
-  // Not a user mistake: still one line, with the stack only on request.
-  err(`botsig: unexpected error: ${describeError(error)}`);
+  // Not a user mistake: still one line (or one JSON object), with the stack only on request.
+  printError(json, 'ERR_UNEXPECTED', `unexpected error: ${describeError(error)}`);
   if (process.env['BOTSIG_DEBUG'] !== undefined && error instanceof Error && error.stack !== undefined) err(error.stack);
-  else err('botsig: set BOTSIG_DEBUG=1 for details');
+  else if (!json) err('botsig: set BOTSIG_DEBUG=1 for details');
   return EXIT_FAILURE;
+}
+
+/** The subcommand named on the command line, if any (argv as in `process.argv`). */
+function subcommandOf(program: Command, argv: readonly string[]): Command | undefined {
+  const name = argv[2];
+  if (name === undefined) return undefined;
+  return program.commands.find((c) => c.name() === name || c.aliases().includes(name));
+}
+
+/**
+ * Whether a command line that failed to parse asked for JSON: its subcommand
+ * has `--json` and `--json` appears among its arguments (before a `--`).
+ */
+function argvWantsJson(command: Command | undefined, argv: readonly string[]): boolean {
+  if (command === undefined || !command.options.some((o) => o.long === '--json')) return false;
+  const args = argv.slice(3);
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).includes('--json');
+}
+
+/** Commander's message as one line: `unknown option '--jsn' (did you mean --json?); see 'botsig sign --help'`. */
+function commanderMessage(error: CommanderError, command: Command | undefined): string {
+  const text = error.message
+    .replace(/^error: /, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .replace('(Did you mean', '(did you mean')
+    .trim()
+    .replace(/\.$/, '');
+  return `${text}; see 'botsig${command === undefined ? '' : ' ' + command.name()} --help'`;
 }
 
 /** Builds the `botsig` program. */
@@ -56,14 +100,17 @@ export function createProgram(): Command {
   program
     .description('Sign and verify HTTP requests for Web Bot Auth (RFC 9421 HTTP Message Signatures + key directory).')
     .version(version(), '-V, --version')
-    .showHelpAfterError('(add --help for usage)')
     .showSuggestionAfterError(true)
+    // Parse errors come back as a CommanderError, and main prints them itself: one `botsig: …` line, exit 2.
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) })
+    .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => undefined })
     .addHelpText('after', '\nStart with:\n  $ botsig demo\n\nRun botsig <command> --help for the options and an example of each command.');
   for (const register of [registerDemo, registerKeygen, registerDirectory, registerServe, registerSign, registerVerify, registerCheck]) {
     register(program, run);
   }
+  program.hook('preAction', (_program, command) => {
+    jsonErrors = command.opts()['json'] === true;
+  });
   return program;
 }
 
@@ -82,12 +129,17 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
   try {
     await program.parseAsync([...argv]);
   } catch (error) {
+    const command = subcommandOf(program, argv);
+    const json = jsonErrors || argvWantsJson(command, argv);
     if (error instanceof CommanderError) {
-      // Commander already printed the message. Help and version exit 0; help shown for a missing command, and every parse error, are usage errors.
-      process.exitCode = error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+      // --help and --version exit 0; help shown for a missing command (already on stderr) is a usage error.
+      if (error.exitCode === 0) process.exitCode = EXIT_OK;
+      else if (error.code === 'commander.help') process.exitCode = EXIT_USAGE;
+      else process.exitCode = report(usageError(commanderMessage(error, command)), json);
       return;
     }
-    process.exitCode = report(error);
+    // A CliError from an option parser (--port eighty) arrives here, before any action ran.
+    process.exitCode = report(error, json);
   }
 }
 

@@ -64,7 +64,7 @@ async function serve(options: ServeOptions): Promise<number> {
   try {
     server = await serveFetchHandler(handler, { host: options.host, port: options.port });
   } catch (error) {
-    throw failure(`cannot listen on ${options.host}:${options.port} (${describeError(error)})`);
+    throw failure(`cannot listen on ${options.host}:${options.port} (${describeError(error)})`, 'ERR_LISTEN');
   }
   try {
     // The handler reports a key it cannot publish on the first request: find out now, not on a visitor's.
@@ -88,7 +88,7 @@ async function serve(options: ServeOptions): Promise<number> {
     out(url);
     out(`Serving ${keys.length} key${keys.length === 1 ? '' : 's'} (${thumbprints.join(', ')}), Cache-Control max-age=${maxAge}.`);
     out(`Agents sign with: botsig sign --key <file> --agent ${server.origin} <url>`);
-    if (server.origin.startsWith('http:')) out('Plain HTTP: verifiers accept it only when told to (e.g. botsig verify --directory-allow-loopback).');
+    if (server.origin.startsWith('http:')) out('Plain HTTP: verifiers accept it only when told to (e.g. botsig verify --allow-loopback).');
     out('Press Ctrl-C to stop.');
   }
   const signal = await stopped;
@@ -105,7 +105,7 @@ export function registerServe(program: Command, run: (action: () => Promise<numb
     .description(
       `Serve the key directory at ${WELL_KNOWN_PATH}, with Content-Digest and one response signature per key (tag http-message-signatures-directory), until SIGINT or SIGTERM. The first line printed is the directory URL.`,
     )
-    .option('-k, --key <file>', 'private key file (JWK, JWK Set or PEM); repeat for several keys', collect)
+    .option('-k, --key <file>', 'private key file (JWK, JWK Set or PEM; "-" reads it from stdin); repeat for several keys', collect)
     .option('--alg <alg>', 'algorithm for RSA keys that do not name one')
     .option('-p, --port <port>', 'TCP port (0: any free port)', integerOption('--port', 0, 65535), 0)
     .option('--host <host>', 'address to listen on', '127.0.0.1')

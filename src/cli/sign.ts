@@ -3,7 +3,6 @@
  * and prints the headers to add; with `--send`, performs it (curl-like) and
  * prints the response.
  */
-import { readFile } from 'node:fs/promises';
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { isBotsigError } from '../core/errors';
@@ -14,8 +13,10 @@ import type { SignatureAgentType } from '../profile/signature-agent';
 import type { SignRequestOptions } from '../profile/types';
 import {
   algorithmOption,
+  checkStdinUsers,
   clip,
   collect,
+  dataReadsStdin,
   describeError,
   err,
   EXIT_FAILURE,
@@ -27,6 +28,8 @@ import {
   out,
   parseHeaderFlag,
   printJson,
+  readDataOption,
+  STDIN,
   usageError,
 } from './common';
 
@@ -49,9 +52,12 @@ interface SignOptions {
   raw?: boolean;
   json?: boolean;
   fail?: boolean;
+  timeout?: number;
   verbose?: boolean;
 }
 
+/** `--send` gives up after this long unless --timeout says otherwise. */
+const DEFAULT_SEND_TIMEOUT_SECONDS = 30;
 /** Largest response body printed by `--send`. */
 const MAX_PRINTED_BODY_BYTES = 1024 * 1024;
 const METHOD = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -67,21 +73,11 @@ interface SignedRequest {
   readonly body: string | undefined;
 }
 
-async function readData(data: string | undefined): Promise<string | undefined> {
-  if (data === undefined || !data.startsWith('@')) return data;
-  const path = data.slice(1);
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw usageError(code === 'ENOENT' ? `data file ${path} does not exist` : `cannot read data file ${path} (${code ?? 'I/O error'})`);
-  }
-}
-
 async function buildSigned(target: string, options: SignOptions): Promise<SignedRequest> {
   if (options.key === undefined) throw usageError('--key FILE is required');
+  checkStdinUsers([options.key === STDIN && '--key -', dataReadsStdin(options.data) && '--data -']);
   const url = httpUrl(target, 'the request URL');
-  const body = await readData(options.data);
+  const body = await readDataOption(options.data);
   const method = options.method ?? (body === undefined ? 'GET' : 'POST');
   if (!METHOD.test(method)) throw usageError(`"${clip(method)}" is not a valid HTTP method`);
 
@@ -106,7 +102,9 @@ async function buildSigned(target: string, options: SignOptions): Promise<Signed
   }
 
   const [loaded, ...extra] = await loadSigningKeys(options.key, algorithmOption(options.alg));
-  if (loaded === undefined || extra.length > 0) throw usageError(`key file ${options.key} must hold exactly one private key`);
+  if (loaded === undefined || extra.length > 0) {
+    throw usageError(`${options.key === STDIN ? 'the key on stdin (--key -)' : `key file ${options.key}`} must hold exactly one private key`, 'ERR_KEY_FILE');
+  }
 
   const signOptions: SignRequestOptions = {
     key: loaded.key,
@@ -175,11 +173,14 @@ async function send(req: SignedRequest, options: SignOptions): Promise<number> {
       // Signatures cover this URL's authority: a redirect is shown, never followed with them.
       redirect: 'manual',
       ...(req.body === undefined ? {} : { body: req.body }),
-      signal: AbortSignal.timeout(30_000),
+      signal: AbortSignal.timeout((options.timeout ?? DEFAULT_SEND_TIMEOUT_SECONDS) * 1000),
     });
   } catch (error) {
+    if (error instanceof Error && error.name === 'TimeoutError') {
+      throw failure(`request to ${req.url.origin} timed out after ${options.timeout ?? DEFAULT_SEND_TIMEOUT_SECONDS} s`, 'ERR_REQUEST_FAILED');
+    }
     const cause = (error as { cause?: unknown }).cause;
-    throw failure(`request to ${req.url.origin} failed (${describeError(cause ?? error)})`);
+    throw failure(`request to ${req.url.origin} failed (${describeError(cause ?? error)})`, 'ERR_REQUEST_FAILED');
   }
   const { text, truncated } = await readResponseText(response);
   const responseHeaders: Array<[string, string]> = [];
@@ -224,14 +225,14 @@ export function registerSign(program: Command, run: (action: () => Promise<numbe
       'Sign a request with the Web Bot Auth profile (tag web-bot-auth, keyid = JWK thumbprint, created/expires, 64-byte nonce, covering @authority and the Signature-Agent member). Prints the header fields to add; --raw prints the whole HTTP/1.1 request (botsig verify reads it); --send performs the request and prints the response.',
     )
     .argument('<url>', 'the request URL')
-    .option('-k, --key <file>', 'private key file (JWK or PEM)')
+    .option('-k, --key <file>', 'private key file (JWK or PEM; "-" reads it from stdin)')
     .option('--alg <alg>', 'algorithm for RSA keys that do not name one')
     .option('-a, --agent <url>', 'Signature-Agent: where verifiers find your key directory (an origin for type directory)')
     .addOption(new Option('--agent-type <type>', 'Signature-Agent type').choices([...SIGNATURE_AGENT_TYPES]).default('directory'))
     .option('-c, --component <component>', 'extra covered component, e.g. @method, @path, @query, x-intent; repeatable', collect)
     .option('-X, --method <method>', 'request method (default GET, or POST with --data)')
     .option('-H, --header <header>', 'request header "Name: value"; repeatable', collect)
-    .option('-d, --data <body>', 'request body (@file reads a file); adds and covers Content-Digest')
+    .option('-d, --data <body>', 'request body (@file reads a file, "-" reads stdin); adds and covers Content-Digest')
     .option('--no-content-digest', 'do not add Content-Digest for --data')
     .option('--label <label>', 'signature label (default sig1, or the next free one)')
     .option('--validity <seconds>', 'expires - created (default 300)', integerOption('--validity', 1, 86_400))
@@ -242,13 +243,16 @@ export function registerSign(program: Command, run: (action: () => Promise<numbe
     .option('--raw', 'print the whole signed request as HTTP/1.1 text')
     .option('--send', 'perform the request and print the response status, headers and body')
     .option('--fail', 'with --send: exit 1 when the response status is 400 or above')
+    .option('--timeout <seconds>', `with --send: give up after this long (default ${DEFAULT_SEND_TIMEOUT_SECONDS})`, integerOption('--timeout', 1, 300))
     .option('-v, --verbose', 'with --send: print the request to stderr')
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
       '\nExamples:\n' +
         '  $ botsig sign --key agent.jwk --agent https://bot.example https://origin.example/page\n' +
-        '  $ botsig sign --key agent.jwk --agent https://bot.example -X POST -d \'{"q":1}\' -H \'Content-Type: application/json\' --send https://origin.example/api',
+        '  $ botsig sign --key agent.jwk --agent https://bot.example -X POST -d \'{"q":1}\' -H \'Content-Type: application/json\' --send https://origin.example/api\n' +
+        '  $ botsig sign --key - --agent https://bot.example https://origin.example/page < agent.jwk\n' +
+        '  $ botsig sign --key agent.jwk -H \'Content-Type: application/json\' --data - --send https://origin.example/api < body.json',
     )
     .action((target: string, options: SignOptions) => run(() => sign(target, options)));
 }

@@ -10,7 +10,7 @@ import { isBotsigError } from '../core/errors';
 import type { Clock } from '../core/time';
 import { verifyContentDigest } from '../crypto/digest';
 import type { VerifyingKey } from '../crypto/types';
-import { DirectoryClient } from '../directory/client';
+import { DIRECTORY_CLIENT_DEFAULTS, DirectoryClient } from '../directory/client';
 import { parseRawHttpMessage } from '../httpsig/raw';
 import type { MessageObject } from '../httpsig/message';
 import { createGuardedFetch } from '../node/guarded-fetch';
@@ -20,7 +20,9 @@ import { verifyRequest } from '../profile/verify-request';
 import { MemoryNonceStore } from '../stores/nonce-store';
 import {
   algorithmOption,
+  checkStdinUsers,
   collect,
+  dataReadsStdin,
   describeError,
   EXIT_FAILURE,
   EXIT_OK,
@@ -31,7 +33,9 @@ import {
   pad,
   parseHeaderFlag,
   printJson,
+  readDataOption,
   readStdin,
+  STDIN,
   styleFor,
   usageError,
 } from './common';
@@ -45,7 +49,9 @@ interface VerifyOptions {
   key?: string[];
   alg?: string;
   directory: boolean;
-  directoryAllowLoopback?: boolean;
+  allowLoopback?: boolean;
+  allowPrivate?: boolean;
+  timeout?: number;
   requireProof?: boolean;
   allowInsecure?: boolean;
   allowTestKeys?: boolean;
@@ -55,6 +61,9 @@ interface VerifyOptions {
   strictAuthority?: boolean;
   json?: boolean;
 }
+
+/** Key directory fetches give up after this long unless --timeout says otherwise. */
+const DEFAULT_DIRECTORY_TIMEOUT_SECONDS = DIRECTORY_CLIENT_DEFAULTS.timeoutMs / 1000;
 
 /** The request to verify, and its body when the input had one. */
 interface Input {
@@ -67,21 +76,21 @@ async function readInput(target: string | undefined, options: VerifyOptions): Pr
     const url = httpUrl(target, 'the request URL');
     const headers = (options.header ?? []).map(parseHeaderFlag);
     const method = options.method ?? (options.data === undefined ? 'GET' : 'POST');
-    return { message: { method, url: url.href, headers }, body: options.data };
+    return { message: { method, url: url.href, headers }, body: await readDataOption(options.data) };
   }
   if (options.header !== undefined || options.method !== undefined || options.data !== undefined) {
     throw usageError('--header, --method and --data describe a request given by URL; pass the URL too (or a raw request on stdin)');
   }
   if (process.stdin.isTTY === true) throw usageError('pipe a raw HTTP request on stdin (botsig verify < request.http), or give a URL and --header flags');
   const text = await readStdin();
-  if (text.trim() === '') throw usageError('stdin is empty: expected a raw HTTP/1.1 request');
+  if (text.trim() === '') throw usageError('stdin is empty: expected a raw HTTP/1.1 request', 'ERR_INPUT');
   let raw;
   try {
     raw = parseRawHttpMessage(text, { scheme: options.scheme });
   } catch (error) {
-    throw usageError(`stdin is not a raw HTTP request: ${isBotsigError(error) ? error.message : describeError(error)}`);
+    throw usageError(`stdin is not a raw HTTP request: ${isBotsigError(error) ? error.message : describeError(error)}`, 'ERR_INPUT');
   }
-  if (raw.status !== undefined) throw usageError('stdin holds an HTTP response; botsig verify checks requests');
+  if (raw.status !== undefined) throw usageError('stdin holds an HTTP response; botsig verify checks requests', 'ERR_INPUT');
   const message: MessageObject = { method: raw.method ?? 'GET', url: raw.url!, headers: raw.headers, ...(raw.target === undefined ? {} : { target: raw.target }) };
   return { message, body: raw.body === '' ? undefined : raw.body };
 }
@@ -132,7 +141,7 @@ async function directoryReports(client: DirectoryClient | undefined, result: Ver
   return reports;
 }
 
-/** True when discovery failed in a way --directory-allow-loopback would change. */
+/** True when discovery failed in a way --allow-loopback would change. */
 function needsLoopbackHint(result: VerificationResult): boolean {
   if (result.diagnostics.some((d) => d.code === 'http-not-allowed')) return true;
   return result.signatures.some((s) => s.error?.code === 'ERR_URL_BLOCKED');
@@ -172,6 +181,9 @@ function printDiagnostic(style: Style, d: Diagnostic, indent = ''): void {
 }
 
 async function verify(target: string | undefined, options: VerifyOptions): Promise<number> {
+  const keyFromStdin = (options.key ?? []).filter((k) => k === STDIN).map(() => '--key -');
+  // (--data without a URL is refused by readInput, with its own message.)
+  checkStdinUsers([...keyFromStdin, target !== undefined && dataReadsStdin(options.data) && '--data -', target === undefined && 'the raw request (no URL given)']);
   const input = await readInput(target, options);
   const alg = algorithmOption(options.alg);
   const keys: VerifyingKey[] = [];
@@ -179,14 +191,17 @@ async function verify(target: string | undefined, options: VerifyOptions): Promi
 
   const nowMs = options.now === undefined ? undefined : options.now * 1000;
   const clock: Clock = nowMs === undefined ? () => Date.now() : () => nowMs;
-  const loopback = options.directoryAllowLoopback === true;
+  const loopback = options.allowLoopback === true;
+  const privateNetworks = options.allowPrivate === true;
+  const timeoutMs = (options.timeout ?? DEFAULT_DIRECTORY_TIMEOUT_SECONDS) * 1000;
   const client =
     options.directory === false
       ? undefined
       : new DirectoryClient({
-          fetch: createGuardedFetch({ allow: { loopback } }),
+          fetch: createGuardedFetch({ allow: { loopback, privateNetworks }, timeoutMs }),
           now: clock,
-          allow: { loopback, http: loopback },
+          limits: { timeoutMs },
+          allow: { loopback, privateNetworks, http: loopback },
           ...(options.requireProof === true ? { requireProof: true } : {}),
         });
   const verifyOptions: VerifyRequestOptions = {
@@ -237,7 +252,7 @@ async function verify(target: string | undefined, options: VerifyOptions): Promi
   let line = `Result: ${ok ? style.green(summary) : result.outcome === 'invalid' || !ok ? style.red(summary) : style.yellow(summary)}`;
   if (result.agent !== undefined) line += ` (agent ${result.agent})`;
   if (!ok && result.error !== undefined && result.signatures.length === 0) line += ` - ${result.error.code}: ${result.error.message}`;
-  if (!ok && !loopback && needsLoopbackHint(result)) line += '\n(a local directory over http or on 127.0.0.1? pass --directory-allow-loopback)';
+  if (!ok && !loopback && needsLoopbackHint(result)) line += '\n(a local directory over http or on 127.0.0.1? pass --allow-loopback)';
   if (result.malformed) line += ' [malformed signature headers: an origin may answer 400]';
   out(line);
   return ok ? EXIT_OK : EXIT_FAILURE;
@@ -254,12 +269,16 @@ export function registerVerify(program: Command, run: (action: () => Promise<num
     .argument('[url]', 'the request URL (otherwise a raw HTTP/1.1 request is read from stdin)')
     .option('-H, --header <header>', 'request header "Name: value" (with a URL); repeatable', collect)
     .option('-X, --method <method>', 'request method (with a URL; default GET)')
-    .option('-d, --data <body>', 'request body (with a URL), checked against Content-Digest')
+    .option('-d, --data <body>', 'request body (with a URL; @file reads a file, "-" reads stdin), checked against Content-Digest')
     .addOption(new Option('--scheme <scheme>', 'scheme the raw request arrived on').choices(['https', 'http']).default('https'))
-    .option('-k, --key <file>', 'trusted public key (JWK, JWK Set / directory JSON, or PEM); repeatable', collect)
+    .option('-k, --key <file>', 'trusted public key (JWK, JWK Set / directory JSON, or PEM; "-" reads it from stdin); repeatable', collect)
     .option('--alg <alg>', 'algorithm for RSA keys that do not name one')
     .option('--no-directory', 'do not fetch key directories named by Signature-Agent')
-    .option('--directory-allow-loopback', 'allow directories on loopback addresses and over http (local testing)')
+    .option('--allow-loopback', 'allow directories on loopback addresses and localhost, and over plain http (local testing)')
+    .option('--allow-private', 'allow directories on private-network addresses')
+    // The earlier spelling, kept (hidden) so scripts keep working.
+    .addOption(new Option('--directory-allow-loopback').hideHelp().implies({ allowLoopback: true }))
+    .option('--timeout <seconds>', `give up on a key directory after this long (default ${DEFAULT_DIRECTORY_TIMEOUT_SECONDS})`, integerOption('--timeout', 1, 300))
     .option('--require-proof', 'use only directory keys proven by a directory response signature (SPEC 5.4)')
     .option('--allow-insecure', 'accept signatures on a plain-http request (SPEC 5.3 rule 6)')
     .option('--allow-test-keys', 'accept the public RFC 9421 example keys')
@@ -272,7 +291,7 @@ export function registerVerify(program: Command, run: (action: () => Promise<num
       'after',
       '\nExamples:\n' +
         '  $ botsig verify < request.http\n' +
-        "  $ botsig sign --key agent.jwk --agent http://127.0.0.1:8080 --raw https://origin.example/ | botsig verify --directory-allow-loopback\n" +
+        "  $ botsig sign --key agent.jwk --agent http://127.0.0.1:8080 --raw https://origin.example/ | botsig verify --allow-loopback\n" +
         "  $ botsig verify --key agent.pub.jwk -H 'Signature-Input: sig1=…' -H 'Signature: sig1=:…:' https://origin.example/",
     )
     .action((target: string | undefined, options: VerifyOptions) => run(() => verify(target, options)));

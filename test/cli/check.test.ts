@@ -244,7 +244,7 @@ describe('botsig check: inputs', () => {
         res.end(JSON.stringify({ keys: [{ ...pair.publicJwk, kid: 'x' }] }));
       }
     });
-    const { code, report } = await check(`${server.origin}/card.json`, '--type', 'cimd');
+    const { code, report } = await check(`${server.origin}/card.json`, '--agent-type', 'cimd');
     expect(code, JSON.stringify(report.rules)).toBe(0);
     expect(report.rules.find((r) => r.rule === 'client_id')?.status).toBe('pass');
     expect(report.rules.find((r) => r.rule === 'jwks_uri/keys[0].fields')?.status).toBe('pass');

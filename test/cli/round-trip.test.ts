@@ -92,7 +92,7 @@ describe('sign --send → verify', () => {
     const received = origin.requests.at(-1)!;
     expect(received.headers['signature-agent']).toBe(`sig1="${agentOrigin}"`);
     const raw = rawFrom(received, '');
-    const verified = await runCli(['verify', '--scheme', 'http', '--allow-insecure', '--directory-allow-loopback', '--json'], { input: raw });
+    const verified = await runCli(['verify', '--scheme', 'http', '--allow-insecure', '--allow-loopback', '--json'], { input: raw });
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     const result = JSON.parse(verified.stdout) as { outcome: string; agent: string; signatures: Array<{ keyid: string; keySource: string }> };
     expect(result.outcome).toBe('verified');
@@ -101,7 +101,7 @@ describe('sign --send → verify', () => {
     expect(result.signatures[0]!.keyid).toBe(thumbprint);
     expect(result.signatures[0]!.keySource).toBe('directory');
 
-    const human = await runCli(['verify', '--scheme', 'http', '--allow-insecure', '--directory-allow-loopback'], { input: raw });
+    const human = await runCli(['verify', '--scheme', 'http', '--allow-insecure', '--allow-loopback'], { input: raw });
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/sig1\s+VERIFIED/);
     expect(human.stdout).toContain(`Result: verified (agent ${agentOrigin}${WELL_KNOWN_PATH})`);
@@ -115,11 +115,11 @@ describe('sign --send → verify', () => {
     expect(received.headers['signature-input']).toContain('"content-digest"');
     const body = bodies.at(-1)!;
     expect(body).toBe('hello body');
-    const ok = await runCli(['verify', '--scheme', 'http', '--allow-insecure', '--directory-allow-loopback'], { input: rawFrom(received, body) });
+    const ok = await runCli(['verify', '--scheme', 'http', '--allow-insecure', '--allow-loopback'], { input: rawFrom(received, body) });
     expect(ok.code, ok.stdout).toBe(0);
     expect(ok.stdout).toContain('Content-Digest matches the body');
 
-    const swapped = await runCli(['verify', '--scheme', 'http', '--allow-insecure', '--directory-allow-loopback'], { input: rawFrom(received, 'other body') });
+    const swapped = await runCli(['verify', '--scheme', 'http', '--allow-insecure', '--allow-loopback'], { input: rawFrom(received, 'other body') });
     expect(swapped.code, 'the signature still verifies, but the body is not the one signed').toBe(1);
     expect(swapped.stdout).toContain('Content-Digest does not match the body');
   });
@@ -127,7 +127,7 @@ describe('sign --send → verify', () => {
   it('a request changed after signing is invalid (ERR_SIGNATURE_INVALID), exit 1', async () => {
     await runCli(['sign', '--key', keyFile, '--agent', agentOrigin, '--component', '@path', '--send', `${origin.origin}/signed-path`]);
     const raw = rawFrom(origin.requests.at(-1)!, '', '/other-path');
-    const r = await runCli(['verify', '--scheme', 'http', '--allow-insecure', '--directory-allow-loopback', '--json'], { input: raw });
+    const r = await runCli(['verify', '--scheme', 'http', '--allow-insecure', '--allow-loopback', '--json'], { input: raw });
     expect(r.code).toBe(1);
     const result = JSON.parse(r.stdout) as { outcome: string; signatures: Array<{ error?: { code: string } }> };
     expect(result.outcome).toBe('invalid');
@@ -142,28 +142,28 @@ describe('sign (headers) → verify', () => {
     const lines = signed.stdout.trimEnd().split('\n');
     expect(lines.map((l) => l.slice(0, l.indexOf(':')))).toEqual(['Signature-Agent', 'Signature-Input', 'Signature']);
     const raw = ['GET /a?b=c HTTP/1.1', 'Host: origin.example', ...lines, '', ''].join('\r\n');
-    const r = await runCli(['verify', '--directory-allow-loopback'], { input: raw });
+    const r = await runCli(['verify', '--allow-loopback'], { input: raw });
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/sig1\s+VERIFIED/);
 
     const expires = Number(/expires=(\d+)/.exec(signed.stdout)![1]);
-    const late = await runCli(['verify', '--directory-allow-loopback', '--now', String(expires + 3600), '--json'], { input: raw });
+    const late = await runCli(['verify', '--allow-loopback', '--now', String(expires + 3600), '--json'], { input: raw });
     expect(late.code).toBe(1);
     const result = JSON.parse(late.stdout) as { outcome: string; signatures: Array<{ error?: { code: string } }> };
     expect(result.outcome).toBe('invalid');
     expect(result.signatures[0]!.error?.code).toBe('ERR_SIGNATURE_EXPIRED');
   });
 
-  it('sign --raw | verify; without --directory-allow-loopback the loopback directory is not used (unverified)', async () => {
+  it('sign --raw | verify; without --allow-loopback the loopback directory is not used (unverified)', async () => {
     const signed = await runCli(['sign', '--key', keyFile, '--agent', agentOrigin, '--raw', 'https://origin.example/raw']);
     expect(signed.code).toBe(0);
     expect(signed.stdout).toMatch(/^GET \/raw HTTP\/1\.1\r\nHost: origin\.example\r\n/);
-    const ok = await runCli(['verify', '--directory-allow-loopback'], { input: signed.stdout });
+    const ok = await runCli(['verify', '--allow-loopback'], { input: signed.stdout });
     expect(ok.code, ok.stdout).toBe(0);
     const refused = await runCli(['verify'], { input: signed.stdout });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/sig1\s+UNVERIFIED/);
-    expect(refused.stdout).toContain('--directory-allow-loopback');
+    expect(refused.stdout).toContain('--allow-loopback');
   });
 
   it('verify --key with a static public key, a URL and --header flags (no directory)', async () => {
