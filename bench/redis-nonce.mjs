@@ -1,17 +1,26 @@
 #!/usr/bin/env node
 /**
  * Nonce checks per second against a local Redis: RedisNonceStore.checkAndRecord
- * (one `SET key 1 PX ttl NX` each) through node-redis and ioredis, one client,
- * awaited one after another ("sequential": one round trip per check) and with
- * many checks in flight ("pipelined": the client writes commands without waiting
- * for earlier replies). A raw `SET … NX` loop through the same client is the
- * baseline, to show what the store itself costs.
+ * through node-redis and ioredis, one client, awaited one after another
+ * ("sequential": one round trip per check) and with many checks in flight
+ * ("pipelined": the client writes commands without waiting for earlier replies).
+ *
+ * - "store": the default, one `EVALSHA` of the nonce script per check on the
+ *   scope's sorted set (per-scope quota 10,000);
+ * - "store, per-nonce SET NX": the botsig 0.1 layout (a RedisLike without `eval`,
+ *   `maxEntriesPerScope: Infinity`);
+ * - "store, at quota": every check refused (ERR_NONCE_QUOTA_EXCEEDED), what a
+ *   flooding agent costs;
+ * - a raw `SET … NX` loop through the same client is the baseline.
+ *
+ * Checks are spread over --scopes agents (default 64) so that no scope reaches
+ * its quota within a run.
  *
  * Starts its own redis-server (`redis-server` on PATH, or BOTSIG_REDIS_SERVER) on
  * a free loopback port without persistence, and stops it at the end. Uses
  * dist/redis.js with --dist; by default bundles src/redis.ts with esbuild.
  *
- *   node bench/redis-nonce.mjs [--dist] [--sequential N] [--pipelined N] [--window W]
+ *   node bench/redis-nonce.mjs [--dist] [--sequential N] [--pipelined N] [--window W] [--scopes S]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,6 +39,7 @@ const opt = (name, fallback) => {
 const SEQUENTIAL = opt('--sequential', 20_000);
 const PIPELINED = opt('--pipelined', 200_000);
 const WINDOW = opt('--window', 1000);
+const SCOPES = opt('--scopes', 64);
 
 // ---------------------------------------------------------------------------
 // redis-server
@@ -101,11 +111,14 @@ async function loadBotsigRedis() {
 // ---------------------------------------------------------------------------
 // Measurements
 
-const SCOPE = 'https://crawler.example/.well-known/http-message-signatures-directory poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U';
+// Agent identities (the scope the verifier passes), each holding at most
+// (checks per run) / SCOPES nonces: below the default quota of 10,000.
+const SCOPE_LIST = Array.from({ length: SCOPES }, (_, i) => `https://crawler${i}.example`);
 // 86 characters, like the base64url of the recommended 64-byte nonce.
 const NONCE_BASE = 'x'.repeat(70);
 let counter = 0;
 const nextNonce = () => NONCE_BASE + String(++counter).padStart(16, '0');
+const scopeOf = () => SCOPE_LIST[counter % SCOPES];
 
 /** Checks per second (wall clock), and this process's CPU time per check (µs; less sensitive to a busy machine). */
 function result(n, t0, cpu0) {
@@ -191,7 +204,21 @@ async function main() {
     const like = Object.assign(toRedisLike(client), { raw });
     const store = new RedisNonceStore({ client });
     const storeNoTimer = new RedisNonceStore({ client, timeoutMs: 0 });
-    const viaStore = (s) => (nonce, exp, now) => s.checkAndRecord(SCOPE, nonce, exp, now);
+    // botsig 0.1's layout: a RedisLike without eval, no quota.
+    const { eval: _eval, ...withoutEval } = toRedisLike(client);
+    const storePerNonce = new RedisNonceStore({ client: withoutEval, maxEntriesPerScope: Infinity });
+    // A scope at its quota: every check is refused.
+    const storeTiny = new RedisNonceStore({ client, maxEntriesPerScope: 1 });
+    const viaStore = (s) => (nonce, exp, now) => s.checkAndRecord(scopeOf(), nonce, exp, now);
+    const refused = (nonce, exp, now) =>
+      storeTiny.checkAndRecord('https://flood.example', nonce, exp, now).then(
+        () => {
+          throw new Error('expected ERR_NONCE_QUOTA_EXCEEDED');
+        },
+        (e) => {
+          if (e?.code !== 'ERR_NONCE_QUOTA_EXCEEDED') throw e;
+        },
+      );
     const viaRaw = (nonce) => like.setIfAbsent('raw:' + nonce, '1', 305_000);
     // Warm up JIT and connection.
     await sequential(viaStore(store), 2000);
@@ -208,6 +235,11 @@ async function main() {
     await measure('raw SET NX, pipelined', () => pipelined(viaRaw, PIPELINED, WINDOW));
     await measure('store, pipelined', () => pipelined(viaStore(store), PIPELINED, WINDOW));
     await measure('store (timeoutMs 0), pipelined', () => pipelined(viaStore(storeNoTimer), PIPELINED, WINDOW));
+    await measure('store, per-nonce SET NX, pipelined', () => pipelined(viaStore(storePerNonce), PIPELINED, WINDOW));
+    await measure('store, at quota, pipelined', async () => {
+      await storeTiny.checkAndRecord('https://flood.example', 'first', Date.now() + 300_000, Date.now());
+      return pipelined(refused, PIPELINED, WINDOW);
+    });
     await close();
   }
   await server.stop();

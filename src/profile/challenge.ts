@@ -33,7 +33,8 @@ export interface Challenge {
 /**
  * Maps a verification result to the answer the profile recommends (SPEC 4.3, 7):
  * `undefined` when verified; 400 for unparseable signature headers; 429 with
- * `Accept-Signature` for a replayed nonce (or when nonces cannot be checked);
+ * `Accept-Signature` for a replayed nonce (or when nonces cannot be checked), and
+ * for an agent over its nonce quota or a request over the discovery budget;
  * 403 with `Accept-Signature` for anything else (no or unsuitable signature).
  * With `nonce: true` the generated nonce is returned in `nonce` for the origin to keep.
  *
@@ -47,14 +48,18 @@ export function createChallenge(result: VerificationResult, options: ChallengeOp
   if (result.outcome === 'verified') return undefined;
   if (result.malformed) return { status: 400, headers: {}, reason: 'malformed signature headers' };
   let replay = false;
+  let later = false;
   for (const s of result.signatures) {
     const code = s.error?.code;
     if (code === 'ERR_NONCE_REPLAYED' || code === 'ERR_NONCE_STORE_UNAVAILABLE') replay = true;
+    // The agent's nonce quota, or the origin's discovery budget: the same signature may pass later.
+    else if (code === 'ERR_NONCE_QUOTA_EXCEEDED' || code === 'ERR_DISCOVERY_LIMITED' || code === 'ERR_DISCOVERY_BUDGET') later = true;
   }
   const nonce = options.nonce === true ? randomNonce() : options.nonce;
   const headers = { 'accept-signature': acceptSignatureValue(nonce === undefined ? options : { ...options, nonce }) };
   const extra = nonce === undefined ? {} : { nonce };
   if (replay) return { status: 429, headers, reason: 'sign again with a fresh nonce', ...extra };
+  if (later) return { status: 429, headers, reason: 'too many requests; try again later', ...extra };
   return { status: 403, headers, reason: result.signatures.length === 0 ? 'signature required' : 'signature not accepted', ...extra };
 }
 

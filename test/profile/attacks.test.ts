@@ -168,6 +168,41 @@ describe('a signature harvested on one site does not verify on another (authorit
   });
 });
 
+describe('one agent cannot lock every other agent out (nonce flood)', () => {
+  it('default verifier: an agent that floods gets ERR_NONCE_QUOTA_EXCEEDED after 10,000 live nonces; another agent’s first nonce verifies', async () => {
+    const flooder = await keyPair();
+    const other = await otherKeyPair();
+    const verifier = createVerifier({ keys: [flooder.publicJwk, other.publicJwk], now: at(NOW), maxValiditySeconds: 86_400, authorities: ['origin.example'] });
+    const sk = await importSigningKey(flooder.privateJwk);
+    const sign = async (key: SigningKey | typeof other.privateJwk) => {
+      const req = { method: 'GET', url: 'https://origin.example/', headers: {} as Record<string, string> };
+      applySignatureHeaders(req.headers, await signRequest(req, { key, now: at(NOW), validitySeconds: 86_400 }));
+      return req;
+    };
+    let accepted = 0;
+    let refused: string | undefined;
+    let first: Awaited<ReturnType<typeof sign>> | undefined;
+    for (let i = 0; i < 10_050 && refused === undefined; i++) {
+      const req = await sign(sk);
+      first ??= req;
+      const r = await verifier.verify(req);
+      if (r.outcome === 'verified') accepted++;
+      else refused = r.signatures[0]!.error?.code;
+    }
+    expect(accepted).toBe(10_000);
+    expect(refused).toBe('ERR_NONCE_QUOTA_EXCEEDED');
+    // The flooder's replays are still replays.
+    expect((await verifier.verify(first!)).signatures[0]!.error?.code).toBe('ERR_NONCE_REPLAYED');
+    // Another agent is not affected, and its own replay protection holds.
+    const fresh = await sign(other.privateJwk);
+    expect((await verifier.verify(fresh)).outcome).toBe('verified');
+    expect((await verifier.verify(fresh)).signatures[0]!.error?.code).toBe('ERR_NONCE_REPLAYED');
+    // The challenge for the flooder is a 429 (retry later), not a 403.
+    const flood = await verifier.verify(await sign(sk));
+    expect(verifier.decide(flood)?.status).toBe(429);
+  });
+});
+
 describe('nonces: bounded length, state owned by the verifier', () => {
   it('a 15 KB nonce is refused (ERR_NONCE_TOO_LONG) before the store sees it; maxLength is configurable', async () => {
     const pair = await keyPair();

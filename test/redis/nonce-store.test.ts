@@ -2,16 +2,20 @@
  * RedisNonceStore against a real redis-server (started by the test helper),
  * with both node-redis and ioredis: SPEC 5.3 rule 5 (a global nonce store),
  * key layout and bounds, TTL relative to the verifier's clock, failure modes.
+ * The per-scope quota (issue 13, item 1) is in nonce-quota.test.ts.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { isBotsigError } from '../../src/core/errors';
 import { generateKeyPair } from '../../src/crypto/generate';
 import type { GeneratedKeyPair } from '../../src/crypto/generate';
 import { signRequest } from '../../src/profile/sign-request';
 import { verifyRequest } from '../../src/profile/verify-request';
 import type { VerificationResult } from '../../src/profile/types';
-import { fromIoredis, fromNodeRedis, MAX_RAW_NONCE_CHARS, RedisNonceStore, toRedisLike } from '../../src/stores/redis';
+import { fromIoredis, fromNodeRedis, MAX_RAW_NONCE_CHARS, NONCE_SCRIPT, RedisNonceStore, toRedisLike } from '../../src/stores/redis';
 import type { RedisLike } from '../../src/stores/redis';
+// Every suite here needs redis-server: skipped locally without it, failing under CI.
+import { describeWithRedis as describe } from '../helpers/optional';
 import { startRedisServer } from '../helpers/redis-server';
 import type { RedisServer } from '../helpers/redis-server';
 import { CLIENT_KINDS, closeClients, connect, ioredisClient, nodeRedisClient } from './redis-clients';
@@ -27,11 +31,29 @@ afterAll(async () => {
 });
 
 /** Raw access for assertions, independent of the store under test. */
-async function raw(): Promise<RedisLike & { pttl(key: string): Promise<number>; keys(pattern: string): Promise<string[]> }> {
+async function raw(): Promise<
+  RedisLike & {
+    pttl(key: string): Promise<number>;
+    keys(pattern: string): Promise<string[]>;
+    exists(key: string): Promise<boolean>;
+    zscore(key: string, member: string): Promise<number | null>;
+    zcard(key: string): Promise<number>;
+    timeMs(): Promise<number>;
+    command(...args: string[]): Promise<unknown>;
+  }
+> {
   const c = await nodeRedisClient(server.port);
   return Object.assign(fromNodeRedis(c), {
     pttl: (key: string) => c.pTTL(key),
     keys: (pattern: string) => c.keys(pattern),
+    exists: async (key: string) => (await c.exists(key)) === 1,
+    zscore: (key: string, member: string) => c.zScore(key, member),
+    zcard: (key: string) => c.zCard(key),
+    timeMs: async () => {
+      const [s, us] = (await c.sendCommand(['TIME'])) as [string, string];
+      return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    },
+    command: (...args: string[]) => c.sendCommand(args),
   });
 }
 
@@ -81,33 +103,61 @@ describe.each(CLIENT_KINDS)('RedisNonceStore with %s', (kind: ClientKind) => {
     expect(a.keyFor('s k', 'n').startsWith(p1)).toBe(true);
   });
 
-  it('the default prefix is botsig:nonce:', async () => {
+  it('the default prefix is botsig:nonce:, and a scope is one sorted set with a cluster hash tag', async () => {
     const store = new RedisNonceStore({ client });
-    expect(store.keyFor('https://a.example k', 'abc')).toMatch(/^botsig:nonce:[A-Za-z0-9_-]{43}:abc$/);
+    expect(store.usesScript).toBe(true);
+    expect(store.keyFor('https://a.example', 'abc')).toMatch(/^botsig:nonce:\{[A-Za-z0-9_-]{43}\}$/);
+    expect(store.keyFor('https://a.example', 'other')).toBe(store.keyFor('https://a.example', 'abc'));
+    expect(store.keyFor('https://b.example', 'abc')).not.toBe(store.keyFor('https://a.example', 'abc'));
+    expect(store.memberFor('abc')).toBe('abc');
   });
 
-  it('TTL is expiresAtMs - nowMs + skewMs, relative to the verifier clock (PX, not PXAT)', async () => {
+  it('TTL is expiresAtMs - nowMs + skewMs, relative to the verifier clock, counted on Redis\'s clock', async () => {
     const store = new RedisNonceStore({ client, prefix: prefix(), skewMs: 2000 });
+    const r = await raw();
     // A test clock far in the past: an absolute expiry would already be over.
+    const before = await r.timeMs();
     expect(await store.checkAndRecord('s k', 'n', 30_000, 0)).toBe(true);
-    const pttl = await (await raw()).pttl(store.keyFor('s k', 'n'));
+    const after = await r.timeMs();
+    const key = store.keyFor('s k', 'n');
+    const pttl = await r.pttl(key);
     expect(pttl).toBeGreaterThan(0);
     expect(pttl).toBeLessThanOrEqual(32_000);
     // Redis counts down in real time; the test only needs it not to be near zero or absolute.
     expect(pttl).toBeGreaterThan(20_000);
+    // The member's expiry is Redis's TIME at the check plus 32,000 ms.
+    const score = await r.zscore(key, 'n');
+    expect(score).toBeGreaterThanOrEqual(before + 32_000);
+    expect(score).toBeLessThanOrEqual(after + 32_000);
+    // A test clock far in the future works the same way.
+    expect(await store.checkAndRecord('s k', 'm', 4e12 + 10_000, 4e12)).toBe(true);
+    const left = (await r.zscore(key, 'm'))! - (await r.timeMs());
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(12_000);
+    expect(await store.checkAndRecord('s k', 'm', 4e12 + 10_000, 4e12 + 1)).toBe(false);
   });
 
-  it('an expiry already past still gets a 1 ms key, then the nonce is accepted again once Redis dropped it', async () => {
+  it('the set lives as long as its longest-lived nonce', async () => {
+    const store = new RedisNonceStore({ client, prefix: prefix(), skewMs: 0 });
+    const r = await raw();
+    expect(await store.checkAndRecord('s', 'long', 60_000, 0)).toBe(true);
+    expect(await store.checkAndRecord('s', 'short', 5_000, 0)).toBe(true);
+    const pttl = await r.pttl(store.keyFor('s', 'x'));
+    expect(pttl).toBeGreaterThan(50_000);
+    expect(pttl).toBeLessThanOrEqual(60_000);
+  });
+
+  it('an expiry already past still gets 1 ms, then the nonce is accepted again once Redis\'s clock passed it', async () => {
     const store = new RedisNonceStore({ client, prefix: prefix(), skewMs: 0 });
     const r = await raw();
     expect(await store.checkAndRecord('s k', 'n', 1000, 5000)).toBe(true);
     const key = store.keyFor('s k', 'n');
-    for (let i = 0; i < 200 && (await r.get(key)) !== null; i++) await new Promise((res) => setTimeout(res, 5));
-    expect(await r.get(key)).toBeNull();
+    for (let i = 0; i < 200 && (await r.exists(key)); i++) await new Promise((res) => setTimeout(res, 5));
+    expect(await r.exists(key)).toBe(false);
     expect(await store.checkAndRecord('s k', 'n', 1000, 5000)).toBe(true);
   });
 
-  it('1,000 concurrent checks of one nonce: exactly one true (atomic SET NX)', async () => {
+  it('1,000 concurrent checks of one nonce: exactly one true (one atomic script)', async () => {
     const store = new RedisNonceStore({ client, prefix: prefix() });
     const t = 1_700_000_000_000;
     const results = await Promise.all(Array.from({ length: 1000 }, () => store.checkAndRecord('s k', 'dup', t + 60_000, t)));
@@ -127,10 +177,10 @@ describe.each(CLIENT_KINDS)('RedisNonceStore with %s', (kind: ClientKind) => {
     let maxInFlight = 0;
     const counting: RedisLike = {
       ...inner,
-      setIfAbsent: (key, value, ttlMs) => {
+      eval: (script, keys, args) => {
         inFlight++;
         maxInFlight = Math.max(maxInFlight, inFlight);
-        return inner.setIfAbsent(key, value, ttlMs).finally(() => inFlight--);
+        return inner.eval!(script, keys, args).finally(() => inFlight--);
       },
     };
     const store = new RedisNonceStore({ client: counting, prefix: prefix() });
@@ -139,25 +189,40 @@ describe.each(CLIENT_KINDS)('RedisNonceStore with %s', (kind: ClientKind) => {
     expect(maxInFlight).toBe(200);
   });
 
-  it('keys stay bounded: long scopes are hashed, nonces over 128 characters too (marked with #)', async () => {
+  it('keys and members stay bounded: scopes are hashed, nonces over 128 characters (or starting with #) too', async () => {
     const p = prefix();
     const store = new RedisNonceStore({ client, prefix: p });
+    const r = await raw();
     const t = 1_700_000_000_000;
-    const scope = 'https://agent.example/' + 'x'.repeat(100_000) + ' keyid';
-    const long = 'A'.repeat(MAX_RAW_NONCE_CHARS) + 'B'.repeat(10_000);
+    const scope = 'https://agent.example/' + 'x'.repeat(2000);
+    const long = 'A'.repeat(MAX_RAW_NONCE_CHARS) + 'B'.repeat(300);
     const key = store.keyFor(scope, long);
-    expect(key.length).toBe(p.length + 43 + 1 + 43);
-    expect(key.charAt(p.length + 43)).toBe('#');
+    expect(key.length).toBe(p.length + 1 + 43 + 1);
+    const member = store.memberFor(long);
+    expect(member).toMatch(/^#[A-Za-z0-9_-]{43}$/);
     expect(await store.checkAndRecord(scope, long, t + 60_000, t)).toBe(true);
     expect(await store.checkAndRecord(scope, long, t + 60_000, t)).toBe(false);
+    expect(await r.zscore(key, member)).not.toBeNull();
     // A nonce of exactly 128 characters is kept as is; one more character switches to the hash.
     const exact = 'C'.repeat(MAX_RAW_NONCE_CHARS);
-    expect(store.keyFor(scope, exact).endsWith(':' + exact)).toBe(true);
-    expect(store.keyFor(scope, exact + 'C').endsWith(exact)).toBe(false);
-    // The hashed form never equals a raw nonce that spells the hash.
-    const hashed = key.slice(p.length + 44);
-    expect(store.keyFor(scope, hashed)).not.toBe(key);
-    expect(await store.checkAndRecord(scope, hashed, t + 60_000, t)).toBe(true);
+    expect(store.memberFor(exact)).toBe(exact);
+    expect(store.memberFor(exact + 'C')).toMatch(/^#/);
+    // The hashed form never equals a raw nonce that spells the hash: such a nonce is hashed in turn.
+    expect(store.memberFor(member)).not.toBe(member);
+    expect(await store.checkAndRecord(scope, member, t + 60_000, t)).toBe(true);
+    expect(await r.zcard(key)).toBe(2);
+  });
+
+  it('a script flushed from Redis (restart, failover, SCRIPT FLUSH) is sent again: EVALSHA falls back to EVAL', async () => {
+    const store = new RedisNonceStore({ client, prefix: prefix() });
+    const r = await raw();
+    const t = 1_700_000_000_000;
+    expect(await store.checkAndRecord('s', 'a', t + 60_000, t)).toBe(true);
+    expect(await r.command('SCRIPT', 'FLUSH')).toBe('OK');
+    expect(await store.checkAndRecord('s', 'a', t + 60_000, t)).toBe(false);
+    expect(await store.checkAndRecord('s', 'b', t + 60_000, t)).toBe(true);
+    const [loaded] = (await r.command('SCRIPT', 'EXISTS', createHash('sha1').update(NONCE_SCRIPT).digest('hex'))) as number[];
+    expect(loaded).toBe(1);
   });
 
   it('Redis unreachable: rejects with ERR_NONCE_STORE_UNAVAILABLE', async () => {
@@ -185,11 +250,16 @@ describe('RedisNonceStore bounds and misuse', () => {
     get: () => new Promise(() => undefined),
     del: () => new Promise(() => undefined),
     delIfEquals: () => new Promise(() => undefined),
+    eval: () => new Promise(() => undefined),
   };
+  /** A RedisLike of botsig 0.1: no eval. */
+  const { eval: _unused, ...neverWithoutEval } = never;
 
-  it('a Redis that never answers: rejects with ERR_NONCE_STORE_UNAVAILABLE after timeoutMs', async () => {
+  it('a Redis that never answers: rejects with ERR_NONCE_STORE_UNAVAILABLE after timeoutMs (both layouts)', async () => {
     const store = new RedisNonceStore({ client: never, timeoutMs: 20 });
     await expect(store.checkAndRecord('s k', 'n', 60_000, 0)).rejects.toMatchObject({ name: 'BotsigError', code: 'ERR_NONCE_STORE_UNAVAILABLE' });
+    const legacy = new RedisNonceStore({ client: neverWithoutEval, timeoutMs: 20, maxEntriesPerScope: Number.POSITIVE_INFINITY });
+    await expect(legacy.checkAndRecord('s k', 'n', 60_000, 0)).rejects.toMatchObject({ name: 'BotsigError', code: 'ERR_NONCE_STORE_UNAVAILABLE' });
   });
 
   it('a client that throws synchronously or answers nonsense: ERR_NONCE_STORE_UNAVAILABLE, never true', async () => {
@@ -198,38 +268,122 @@ describe('RedisNonceStore bounds and misuse', () => {
       setIfAbsent: () => {
         throw new Error('boom');
       },
+      eval: () => {
+        throw new Error('boom');
+      },
     };
     await expect(new RedisNonceStore({ client: throwing }).checkAndRecord('s k', 'n', 60_000, 0)).rejects.toMatchObject({ code: 'ERR_NONCE_STORE_UNAVAILABLE' });
+    const { eval: _e, ...throwingLegacy } = throwing;
+    await expect(
+      new RedisNonceStore({ client: throwingLegacy, maxEntriesPerScope: Number.POSITIVE_INFINITY }).checkAndRecord('s k', 'n', 60_000, 0),
+    ).rejects.toMatchObject({ code: 'ERR_NONCE_STORE_UNAVAILABLE' });
     const c = await nodeRedisClient(server.port);
     const odd = fromNodeRedis({ isOpen: true, sendCommand: () => c.sendCommand(['PING']) });
     await expect(new RedisNonceStore({ client: odd }).checkAndRecord('s k', 'n', 60_000, 0)).rejects.toMatchObject({ code: 'ERR_NONCE_STORE_UNAVAILABLE' });
+    for (const reply of [3, -1, 'OK', null, true, [1], 1.5]) {
+      const weird: RedisLike = { ...never, eval: () => Promise.resolve(reply) };
+      await expect(new RedisNonceStore({ client: weird }).checkAndRecord('s', 'n', 60_000, 0), String(reply)).rejects.toMatchObject({
+        code: 'ERR_NONCE_STORE_UNAVAILABLE',
+      });
+    }
+    // Integer replies as other clients may spell them.
+    for (const [reply, expected] of [[1, true], [0, false], ['1', true], [0n, false]] as const) {
+      const plain: RedisLike = { ...never, eval: () => Promise.resolve(reply) };
+      expect(await new RedisNonceStore({ client: plain }).checkAndRecord('s', 'n', 60_000, 0)).toBe(expected);
+    }
+    const quota: RedisLike = { ...never, eval: () => Promise.resolve(2) };
+    await expect(new RedisNonceStore({ client: quota }).checkAndRecord('s', 'n', 60_000, 0)).rejects.toMatchObject({ code: 'ERR_NONCE_QUOTA_EXCEEDED' });
   });
 
-  it('TTLs are clamped to [1 ms, 10 years] and sent as integers', async () => {
-    const seen: number[] = [];
+  it('TTLs are clamped to [1 ms, 10 years] and sent as integers; the quota and the member go along', async () => {
+    const seen: string[][] = [];
     const recording: RedisLike = {
       ...never,
-      setIfAbsent: (_k, _v, ttl) => {
-        seen.push(ttl);
-        return Promise.resolve(true);
+      eval: (script, keys, args) => {
+        expect(script).toBe(NONCE_SCRIPT);
+        seen.push([...keys, ...args]);
+        return Promise.resolve(1);
       },
     };
-    const store = new RedisNonceStore({ client: recording, skewMs: 0 });
+    const store = new RedisNonceStore({ client: recording, skewMs: 0, maxEntriesPerScope: 7 });
     await store.checkAndRecord('s k', 'a', 0, 1000);
     await store.checkAndRecord('s k', 'b', Number.POSITIVE_INFINITY, 0);
     await store.checkAndRecord('s k', 'c', 1000.4, 0);
-    expect(seen).toEqual([1, 10 * 365 * 86_400_000, 1001]);
+    const key = store.keyFor('s k', 'a');
+    expect(seen).toEqual([
+      [key, 'a', '1', '7'],
+      [key, 'b', String(10 * 365 * 86_400_000), '7'],
+      [key, 'c', '1001', '7'],
+    ]);
+    // No quota: 0.
+    seen.length = 0;
+    await new RedisNonceStore({ client: recording, skewMs: 0, maxEntriesPerScope: Number.POSITIVE_INFINITY }).checkAndRecord('s k', 'a', 10, 0);
+    expect(seen[0]![3]).toBe('0');
+    // The per-nonce layout clamps the same way.
+    const ttls: number[] = [];
+    const legacy: RedisLike = {
+      ...neverWithoutEval,
+      setIfAbsent: (_k, _v, ttl) => {
+        ttls.push(ttl);
+        return Promise.resolve(true);
+      },
+    };
+    const old = new RedisNonceStore({ client: legacy, skewMs: 0, maxEntriesPerScope: Number.POSITIVE_INFINITY });
+    await old.checkAndRecord('s k', 'a', 0, 1000);
+    await old.checkAndRecord('s k', 'b', Number.POSITIVE_INFINITY, 0);
+    await old.checkAndRecord('s k', 'c', 1000.4, 0);
+    expect(ttls).toEqual([1, 10 * 365 * 86_400_000, 1001]);
   });
 
-  it('misuse throws TypeError', async () => {
+  it('nonce or scope too long: refused before Redis is asked', async () => {
+    let calls = 0;
+    const counting: RedisLike = {
+      ...never,
+      eval: () => {
+        calls++;
+        return Promise.resolve(1);
+      },
+    };
+    const store = new RedisNonceStore({ client: counting, maxNonceLength: 8, maxScopeLength: 16 });
+    await expect(store.checkAndRecord('s', '123456789', 60_000, 0)).rejects.toMatchObject({ name: 'BotsigError', code: 'ERR_NONCE_TOO_LONG' });
+    await expect(store.checkAndRecord('s'.repeat(17), 'n', 60_000, 0)).rejects.toMatchObject({ name: 'BotsigError', code: 'ERR_NONCE_STORE_UNAVAILABLE' });
+    expect(calls).toBe(0);
+    expect(await store.checkAndRecord('s'.repeat(16), '12345678', 60_000, 0)).toBe(true);
+    expect(calls).toBe(1);
+    // Defaults: 512 and 2,048.
+    const d = new RedisNonceStore({ client: counting });
+    await expect(d.checkAndRecord('s', 'n'.repeat(513), 60_000, 0)).rejects.toMatchObject({ code: 'ERR_NONCE_TOO_LONG' });
+    await expect(d.checkAndRecord('s'.repeat(2049), 'n', 60_000, 0)).rejects.toMatchObject({ code: 'ERR_NONCE_STORE_UNAVAILABLE' });
+    expect(await d.checkAndRecord('s'.repeat(2048), 'n'.repeat(512), 60_000, 0)).toBe(true);
+    expect(calls).toBe(2);
+  });
+
+  it('a RedisLike without eval (botsig 0.1): per-nonce SET NX without quota when asked for, else a TypeError at construction', () => {
+    expect(() => new RedisNonceStore({ client: neverWithoutEval })).toThrow(/eval/);
+    expect(() => new RedisNonceStore({ client: neverWithoutEval, maxEntriesPerScope: 10 })).toThrow(TypeError);
+    const legacy = new RedisNonceStore({ client: neverWithoutEval, maxEntriesPerScope: Number.POSITIVE_INFINITY });
+    expect(legacy.usesScript).toBe(false);
+    expect(legacy.keyFor('https://a.example k', 'abc')).toMatch(/^botsig:nonce:[A-Za-z0-9_-]{43}:abc$/);
+    expect(legacy.keyFor('s', 'A'.repeat(MAX_RAW_NONCE_CHARS + 1))).toMatch(/^botsig:nonce:[A-Za-z0-9_-]{43}#[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('misuse throws TypeError or RangeError naming the option', async () => {
     expect(() => new RedisNonceStore({} as never)).toThrow(TypeError);
     expect(() => new RedisNonceStore({ client: {} as never })).toThrow(TypeError);
     expect(() => new RedisNonceStore({ client: never, prefix: 1 as never })).toThrow(TypeError);
     expect(() => new RedisNonceStore({ client: never, timeoutMs: -1 })).toThrow(TypeError);
     expect(() => new RedisNonceStore({ client: never, skewMs: 1.5 })).toThrow(TypeError);
+    expect(() => new RedisNonceStore({ client: never, maxEntriesPerScope: 0 })).toThrow(RangeError);
+    expect(() => new RedisNonceStore({ client: never, maxEntriesPerScope: 2.5 })).toThrow(/maxEntriesPerScope/);
+    expect(() => new RedisNonceStore({ client: never, maxEntriesPerScope: '5' as never })).toThrow(TypeError);
+    expect(() => new RedisNonceStore({ client: never, maxNonceLength: 0 })).toThrow(/maxNonceLength/);
+    expect(() => new RedisNonceStore({ client: never, maxNonceLength: Number.POSITIVE_INFINITY })).toThrow(/maxNonceLength/);
+    expect(() => new RedisNonceStore({ client: never, maxScopeLength: -5 })).toThrow(/maxScopeLength/);
     const store = new RedisNonceStore({ client: never });
     expect(() => store.checkAndRecord('s', 'n', Number.NaN, 0)).toThrow(TypeError);
     expect(() => store.checkAndRecord('s', 1 as never, 0, 0)).toThrow(TypeError);
+    expect(() => store.checkAndRecord(1 as never, 'n', 0, 0)).toThrow(TypeError);
+    expect(() => store.memberFor(1 as never)).toThrow(TypeError);
   });
 });
 
@@ -248,9 +402,40 @@ describe('client detection', () => {
       await adapted.setWithTtl(key, 'w', 10_000);
       await adapted.del(key);
       expect(await adapted.get(key)).toBeNull();
+      // eval: KEYS and ARGV arrive in order; the reply comes back raw.
+      const script = "redis.call('SET', KEYS[1], ARGV[1]) return {KEYS[1], ARGV[1], ARGV[2], #KEYS, #ARGV}";
+      expect(await adapted.eval!(script, [key], ['x', 'y'])).toEqual([key, 'x', 'y', 1, 2]);
+      expect(await adapted.get(key)).toBe('x');
+      await adapted.del(key);
+      // A script error is a rejection.
+      await expect(adapted.eval!("return redis.call('NOPE')", [key], [])).rejects.toThrow();
     }
     const own = toRedisLike(nr);
     expect(toRedisLike(own)).toBe(own);
+  });
+
+  it('eval sends EVALSHA and falls back to EVAL only on NOSCRIPT', async () => {
+    const sent: string[] = [];
+    let known = false;
+    const fake = {
+      status: 'ready',
+      call: (command: string, ...args: Array<string | number>) => {
+        sent.push(command);
+        if (command === 'EVALSHA' && !known) return Promise.reject(new Error('NOSCRIPT No matching script. Please use EVAL.'));
+        if (command === 'EVAL') known = true;
+        if (command === 'EVALSHA') expect(args[0]).toBe(createHash('sha1').update('return 1').digest('hex'));
+        return Promise.resolve(1);
+      },
+    };
+    const like = fromIoredis(fake);
+    expect(await like.eval!('return 1', ['k'], [])).toBe(1);
+    expect(await like.eval!('return 1', ['k'], [])).toBe(1);
+    expect(sent).toEqual(['EVALSHA', 'EVAL', 'EVALSHA']);
+    // Any other error is not retried.
+    const failing = fromIoredis({ status: 'ready', call: (command: string) => (sent.push(command), Promise.reject(new Error('BUSY Redis is busy'))) });
+    sent.length = 0;
+    await expect(failing.eval!('return 1', ['k'], [])).rejects.toThrow(/BUSY/);
+    expect(sent).toEqual(['EVALSHA']);
   });
 
   it('a node-redis cluster gets the key for slot routing (sendCommand(firstKey, isReadonly, args))', async () => {
@@ -271,6 +456,15 @@ describe('client detection', () => {
       ['k1', false, ['SET', 'k1', 'v', 'PX', '5', 'NX']],
       ['k2', true, ['GET', 'k2']],
     ]);
+    // The nonce script is routed by the scope's set, whose hash tag keeps every key of a check in one slot.
+    calls.length = 0;
+    const store = new RedisNonceStore({ client: cluster, prefix: 'p:' });
+    await store.checkAndRecord('https://a.example', 'n', 60_000, 0).catch(() => undefined);
+    const key = store.keyFor('https://a.example', 'n');
+    expect(key).toMatch(/^p:\{[A-Za-z0-9_-]{43}\}$/);
+    expect(calls[0]![0]).toBe(key);
+    expect(calls[0]![1]).toBe(false);
+    expect((calls[0]![2] as string[]).slice(0, 4)).toEqual(['EVALSHA', createHash('sha1').update(NONCE_SCRIPT).digest('hex'), '1', key]);
   });
 
   it('anything else is a TypeError', () => {
@@ -311,29 +505,33 @@ describe.each(CLIENT_KINDS)('verifyRequest with RedisNonceStore (%s)', (kind: Cl
   it('expiry: the nonce is accepted again only after its signature expired, and the request is then refused for expiry', async () => {
     let clockMs = Math.floor(Date.now() / 1000) * 1000;
     const now = (): number => clockMs;
-    const store = new RedisNonceStore({ client, prefix: prefix(), skewMs: 0 });
+    const p = prefix();
+    const store = new RedisNonceStore({ client, prefix: p, skewMs: 0 });
     const created = clockMs / 1000;
     const request = await signed('short-lived', created, 1);
     const options = { keys: [pair.publicJwk], now, clockSkewSeconds: 0, nonce: { policy: 'required' as const, store } };
     expect((await verifyRequest(request, options)).outcome).toBe('verified');
     const replay = await verifyRequest(request, options);
     expect(code(replay)).toBe('ERR_NONCE_REPLAYED');
-    // The key lives as long as the verifier would accept the signature: through the
+    // The nonce lives as long as the verifier would accept the signature: through the
     // whole second `expires` (1 s of validity + 1 s), with no skew on either side.
-    const key = store.keyFor(`${pair.thumbprint} ${pair.thumbprint}`, 'short-lived');
+    // (One scope, one set: found under the test's own prefix, whatever scope the verifier chose.)
     const r = await raw();
+    const keys = await r.keys(`${p}*`);
+    expect(keys).toHaveLength(1);
+    const key = keys[0]!;
     const pttl = await r.pttl(key);
     expect(pttl).toBeGreaterThan(0);
     expect(pttl).toBeLessThanOrEqual(2000);
+    const left = (await r.zscore(key, 'short-lived'))! - (await r.timeMs());
+    expect(left).toBeLessThanOrEqual(2000);
     // Wait (bounded) for Redis to drop it; by then the signature has expired.
-    for (let i = 0; i < 400 && (await r.get(key)) !== null; i++) await new Promise((res) => setTimeout(res, 10));
-    expect(await r.get(key)).toBeNull();
+    for (let i = 0; i < 400 && (await r.exists(key)); i++) await new Promise((res) => setTimeout(res, 10));
+    expect(await r.exists(key)).toBe(false);
     clockMs += 3000;
     const late = await verifyRequest(request, options);
     expect(late.outcome).toBe('invalid');
     expect(code(late)).toBe('ERR_SIGNATURE_EXPIRED');
-    // The store itself would take the nonce again now.
-    expect(await store.checkAndRecord(`${pair.thumbprint} ${pair.thumbprint}`, 'short-lived', created * 1000 + 2000, clockMs)).toBe(true);
   });
 
   it('Redis down under policy required: unverified with ERR_NONCE_STORE_UNAVAILABLE, never verified', async () => {

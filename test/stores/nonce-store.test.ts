@@ -35,15 +35,17 @@ describe('MemoryNonceStore (SPEC 5.3 rule 5: nonce uniqueness within the validit
   });
 
   it('bounded: full of unexpired nonces it refuses (throws) rather than forgetting; expiry frees room', () => {
+    // One scope: its quota is maxEntries (the default per-scope quota is capped by maxEntries).
     const store = new MemoryNonceStore({ maxEntries: 3 });
     for (const n of ['a', 'b', 'c']) expect(store.checkAndRecord('s', n, 5000 + n.charCodeAt(0), 0)).toBe(true);
-    expect(() => store.checkAndRecord('s', 'd', 6000, 100)).toThrow(/full/);
+    expect(() => store.checkAndRecord('s', 'd', 6000, 100)).toThrow(expect.objectContaining({ name: 'BotsigError', code: 'ERR_NONCE_QUOTA_EXCEEDED' }));
     // A replay is still recognised when full.
     expect(store.checkAndRecord('s', 'a', 6000, 100)).toBe(false);
     // Once 'a' (5097) has expired, there is room for one more.
     expect(store.checkAndRecord('s', 'd', 6000, 5097)).toBe(true);
     expect(store.size).toBe(3);
-    expect(() => store.checkAndRecord('s', 'e', 6000, 5097)).toThrow(/full/);
+    expect(() => store.checkAndRecord('s', 'e', 6000, 5097)).toThrow(expect.objectContaining({ code: 'ERR_NONCE_QUOTA_EXCEEDED' }));
+    expect(store.size).toBe(3);
   });
 
   it('memory stays bounded under a stream of distinct nonces with rolling expiry', () => {
@@ -65,10 +67,19 @@ describe('MemoryNonceStore (SPEC 5.3 rule 5: nonce uniqueness within the validit
     expect(store.checkAndRecord('s', 'n', 200)).toBe(true);
   });
 
-  it('misuse: maxEntries, now, argument types', () => {
+  it('misuse: options, argument types', () => {
     expect(() => new MemoryNonceStore({ maxEntries: 0 })).toThrow(RangeError);
     expect(() => new MemoryNonceStore({ maxEntries: 1.5 })).toThrow(RangeError);
+    expect(() => new MemoryNonceStore({ maxEntries: '5' as never })).toThrow(/maxEntries/);
+    expect(() => new MemoryNonceStore({ maxEntriesPerScope: 0 })).toThrow(RangeError);
+    expect(() => new MemoryNonceStore({ maxEntriesPerScope: Number.POSITIVE_INFINITY })).toThrow(/maxEntriesPerScope/);
+    expect(() => new MemoryNonceStore({ maxEntries: 10, maxEntriesPerScope: 11 })).toThrow(/maxEntriesPerScope/);
+    expect(() => new MemoryNonceStore({ maxNonceLength: 0 })).toThrow(/maxNonceLength/);
+    expect(() => new MemoryNonceStore({ maxNonceLength: '1' as never })).toThrow(TypeError);
+    expect(() => new MemoryNonceStore({ maxScopeLength: -1 })).toThrow(/maxScopeLength/);
     expect(() => new MemoryNonceStore({ now: 5 as never })).toThrow(TypeError);
+    expect(() => new MemoryNonceStore(null as never)).toThrow(TypeError);
+    expect(new MemoryNonceStore({ maxEntries: 10, maxEntriesPerScope: 10 }).size).toBe(0);
     const store = new MemoryNonceStore();
     expect(() => store.checkAndRecord(1 as never, 'n', 1, 0)).toThrow(TypeError);
     expect(() => store.checkAndRecord('s', 'n', Number.NaN, 0)).toThrow(TypeError);

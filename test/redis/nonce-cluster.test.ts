@@ -1,0 +1,163 @@
+/**
+ * RedisNonceStore on a real two-node Redis Cluster (two redis-server processes
+ * on loopback, slots split between them), through node-redis `createCluster` and
+ * ioredis `Cluster`: the nonce script runs on the node owning the scope's slot
+ * (its keys carry a `{hash}` tag), scopes spread over both nodes, and replays and
+ * the quota work as on a single server.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Cluster } from 'ioredis';
+import { createClient, createCluster } from 'redis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { isBotsigError } from '../../src/core/errors';
+import { RedisNonceStore } from '../../src/stores/redis';
+import type { RedisClientInput } from '../../src/stores/redis';
+// Every suite here needs redis-server: skipped locally without it, failing under CI.
+import { describeWithRedis as describe, REDIS, requireTool } from '../helpers/optional';
+
+
+interface Node {
+  port: number;
+  child: ChildProcess;
+  exited: Promise<void>;
+  dir: string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    let reply = '';
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk: Buffer) => {
+      reply += chunk.toString('latin1');
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+    });
+  });
+}
+
+async function startNode(): Promise<Node> {
+  const binary = requireTool(REDIS);
+  const dir = mkdtempSync(join(tmpdir(), 'botsig-cluster-'));
+  const port = await freePort();
+  const child = spawn(
+    binary,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--daemonize', 'no'],
+    { stdio: 'ignore' },
+  );
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  for (let i = 0; i < 500 && !(await ping(port)); i++) await new Promise((r) => setTimeout(r, 20));
+  return { port, child, exited, dir };
+}
+
+async function stopNode(node: Node | undefined): Promise<void> {
+  if (node === undefined) return;
+  node.child.kill('SIGKILL');
+  await node.exited;
+  rmSync(node.dir, { recursive: true, force: true });
+}
+
+let a: Node | undefined;
+let b: Node | undefined;
+const admins: Array<ReturnType<typeof createClient>> = [];
+const closers: Array<() => Promise<unknown> | void> = [];
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([startNode(), startNode()]);
+  for (const node of [a, b]) {
+    const admin = createClient({ socket: { host: '127.0.0.1', port: node.port } });
+    admin.on('error', () => undefined);
+    await admin.connect();
+    admins.push(admin);
+  }
+  await admins[0]!.sendCommand(['CLUSTER', 'ADDSLOTSRANGE', '0', '8191']);
+  await admins[1]!.sendCommand(['CLUSTER', 'ADDSLOTSRANGE', '8192', '16383']);
+  await admins[0]!.sendCommand(['CLUSTER', 'MEET', '127.0.0.1', String(b.port)]);
+  // Wait (bounded) until both nodes agree the cluster is up.
+  for (let i = 0; i < 500; i++) {
+    const infos = await Promise.all(admins.map((c) => c.sendCommand(['CLUSTER', 'INFO']) as Promise<string>));
+    const slots = await Promise.all(admins.map((c) => c.sendCommand(['CLUSTER', 'SLOTS']) as Promise<unknown[]>));
+    if (infos.every((info) => info.includes('cluster_state:ok')) && slots.every((s) => s.length === 2)) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}, 30_000);
+
+afterAll(async () => {
+  for (const close of closers) await Promise.resolve(close()).catch(() => undefined);
+  for (const admin of admins) admin.destroy();
+  await Promise.all([stopNode(a), stopNode(b)]);
+});
+
+async function clusterClient(kind: 'node-redis' | 'ioredis'): Promise<RedisClientInput> {
+  if (kind === 'node-redis') {
+    const cluster = createCluster({ rootNodes: [{ socket: { host: '127.0.0.1', port: a!.port } }] });
+    cluster.on('error', () => undefined);
+    await cluster.connect();
+    closers.push(() => cluster.destroy());
+    return cluster;
+  }
+  const cluster = new Cluster([{ host: '127.0.0.1', port: a!.port }], { enableOfflineQueue: true });
+  cluster.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    cluster.once('ready', () => resolve());
+    cluster.once('error', reject);
+  });
+  closers.push(() => cluster.disconnect());
+  return cluster;
+}
+
+function answer(check: Promise<boolean>): Promise<boolean | string> {
+  return check.then(
+    (fresh) => fresh,
+    (error: unknown) => {
+      if (isBotsigError(error)) return error.code;
+      throw error;
+    },
+  );
+}
+
+const T = 1_700_000_000_000;
+
+describe.each(['node-redis', 'ioredis'] as const)('RedisNonceStore on a two-node Redis Cluster (%s)', (kind) => {
+  it('scopes spread over both nodes; replays and the quota work on each', async () => {
+    const prefix = `c-${kind}:`;
+    const store = new RedisNonceStore({ client: await clusterClient(kind), prefix, maxEntriesPerScope: 3 });
+    const scopes = Array.from({ length: 40 }, (_, i) => `https://agent${i}.example`);
+    const fresh = await Promise.all(scopes.flatMap((s) => ['a', 'b', 'c'].map((n) => answer(store.checkAndRecord(s, n, T + 60_000, T)))));
+    expect(fresh.every((x) => x === true)).toBe(true);
+    const replays = await Promise.all(scopes.map((s) => answer(store.checkAndRecord(s, 'b', T + 60_000, T))));
+    expect(replays.every((x) => x === false)).toBe(true);
+    const over = await Promise.all(scopes.map((s) => answer(store.checkAndRecord(s, 'd', T + 60_000, T))));
+    expect(over.every((x) => x === 'ERR_NONCE_QUOTA_EXCEEDED')).toBe(true);
+    // Both nodes hold some of the scopes' sets.
+    const counts = await Promise.all(admins.map(async (c) => (await c.sendCommand(['KEYS', `${prefix}*`]) as string[]).length));
+    expect(counts[0]! + counts[1]!).toBe(40);
+    expect(counts[0]).toBeGreaterThan(0);
+    expect(counts[1]).toBeGreaterThan(0);
+  });
+});
