@@ -35,8 +35,8 @@ export { parseRawHttpMessage } from './httpsig/raw';
 export type { ParseRawHttpMessageOptions, RawHttpMessage } from './httpsig/raw';
 
 // Keys, so that this entry point is usable on its own.
-export { importSigningKey, importVerifyingKey } from './crypto/keys';
-export type { AlgorithmName, Jwk, SigningKey, VerifyingKey } from './crypto/types';
+export { importSigningKey, importVerifyingKey, keyForAlgorithm } from './crypto/keys';
+export type { AlgorithmName, BoundVerifyingKey, Jwk, SigningKey, VerifyingKey } from './crypto/types';
 
 // Structured Fields (RFC 9651), for building component identifiers and parameters.
 export {

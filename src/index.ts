@@ -128,7 +128,7 @@ export type {
 } from './directory/delegation';
 
 // Keys and crypto
-export { importSigningKey, importVerifyingKey, importSigningKeySync } from './crypto/keys';
+export { importSigningKey, importVerifyingKey, importSigningKeySync, keyForAlgorithm } from './crypto/keys';
 export type { ImportKeyOptions } from './crypto/keys';
 export { jwkThumbprint, jwkThumbprintSync } from './crypto/thumbprint';
 export { createContentDigest, verifyContentDigest } from './crypto/digest';
@@ -138,7 +138,7 @@ export type { GeneratedKeyPair } from './crypto/generate';
 export { getCryptoProvider, setCryptoProvider } from './crypto/provider';
 export { ALGORITHMS, joseAlgToHttpSig, toAlgorithmName } from './crypto/registry';
 export { isRfc9421TestKey } from './crypto/test-keys';
-export type { AlgorithmName, CryptoProvider, Jwk, SigningKey, VerifyingKey } from './crypto/types';
+export type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, SigningKey, VerifyingKey } from './crypto/types';
 
 // Accept-Signature (client side) and URLs
 export { parseAcceptSignature } from './httpsig/accept-signature';

@@ -330,7 +330,7 @@ function keyRules(raw: unknown, parsed: ParsedDirectory, source: DirectorySource
           break;
         case 'alg':
           if (key?.alg !== undefined) report.pass(`${at}.alg`, o['alg'] === undefined ? `no alg; ${key.alg} by key type` : key.alg);
-          else if (key !== undefined) report.warn(`${at}.alg`, 'no alg: an RSA key needs one (rsa-pss-sha512 or rsa-v1_5-sha256) for verifiers to use it', 'alg-missing');
+          else if (key !== undefined) report.pass(`${at}.alg`, 'no alg: the RSA key serves rsa-pss-sha512 or rsa-v1_5-sha256, as each signature names (its signatures must carry alg)');
           break;
         case 'validity':
           if (key === undefined) break;

@@ -1,19 +1,24 @@
 /**
  * Key pair generation for agents: a private JWK to keep and a public JWK to
  * publish in the key directory, with `kid` set to the JWK thumbprint.
+ *
+ * `alg` is written only where the key type does not fix the algorithm (RSA, as its
+ * RFC 9421 name, SPEC 2.1 rule 2). Ed25519, P-256 and P-384 JWKs carry none, so
+ * that jose's `importJWK` and WebCrypto's `importKey('jwk', …)`, which refuse
+ * RFC 9421 names such as `ed25519`, import them unchanged.
  */
 import { BotsigError, isBotsigError } from '../core/errors';
 import { nobleGenerateEd25519Jwk } from './noble';
-import { algorithmSpec, toAlgorithmName } from './registry';
+import { algorithmSpec, inferAlgorithm, toAlgorithmName } from './registry';
 import { jwkThumbprint } from './thumbprint';
 import type { AlgorithmName, Jwk } from './types';
 import { getSubtle, webCryptoHasEd25519 } from './webcrypto';
 
 /** What {@link generateKeyPair} returns. */
 export interface GeneratedKeyPair {
-  /** Key material plus `alg` (RFC 9421 name) and `kid`. Keep it secret. */
+  /** Key material plus `kid` (and, for RSA, `alg` as its RFC 9421 name). Keep it secret. */
   privateJwk: Jwk;
-  /** Public members plus `kid`, `alg` and `use: 'sig'`, ready for a directory. */
+  /** Public members plus `kid` (RSA: `alg`) and `use: 'sig'`, ready for a directory. */
   publicJwk: Jwk;
   /** RFC 7638 / RFC 8037 §A.3 SHA-256 thumbprint, base64url (also the `kid`). */
   thumbprint: string;
@@ -53,13 +58,15 @@ async function generatePrivateJwk(alg: AlgorithmName): Promise<Jwk> {
  *   generate the key.
  * @example
  * const { privateJwk, publicJwk, thumbprint } = await generateKeyPair();
- * // publicJwk: { kty: 'OKP', crv: 'Ed25519', x: '…', kid: thumbprint, alg: 'ed25519', use: 'sig' }
+ * // publicJwk: { kty: 'OKP', crv: 'Ed25519', x: '…', kid: thumbprint, use: 'sig' }
+ * // generateKeyPair('rsa-pss-sha512') → publicJwk: { kty: 'RSA', n, e, kid, alg: 'rsa-pss-sha512', use: 'sig' }
  */
 export async function generateKeyPair(alg: AlgorithmName = 'ed25519'): Promise<GeneratedKeyPair> {
   const name = toAlgorithmName(alg);
   const exported = await generatePrivateJwk(name);
   const publicJwk = pick(exported, PUBLIC_ORDER);
   const thumbprint = await jwkThumbprint(publicJwk);
-  const privateJwk = { ...pick(exported, PRIVATE_ORDER), alg: name, kid: thumbprint };
-  return { privateJwk, publicJwk: { ...publicJwk, kid: thumbprint, alg: name, use: 'sig' }, thumbprint };
+  const named = inferAlgorithm(publicJwk) === name ? {} : { alg: name };
+  const privateJwk = { ...pick(exported, PRIVATE_ORDER), ...named, kid: thumbprint };
+  return { privateJwk, publicJwk: { ...publicJwk, kid: thumbprint, ...named, use: 'sig' }, thumbprint };
 }

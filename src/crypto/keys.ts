@@ -9,20 +9,28 @@ import { BotsigError, isBotsigError } from '../core/errors';
 import { ed25519JwkBytes, nobleEd25519Signer } from './noble';
 import { getCryptoProvider } from './provider';
 import {
+  ALGORITHMS,
   algorithmForJwk,
   algorithmFromWebCryptoKey,
   algorithmSpec,
+  inferAlgorithm,
   isAlgorithmName,
+  jwkFitsAlgorithm,
   RSA_MAX_MODULUS_BITS,
   RSA_MIN_MODULUS_BITS,
 } from './registry';
 import { jwkThumbprintSync } from './thumbprint';
-import type { AlgorithmName, CryptoProvider, Jwk, SigningKey, VerifyingKey } from './types';
+import type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, SigningKey, VerifyingKey } from './types';
 import { getSubtle, webCryptoSigner, webCryptoVerifier } from './webcrypto';
 
 /** Options of {@link importSigningKey} and {@link importVerifyingKey}. */
 export interface ImportKeyOptions {
-  /** The algorithm the key must be used with; checked against the key type and the JWK's `alg`. */
+  /**
+   * The algorithm the key must be used with (known by configuration, RFC 9421 §3.2
+   * step 6); checked against the key type and the JWK's `alg`. Without it, a verifying
+   * RSA JWK that has no `alg` gives a key that serves the algorithm each signature names
+   * (see {@link keyForAlgorithm}); a signing one is refused.
+   */
   alg?: AlgorithmName;
   /** Backend for JWK imports (default: {@link getCryptoProvider}). CryptoKeys always use WebCrypto. */
   provider?: CryptoProvider;
@@ -150,12 +158,16 @@ export function isSigningKey(value: unknown): value is SigningKey {
   );
 }
 
-/** True for objects made by {@link importVerifyingKey} (or shaped like them). */
+/**
+ * True for objects made by {@link importVerifyingKey} (or shaped like them): bound to
+ * an algorithm (`alg`), or unbound with a non-empty `algorithms` list.
+ */
 export function isVerifyingKey(value: unknown): value is VerifyingKey {
   const v = value as Partial<VerifyingKey> | null;
-  return (
-    typeof v === 'object' && v !== null && typeof v.verify === 'function' && typeof v.thumbprint === 'string' && isAlgorithmName(v.alg) && typeof v.jwk === 'object'
-  );
+  if (typeof v !== 'object' || v === null || typeof v.verify !== 'function' || typeof v.thumbprint !== 'string' || typeof v.jwk !== 'object') return false;
+  if (isAlgorithmName(v.alg)) return true;
+  const list = v.algorithms;
+  return v.alg === undefined && Array.isArray(list) && list.length > 0 && list.every(isAlgorithmName);
 }
 
 function isCryptoKey(value: object): value is CryptoKey {
@@ -333,7 +345,10 @@ interface SignInternals {
 }
 const signInternals = new WeakMap<SigningKey, SignInternals>();
 
-function makeVerifyingKey(alg: AlgorithmName, thumbprint: string, jwk: Jwk, fn: VerifyFn, signatureBytes: number, synchronous: boolean): VerifyingKey {
+// One frozen `algorithms` list per algorithm, shared by every key bound to it.
+const ONLY: ReadonlyMap<AlgorithmName, readonly AlgorithmName[]> = new Map(ALGORITHMS.map((a) => [a, Object.freeze([a])]));
+
+function makeVerifyingKey(alg: AlgorithmName, thumbprint: string, jwk: Jwk, fn: VerifyFn, signatureBytes: number, synchronous: boolean): BoundVerifyingKey {
   const verify = async (data: Uint8Array, signature: Uint8Array): Promise<boolean> => {
     if (!(data instanceof Uint8Array) || !(signature instanceof Uint8Array)) throw new TypeError('data and signature must be Uint8Arrays');
     // A wrong length can never verify; refusing it here keeps providers from disagreeing on odd inputs.
@@ -344,9 +359,67 @@ function makeVerifyingKey(alg: AlgorithmName, thumbprint: string, jwk: Jwk, fn: 
       return false;
     }
   };
-  const key: VerifyingKey = Object.freeze({ alg, thumbprint, jwk, verify });
+  const key: BoundVerifyingKey = Object.freeze({ alg, algorithms: ONLY.get(alg)!, thumbprint, jwk, verify });
   verifyInternals.set(key, { fn, signatureBytes, synchronous });
   return key;
+}
+
+/** The bound keys an unbound key stands for, by algorithm (each imported once, with the unbound key). */
+const boundVariants = new WeakMap<VerifyingKey, ReadonlyMap<AlgorithmName, BoundVerifyingKey>>();
+
+function algorithmUndetermined(algorithms: readonly AlgorithmName[] | undefined): BotsigError {
+  return new BotsigError(
+    'ERR_ALG_UNKNOWN',
+    `neither the signature (alg parameter) nor the key names the algorithm, and the key allows ${algorithms?.join(' or ') ?? 'several'} (RFC 9421 §3.2 step 6)`,
+  );
+}
+
+function makeUnboundKey(thumbprint: string, jwk: Jwk, variants: ReadonlyMap<AlgorithmName, BoundVerifyingKey>): VerifyingKey {
+  const algorithms: readonly AlgorithmName[] = Object.freeze([...variants.keys()]);
+  // Never guess: the algorithm comes from the signature, through keyForAlgorithm().
+  const verify = (): Promise<boolean> => Promise.reject(algorithmUndetermined(algorithms));
+  const key: VerifyingKey = Object.freeze({ alg: undefined, algorithms, thumbprint, jwk, verify });
+  boundVariants.set(key, variants);
+  return key;
+}
+
+/**
+ * The key to verify a signature with, bound to the algorithm that signature uses
+ * (RFC 9421 §3.2 step 6). `alg` is the signature's `alg` parameter, already checked
+ * with `toAlgorithmName()`, or `undefined` when the signature has none.
+ *
+ * - A bound key (`key.alg` set: by its key type, its JWK `alg`, or the importer) is
+ *   returned as is when `alg` is absent or equal; another `alg` is `ERR_ALG_MISMATCH`.
+ * - An unbound key (an RSA JWK without `alg`) gives the key bound to `alg`, imported
+ *   once with the unbound key (no import, no allocation here); an `alg` its key type
+ *   cannot serve (e.g. `ed25519` for an RSA key) is `ERR_ALG_MISMATCH`. Without `alg`
+ *   neither side names the algorithm: `ERR_ALG_UNKNOWN` (botsig does not try each
+ *   algorithm the key allows). Name the algorithm by configuration instead with
+ *   `importVerifyingKey(jwk, { alg })`.
+ *
+ * The error is returned, not thrown, so a verifier can report it without a `try`.
+ *
+ * @throws TypeError when `key` is not an object.
+ * @example
+ * const bound = keyForAlgorithm(key, params.alg === undefined ? undefined : toAlgorithmName(params.alg));
+ * if (bound instanceof BotsigError) reject(bound.code);
+ * else if (await verifyBase(bound, base, signature)) accept();
+ */
+export function keyForAlgorithm(key: VerifyingKey, alg: AlgorithmName | undefined): BoundVerifyingKey | BotsigError {
+  if (typeof key !== 'object' || key === null) throw new TypeError('key must be a VerifyingKey');
+  const own = key.alg;
+  if (own !== undefined) {
+    if (alg === undefined || alg === own) return key as BoundVerifyingKey;
+    return new BotsigError('ERR_ALG_MISMATCH', `alg ${alg} does not match the key (${own})`);
+  }
+  if (alg === undefined) return algorithmUndetermined(key.algorithms);
+  const variants = boundVariants.get(key);
+  const bound = variants?.get(alg);
+  if (bound !== undefined) return bound;
+  if (variants === undefined && key.algorithms?.includes(alg) === true) {
+    return new BotsigError('ERR_ALG_UNKNOWN', `the key names no algorithm and was not imported by botsig, so it cannot be bound to ${alg}`);
+  }
+  return new BotsigError('ERR_ALG_MISMATCH', `alg ${alg} does not fit the key (it serves ${key.algorithms?.join(', ') ?? 'other algorithms'})`);
 }
 
 // The signature base, encoded for a synchronous provider without allocating per call.
@@ -371,6 +444,8 @@ function encodeToScratch(base: string): Uint8Array | undefined {
  * into a reused buffer and the provider called directly, which saves an allocation
  * and a promise per verification on the hot path; any other key goes through
  * `key.verify`. Never throws for a bad signature: the answer is then `false`.
+ * An unbound key (`key.alg` undefined) rejects with `ERR_ALG_UNKNOWN`: bind it to the
+ * signature's algorithm first with {@link keyForAlgorithm}.
  *
  * @throws TypeError when `key` is not a verifying key or `base` not a string.
  * @example
@@ -472,15 +547,22 @@ function makeSigningKeyObject(alg: AlgorithmName, thumbprint: string, publicJwk:
  * Imports a public key for verifying (RFC 9421 §3.2). Accepts a JWK (public or
  * private: only public members are kept), a public `CryptoKey` (extractable, so
  * its thumbprint can be computed), or an already imported {@link VerifyingKey}
- * (returned as is). The same JWK object gives the same VerifyingKey object; any
- * JWK with the same material reuses the provider's imported key. Treat JWK
- * objects as immutable once imported.
+ * (returned as is, or bound to `options.alg`). The same JWK object gives the same
+ * VerifyingKey object; any JWK with the same material reuses the provider's
+ * imported key. Treat JWK objects as immutable once imported.
+ *
+ * The algorithm comes from `options.alg`, the JWK's `alg` (an RFC 9421 name or a
+ * JOSE name: EdDSA, Ed25519, ES256, ES384, PS512, RS256) or the key type (Ed25519,
+ * P-256, P-384). An RSA JWK with none of these (as RFC 9421 Appendix B.1.2 prints
+ * its keys) gives an unbound key (`alg` undefined, `algorithms` rsa-pss-sha512 and
+ * rsa-v1_5-sha256, both imported now): it serves the algorithm a signature names,
+ * through {@link keyForAlgorithm}.
  *
  * @throws BotsigError `ERR_KEY_INVALID` (bad or missing members, RSA modulus
  *   outside 2048–8192 bits, `use` other than `sig`, material the provider
  *   rejects), `ERR_ALG_MISMATCH` (key type, JWK `alg` and `options.alg`
- *   disagree), `ERR_ALG_UNKNOWN` (unsupported JWK `alg`; RSA key without any
- *   `alg`), `ERR_ALG_NOT_ALLOWED` (symmetric keys), `ERR_CRYPTO_UNSUPPORTED`.
+ *   disagree), `ERR_ALG_UNKNOWN` (unsupported JWK `alg`), `ERR_ALG_NOT_ALLOWED`
+ *   (symmetric keys), `ERR_CRYPTO_UNSUPPORTED`.
  * @throws TypeError when `key` is not an object.
  * @example
  * const key = await importVerifyingKey({ kty: 'OKP', crv: 'Ed25519', x: '…' });
@@ -490,8 +572,10 @@ export async function importVerifyingKey(key: Jwk | CryptoKey | VerifyingKey, op
   if (typeof key !== 'object' || key === null) throw new TypeError('key must be a JWK, a CryptoKey or a VerifyingKey');
   const opts = checkOptions(options);
   if (isVerifyingKey(key)) {
-    if (opts.alg !== undefined && key.alg !== opts.alg) throw new BotsigError('ERR_ALG_MISMATCH', `the key is for ${key.alg}, not ${opts.alg}`);
-    return key;
+    if (opts.alg === undefined) return key;
+    const bound = keyForAlgorithm(key, opts.alg);
+    if (bound instanceof BotsigError) throw bound;
+    return bound;
   }
   if (isCryptoKey(key)) return importVerifyingCryptoKey(key, opts.alg);
   const jwk = asJwk(key);
@@ -500,32 +584,77 @@ export async function importVerifyingKey(key: Jwk | CryptoKey | VerifyingKey, op
   const prior = cache.verifyByJwk.get(jwk);
   if (prior !== undefined && sameSnapshot(prior.snap, jwk, opts.alg)) return prior.key;
 
-  const alg = algorithmForJwk(jwk, opts.alg);
-  checkUse(jwk);
-  // Keyed by the public members themselves, so a cache hit costs no hashing or decoding.
-  const id = materialId(jwk, alg);
-  let imported = id === undefined ? undefined : cache.verify.get(id);
-  if (imported === undefined) {
-    const checked = checkMaterial(jwk, alg, false);
-    const thumbprint = jwkThumbprintSync(jwk);
-    const key = id!; // defined once checkMaterial has passed
-    const pending = providerCall(alg, async () => ({
-      verify: await provider.importVerify(checked.publicMaterial, alg),
-      thumbprint,
-      signatureBytes: checked.signatureBytes,
-    }));
-    imported = pending;
-    cache.verify.set(key, pending);
-    pending.catch(() => cache.verify.deleteIf(key, pending));
-  }
-  const publicJwk = publicJwkOf(jwk);
-  const synchronous = provider.synchronous === true;
-  const result = imported.then((i) => makeVerifyingKey(alg, i.thumbprint, publicJwk, i.verify, i.signatureBytes, synchronous));
+  // Nothing names the algorithm and the key type allows several (RSA): keep the choice open.
+  const open = opts.alg === undefined && jwk.alg === undefined ? keyTypeAlgorithms(jwk) : NO_ALGORITHMS;
+  const result = open.length > 1 ? importUnbound(jwk, open, provider, cache) : importBound(jwk, algorithmForJwk(jwk, opts.alg), provider, cache);
   cache.verifyByJwk.set(jwk, { snap: snapshot(jwk, opts.alg), key: result });
   result.catch(() => {
     if (cache.verifyByJwk.get(jwk)?.key === result) cache.verifyByJwk.delete(jwk);
   });
   return result;
+}
+
+const NO_ALGORITHMS: readonly AlgorithmName[] = Object.freeze([]);
+
+/** Every algorithm the JWK's key type (and curve) fits: one for OKP and EC keys, two for RSA. */
+function keyTypeAlgorithms(jwk: Jwk): readonly AlgorithmName[] {
+  return ALGORITHMS.filter((alg) => jwkFitsAlgorithm(jwk, alg));
+}
+
+/** The provider's verify function for (material, alg), imported once per provider. */
+function importedVerify(jwk: Jwk, alg: AlgorithmName, provider: CryptoProvider, cache: ProviderCache): Promise<ImportedVerify> {
+  // Keyed by the public members themselves, so a cache hit costs no hashing or decoding.
+  const id = materialId(jwk, alg);
+  const hit = id === undefined ? undefined : cache.verify.get(id);
+  if (hit !== undefined) return hit;
+  const checked = checkMaterial(jwk, alg, false);
+  const thumbprint = jwkThumbprintSync(jwk);
+  const key = id!; // defined once checkMaterial has passed
+  const pending = providerCall(alg, async () => ({
+    verify: await provider.importVerify(checked.publicMaterial, alg),
+    thumbprint,
+    signatureBytes: checked.signatureBytes,
+  }));
+  cache.verify.set(key, pending);
+  pending.catch(() => cache.verify.deleteIf(key, pending));
+  return pending;
+}
+
+function importBound(jwk: Jwk, alg: AlgorithmName, provider: CryptoProvider, cache: ProviderCache): Promise<VerifyingKey> {
+  checkUse(jwk);
+  const imported = importedVerify(jwk, alg, provider, cache);
+  const publicJwk = publicJwkOf(jwk);
+  const synchronous = provider.synchronous === true;
+  return imported.then((i) => makeVerifyingKey(alg, i.thumbprint, publicJwk, i.verify, i.signatureBytes, synchronous));
+}
+
+/**
+ * An unbound key: one bound key per algorithm the key type allows, all imported now so
+ * that binding costs nothing per request. An algorithm the provider refuses is left
+ * out; when it refuses them all, the first refusal is the error.
+ */
+function importUnbound(jwk: Jwk, algorithms: readonly AlgorithmName[], provider: CryptoProvider, cache: ProviderCache): Promise<VerifyingKey> {
+  checkUse(jwk);
+  const pending = algorithms.map((alg) => importedVerify(jwk, alg, provider, cache));
+  const publicJwk = publicJwkOf(jwk);
+  const synchronous = provider.synchronous === true;
+  return Promise.allSettled(pending).then((settled) => {
+    const variants = new Map<AlgorithmName, BoundVerifyingKey>();
+    let thumbprint: string | undefined;
+    let failure: unknown;
+    settled.forEach((outcome, index) => {
+      if (outcome.status === 'rejected') {
+        failure ??= outcome.reason;
+        return;
+      }
+      const alg = algorithms[index]!;
+      const imported = outcome.value;
+      thumbprint = imported.thumbprint;
+      variants.set(alg, makeVerifyingKey(alg, imported.thumbprint, publicJwk, imported.verify, imported.signatureBytes, synchronous));
+    });
+    if (thumbprint === undefined) throw failure;
+    return makeUnboundKey(thumbprint, publicJwk, variants);
+  });
 }
 
 async function exportJwk(key: CryptoKey): Promise<Jwk> {
@@ -544,9 +673,11 @@ function cryptoKeyAlgorithm(key: CryptoKey, requested: AlgorithmName | undefined
 }
 
 function publicFromExported(exported: Jwk, alg: AlgorithmName): { jwk: Jwk; thumbprint: string; signatureBytes: number } {
-  // WebCrypto's export carries no `use`; its JOSE `alg` is replaced by the RFC 9421 name below.
+  // WebCrypto's export carries no `use`, and a JOSE `alg`. Where the key type fixes the
+  // algorithm, `alg` is left out (jose and WebCrypto import the JWK unchanged); an RSA
+  // key's algorithm is not in its type, so it gets the RFC 9421 name (SPEC 2.1 rule 2).
   const { publicMaterial, signatureBytes } = checkMaterial(exported, alg, false);
-  const jwk = Object.freeze({ ...publicMaterial, alg }) as Jwk;
+  const jwk = Object.freeze(inferAlgorithm(publicMaterial) === alg ? publicMaterial : { ...publicMaterial, alg }) as Jwk;
   return { jwk, thumbprint: jwkThumbprintSync(jwk), signatureBytes };
 }
 
@@ -583,9 +714,13 @@ async function importVerifyingCryptoKey(key: CryptoKey, requested: AlgorithmName
  * not belong to its private key is refused instead of publishing a wrong `kid`.
  * With a synchronous provider (node:crypto, noble) the key also has `signSync`.
  *
+ * A signer must know its algorithm: an RSA JWK needs an `alg` member (RFC 9421 or
+ * JOSE name) or `options.alg`.
+ *
  * @throws BotsigError `ERR_KEY_INVALID` (missing `d`, bad members, mismatched
- *   halves), `ERR_ALG_MISMATCH`, `ERR_ALG_UNKNOWN`, `ERR_ALG_NOT_ALLOWED`,
- *   `ERR_CRYPTO_UNSUPPORTED` (see {@link importVerifyingKey}).
+ *   halves), `ERR_ALG_MISMATCH`, `ERR_ALG_UNKNOWN` (also: an RSA key with neither
+ *   `alg` nor `options.alg`), `ERR_ALG_NOT_ALLOWED`, `ERR_CRYPTO_UNSUPPORTED` (see
+ *   {@link importVerifyingKey}).
  * @throws TypeError when `key` is not an object.
  * @example
  * const key = await importSigningKey(privateJwk);

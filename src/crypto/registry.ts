@@ -166,18 +166,38 @@ export function algorithmSpec(alg: AlgorithmName): AlgorithmSpec {
 /**
  * Checks an `alg` signature parameter (RFC 9421 §2.3) against the registry.
  *
- * @throws BotsigError `ERR_ALG_NOT_ALLOWED` for `hmac-sha256` (shared secrets are
- *   forbidden by the Web Bot Auth profile), `ERR_ALG_UNKNOWN` for anything else
- *   that is not in {@link ALGORITHMS}.
+ * @throws BotsigError `ERR_ALG_NOT_ALLOWED` for `hmac-sha256` and the JOSE HMAC names
+ *   (shared secrets are forbidden by the Web Bot Auth profile, RFC 9421 §3.3.3),
+ *   `ERR_ALG_UNKNOWN` for anything else that is not in {@link ALGORITHMS}.
  * @throws TypeError when `name` is not a string.
  * @example
  * toAlgorithmName('ed25519'); // 'ed25519'
  */
 export function toAlgorithmName(name: string): AlgorithmName {
   if (typeof name !== 'string') throw new TypeError('algorithm name must be a string');
+  return checkedAlgorithm(name);
+}
+
+/**
+ * The algorithm of a key object, which may have been made by hand rather than by
+ * `importVerifyingKey`/`importSigningKey`: its `alg` must be one of the asymmetric
+ * algorithms of {@link ALGORITHMS}, whatever the object's own `sign`/`verify` does.
+ *
+ * @throws BotsigError `ERR_ALG_NOT_ALLOWED` for `hmac-sha256` and the JOSE HMAC names,
+ *   `ERR_ALG_UNKNOWN` for any other value (a non-string included).
+ * @example
+ * keyAlgorithm({ alg: 'hmac-sha256', verify }.alg); // throws ERR_ALG_NOT_ALLOWED
+ */
+export function keyAlgorithm(alg: unknown): AlgorithmName {
+  if (typeof alg !== 'string') throw new BotsigError('ERR_ALG_UNKNOWN', 'the key has no algorithm name');
+  return checkedAlgorithm(alg);
+}
+
+function checkedAlgorithm(name: string): AlgorithmName {
   if (hasOwn(SPECS, name)) return name as AlgorithmName;
-  if (name === 'hmac-sha256') {
-    throw new BotsigError('ERR_ALG_NOT_ALLOWED', 'hmac-sha256 is refused: shared-secret signatures are not allowed');
+  // One of four fixed names, so it may appear in the message.
+  if (SHARED_SECRET.has(name)) {
+    throw new BotsigError('ERR_ALG_NOT_ALLOWED', `${name} is refused: shared-secret signatures are not allowed`);
   }
   throw new BotsigError('ERR_ALG_UNKNOWN', 'the algorithm is not in the HTTP Signature Algorithms registry subset botsig supports');
 }

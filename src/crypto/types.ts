@@ -34,15 +34,34 @@ export interface Jwk {
   [member: string]: unknown;
 }
 
-/** A public key, imported once, ready to verify. */
+/**
+ * A public key, imported once, ready to verify.
+ *
+ * Most keys are bound to one algorithm (`alg`): the key type fixes it (Ed25519,
+ * P-256, P-384), or the JWK's `alg` member or the importer named it. An RSA JWK
+ * without `alg` (RFC 9421 Appendix B.1.2 prints one) is not: PSS and PKCS #1 v1.5
+ * both fit it. Such a key has `alg: undefined`, lists what it can serve in
+ * `algorithms`, and verifies only once bound to the algorithm a signature names
+ * (`keyForAlgorithm()`, RFC 9421 §3.2 step 6); its own `verify` rejects with
+ * `ERR_ALG_UNKNOWN`.
+ */
 export interface VerifyingKey {
-  readonly alg: AlgorithmName;
+  /** The algorithm this key verifies with; `undefined` for a key that names none and allows several. */
+  readonly alg: AlgorithmName | undefined;
+  /**
+   * The algorithms the key can serve: `[alg]` for a bound key, every algorithm its key
+   * type allows otherwise. Always present on keys botsig makes.
+   */
+  readonly algorithms?: readonly AlgorithmName[];
   /** RFC 7638 / RFC 8037 JWK SHA-256 thumbprint, base64url. */
   readonly thumbprint: string;
   /** Public members only. */
   readonly jwk: Jwk;
   verify(data: Uint8Array, signature: Uint8Array): Promise<boolean>;
 }
+
+/** A {@link VerifyingKey} bound to one algorithm (what `keyForAlgorithm()` returns). */
+export type BoundVerifyingKey = VerifyingKey & { readonly alg: AlgorithmName };
 
 /** A private key, imported once, ready to sign. */
 export interface SigningKey {

@@ -548,10 +548,14 @@ function checkSeconds(v: unknown, name: string): number | undefined {
  * Builds the directory document a signer serves (SPEC 2.1, 2.2, 4.1). For each key,
  * in the order given: private members are dropped (with `ext`, and `key_ops` when
  * the input was a private key: they describe the private key), every other member is kept in
- * the caller's order, `kid` is set to the thumbprint (in place, or appended),
- * `alg` (when given) is written as its RFC 9421 name, and `nbf`/`exp` from the
- * wrapper replace or extend the JWK's own. `use` is not added (keep what the
- * caller gave). The output is deterministic: the same input gives the same bytes,
+ * the caller's order, `kid` is set to the thumbprint (in place, or appended), and
+ * `nbf`/`exp` from the wrapper replace or extend the JWK's own. A given `alg` (RFC 9421
+ * or JOSE name) is checked against the key, then left out where the key type fixes the
+ * algorithm (Ed25519, P-256, P-384: jose and WebCrypto refuse the RFC 9421 names, and
+ * verifiers infer the algorithm from the key) and written as its RFC 9421 name for RSA
+ * (SPEC 2.1 rule 2). An RSA key without `alg` is published without one: it then serves
+ * whichever RSA algorithm a signature names. `use` and `alg` are never added (keep what
+ * the caller gave). The output is deterministic: the same input gives the same bytes,
  * so a server can digest and ETag them.
  *
  * @throws BotsigError `ERR_KEY_INVALID` when a key would be rejected by
@@ -616,6 +620,8 @@ export async function buildDirectory(keys: ReadonlyArray<DirectoryKeyInput>, opt
     }
     if (seen.has(thumbprint)) throw new BotsigError('ERR_KEY_INVALID', `keys[${i}] is the same key as an earlier entry`);
     seen.add(thumbprint);
+    // Checked above; redundant (and refused by jose and WebCrypto) where the key type fixes it.
+    if (jwk.alg !== undefined && inferAlgorithm({ kty: jwk.kty, ...(typeof jwk.crv === 'string' ? { crv: jwk.crv } : {}) }) !== undefined) delete jwk.alg;
     if (nowSeconds !== undefined && typeof jwk.exp === 'number' && nowSeconds >= jwk.exp) continue;
     out.push(jwk);
   }

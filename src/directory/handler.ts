@@ -14,8 +14,9 @@ import { systemClock } from '../core/time';
 import type { Clock } from '../core/time';
 import { createContentDigest } from '../crypto/digest';
 import { importSigningKey, isSigningKey } from '../crypto/keys';
+import { inferAlgorithm } from '../crypto/registry';
 import { isRfc9421TestKey } from '../crypto/test-keys';
-import type { Jwk, SigningKey } from '../crypto/types';
+import type { AlgorithmName, Jwk, SigningKey } from '../crypto/types';
 import { getSubtle } from '../crypto/webcrypto';
 import { parseComponentIdentifier } from '../httpsig/components';
 import type { ComponentIdentifier } from '../httpsig/components';
@@ -26,7 +27,11 @@ import type { DirectoryKeyInput } from './document';
 
 /** A key to publish and sign with, with an optional validity window (seconds since the epoch; SPEC 2.2). */
 export interface DirectoryHandlerKeyEntry {
-  /** A private JWK, or a key from `importSigningKey()`. */
+  /**
+   * A private JWK, or a key from `importSigningKey()`. An RSA JWK without `alg` is
+   * published without one and signs the directory response with `rsa-pss-sha512`; to
+   * sign with `rsa-v1_5-sha256`, pass `importSigningKey(jwk, { alg: 'rsa-v1_5-sha256' })`.
+   */
   readonly key: Jwk | SigningKey;
   /** Published as the JWK's `nbf`. */
   readonly nbf?: number;
@@ -77,7 +82,12 @@ export interface DirectoryHandlerOptions {
   readonly authorities?: readonly string[];
   /** Signature label of the first key; later keys get `<label>2`, `<label>3`, …; default `binding` (the draft's example). */
   readonly label?: string;
-  /** Add the `alg` signature parameter (RFC 9421 §2.3); default false, as in the draft's example. */
+  /**
+   * Add the `alg` signature parameter (RFC 9421 §2.3) to every response signature;
+   * default false, as in the draft's example. A key whose published JWK does not name
+   * its algorithm (RSA without `alg`) always gets it: a verifier could not tell the
+   * algorithm otherwise (RFC 9421 §3.2 step 6).
+   */
   readonly includeAlg?: boolean;
   /** Allow the RFC 9421 Appendix B.1 example keys (their private halves are public); default false. */
   readonly allowTestKeys?: boolean;
@@ -99,11 +109,16 @@ const ALLOW = 'GET, HEAD, OPTIONS';
 // Browser verifiers need these to check the proof (none is CORS-safelisted).
 const EXPOSE = 'Content-Digest, Signature, Signature-Input, ETag, Date';
 const COMPONENTS: readonly ComponentIdentifier[] = [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')];
+// The algorithm an RSA private JWK without `alg` signs with: the RSA algorithm of the
+// Web Bot Auth test material (RFC 9421 §3.3.1). Its published JWK stays without `alg`.
+const RSA_DEFAULT_ALG: AlgorithmName = 'rsa-pss-sha512';
 
 interface KeySlot {
   readonly signing: SigningKey;
   readonly input: DirectoryKeyInput;
   readonly exp: number | undefined;
+  /** The published JWK does not name the algorithm: its signatures carry `alg`. */
+  readonly namesAlg: boolean;
 }
 
 /** The directory as served between two key-set changes. */
@@ -115,7 +130,7 @@ interface Published {
   readonly etag: string;
   readonly contentDigest: string;
   readonly response: HttpMessage;
-  readonly signers: ReadonlyArray<{ readonly key: SigningKey; readonly label: string }>;
+  readonly signers: ReadonlyArray<{ readonly key: SigningKey; readonly label: string; readonly namesAlg: boolean }>;
   /** Seconds at which a key expires and the set changes. */
   readonly until: number;
 }
@@ -201,7 +216,8 @@ export function ifNoneMatchMatches(value: string, opaqueTag: string): boolean {
  *   expires), `Access-Control-Allow-Origin: *`, `Content-Digest` (RFC 9530,
  *   sha-256 of the body), and one signature per key (SPEC 5.4) covering
  *   `("@authority";req "content-digest")` with `created`, `expires`, `keyid`
- *   (the JWK thumbprint) and tag `http-message-signatures-directory`.
+ *   (the JWK thumbprint), `alg` when `includeAlg` is set or the published JWK
+ *   names no algorithm (RSA), and tag `http-message-signatures-directory`.
  * - `If-None-Match` (weak comparison, lists and `*`; RFC 9110 §13.1.2) → `304`
  *   with the cache-updating fields (including fresh signatures) and no body.
  * - `OPTIONS` → `204` with CORS preflight fields; other methods → `405` with
@@ -255,14 +271,15 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
   const entries = options.keys.map((k, i) => splitKey(k, i));
   const slots: Promise<KeySlot[]> = Promise.all(
     entries.map(async ({ key, nbf, exp }) => {
-      const signing = await importSigningKey(key);
+      const unnamedRsa = !isSigningKey(key) && key.kty === 'RSA' && key.alg === undefined;
+      const signing = await importSigningKey(key, unnamedRsa ? { alg: RSA_DEFAULT_ALG } : undefined);
       if (!allowTestKeys && isRfc9421TestKey(signing.thumbprint)) {
         throw new BotsigError('ERR_KEY_TEST_KEY', 'an RFC 9421 example key cannot sign a directory (allowTestKeys is off)');
       }
       const jwk = isSigningKey(key) ? signing.publicJwk : key;
       const exp2 = exp ?? (typeof jwk.exp === 'number' ? jwk.exp : undefined);
       const input: DirectoryKeyInput = nbf === undefined && exp === undefined ? jwk : { jwk, nbf, exp };
-      return { signing, input, exp: exp2 };
+      return { signing, input, exp: exp2, namesAlg: inferAlgorithm(jwk) === undefined };
     }),
   );
   // The rejection is reported by the first request; don't let it surface as unhandled first.
@@ -290,7 +307,7 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
       etag: '"' + base64Encode(hash) + '"',
       contentDigest,
       response: { kind: 'response', status: 200, headers: new Map([['content-digest', [contentDigest]]]) },
-      signers: live.map((s, i) => ({ key: s.signing, label: i === 0 ? baseLabel : baseLabel + String(i + 1) })),
+      signers: live.map((s, i) => ({ key: s.signing, label: i === 0 ? baseLabel : baseLabel + String(i + 1), namesAlg: s.namesAlg })),
       until,
     };
   }
@@ -320,9 +337,9 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
     const expires = created + validity;
     const request: HttpMessage = { kind: 'request', method: 'GET', url: origin + path, headers: new Map() };
     const results = await Promise.all(
-      pub.signers.map(({ key, label }) => {
+      pub.signers.map(({ key, label, namesAlg }) => {
         const params: Record<string, string | number> = { created, expires, keyid: key.thumbprint };
-        if (includeAlg) params['alg'] = key.alg;
+        if (includeAlg || namesAlg) params['alg'] = key.alg;
         params['tag'] = DIRECTORY_TAG;
         return signMessage(pub.response, { key, label, components: COMPONENTS.slice(), params, request });
       }),

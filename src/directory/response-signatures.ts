@@ -217,7 +217,7 @@ export async function verifyDirectoryResponse(response: DirectoryResponseInput, 
       ok = await verifySignatureBytes(key, base, signature, params.alg);
     } catch (error) {
       if (!isBotsigError(error)) throw error;
-      if (error.code === 'ERR_ALG_MISMATCH') fail('response-signature-alg', 'alg does not match the key');
+      if (error.code.startsWith('ERR_ALG_')) fail('response-signature-alg', error.code === 'ERR_ALG_MISMATCH' ? 'alg does not match the key' : error.message);
       else fail('response-signature-invalid', 'the signature base cannot be built (RFC 9421 §2.5)');
       continue;
     }

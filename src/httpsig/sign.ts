@@ -7,6 +7,7 @@ import { sfBoolean, sfDecimal, sfInteger, sfString } from '../core/sf';
 import type { BareItem, Parameters } from '../core/sf-types';
 import type { SigningKey } from '../crypto/types';
 import { signBase } from '../crypto/keys';
+import { keyAlgorithm, toAlgorithmName } from '../crypto/registry';
 import { createSignatureBaseParts } from './base';
 import { componentValues, parseComponentIdentifier } from './components';
 import type { ComponentIdentifier, ComponentOptions } from './components';
@@ -88,7 +89,9 @@ function existingLabels(message: HttpMessage): { labels: Set<string>; input: str
  * to set, with the new member appended to any existing signatures (§4.3).
  *
  * @throws BotsigError `ERR_LABEL_EXISTS` when `label` is already used in the message,
- *   `ERR_ALG_MISMATCH` when `params.alg` differs from `key.alg`, `ERR_PARAM_INVALID` for a
+ *   `ERR_ALG_NOT_ALLOWED` when the key's algorithm or `params.alg` is a shared-secret one
+ *   (`hmac-sha256`, also for a key object made by hand), `ERR_ALG_UNKNOWN` when either
+ *   is not in `ALGORITHMS`, `ERR_ALG_MISMATCH` when `params.alg` differs from `key.alg`, `ERR_PARAM_INVALID` for a
  *   registered parameter of the wrong type (e.g. fractional `created`),
  *   `ERR_COMPONENT_INVALID` when `@query-param` names a repeated parameter (§2.2.8: it
  *   must not be signed), every error of `createSignatureBase`, and
@@ -108,6 +111,8 @@ export async function signMessage(message: MessageInput | HttpMessage, options: 
   const key = options.key;
   if (typeof key !== 'object' || key === null || typeof key.sign !== 'function') throw new TypeError('options.key must be a SigningKey');
   if (!Array.isArray(options.components)) throw new TypeError('options.components must be an array');
+  // Whatever the key object's own sign does: only the registry's asymmetric algorithms.
+  keyAlgorithm(key.alg);
 
   const msg = toHttpMessage(message, options.request === undefined ? undefined : { request: options.request });
   const components: ComponentIdentifier[] = [];
@@ -118,7 +123,7 @@ export async function signMessage(message: MessageInput | HttpMessage, options: 
   }
   const params = toParams(options.params);
   const typed = signatureParams(params);
-  if (typed.alg !== undefined && typed.alg !== key.alg) {
+  if (typed.alg !== undefined && toAlgorithmName(typed.alg) !== key.alg) {
     throw new BotsigError('ERR_ALG_MISMATCH', 'the alg parameter does not match the signing key');
   }
 

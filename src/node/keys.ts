@@ -11,7 +11,11 @@ import { nodeCryptoProvider } from './crypto-provider';
 
 /** Options for PEM and KeyObject imports. */
 export interface NodeKeyOptions {
-  /** Required for RSA keys (except RSASSA-PSS keys, which imply `rsa-pss-sha512`). */
+  /**
+   * Required to sign with an RSA key (except RSASSA-PSS keys, which imply
+   * `rsa-pss-sha512`). A public RSA key imported without it serves whichever RSA
+   * algorithm a signature names (see `keyForAlgorithm`).
+   */
   alg?: AlgorithmName;
   /** Default: {@link nodeCryptoProvider}. */
   provider?: CryptoProvider;

@@ -7,15 +7,10 @@
  * members, a private key where a public one belongs, an unknown `alg`.
  */
 import { base64UrlDecode } from '../core/base64';
-import { toAlgorithmName } from '../crypto/registry';
+import { jwkAlgToAlgorithmName, jwkFitsAlgorithm } from '../crypto/registry';
 import type { Jwk } from '../crypto/types';
 
 const CURVE_BYTES: Readonly<Record<string, number>> = { 'P-256': 32, 'P-384': 48 };
-const ALG_FOR_KEY: Readonly<Record<string, readonly string[]>> = {
-  OKP: ['ed25519'],
-  EC: ['ecdsa-p256-sha256', 'ecdsa-p384-sha384'],
-  RSA: ['rsa-pss-sha512', 'rsa-v1_5-sha256'],
-};
 
 /**
  * Why `jwk` cannot be a verifying key, or `undefined` when its structure is sound.
@@ -49,14 +44,10 @@ export function publicJwkProblem(jwk: Jwk): string | undefined {
       return `has key type ${JSON.stringify(kty)}; only OKP, EC and RSA keys can verify`;
   }
   if (jwk.alg !== undefined) {
-    let alg: string;
-    try {
-      alg = toAlgorithmName(String(jwk.alg));
-    } catch {
-      return `has an alg (${JSON.stringify(jwk.alg)}) that is neither an RFC 9421 nor a JOSE signature algorithm name`;
-    }
-    if (!ALG_FOR_KEY[kty]!.includes(alg)) return `has alg ${alg}, which a ${kty} key cannot use`;
-    if (kty === 'EC' && alg !== (crv === 'P-256' ? 'ecdsa-p256-sha256' : 'ecdsa-p384-sha384')) return `has alg ${alg}, which does not match curve ${crv}`;
+    // An RFC 9421 name or a JOSE one (EdDSA, Ed25519, ES256, ES384, PS512, RS256), as importVerifyingKey reads it.
+    const alg = jwkAlgToAlgorithmName(jwk.alg);
+    if (alg === undefined) return `has an alg (${JSON.stringify(jwk.alg)}) that is neither an RFC 9421 nor a JOSE signature algorithm name`;
+    if (!jwkFitsAlgorithm(jwk, alg)) return `has alg ${alg}, which does not fit a ${kty} key${typeof crv === 'string' ? ` on curve ${crv}` : ''}`;
   }
   return undefined;
 }

@@ -3,10 +3,10 @@ import type { Diagnostic } from '../core/diagnostics';
 import { BotsigError, isBotsigError, type BotsigErrorCode } from '../core/errors';
 import { systemClock, type Clock } from '../core/time';
 import { checkOptionNames } from '../core/options';
-import { importVerifyingKey, isVerifyingKey, verifyBase } from '../crypto/keys';
+import { importVerifyingKey, isVerifyingKey, keyForAlgorithm, verifyBase } from '../crypto/keys';
 import { ALGORITHMS, isAlgorithmName, toAlgorithmName } from '../crypto/registry';
 import { isRfc9421TestKey } from '../crypto/test-keys';
-import type { AlgorithmName, Jwk, VerifyingKey } from '../crypto/types';
+import type { AlgorithmName, BoundVerifyingKey, Jwk, VerifyingKey } from '../crypto/types';
 import { createReceivedSignatureBase } from '../httpsig/base';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';
 import { messageTarget, parseTargetUri, toReceivedMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
@@ -401,8 +401,18 @@ function withKey(
   d.keySource = found.source;
   if (found.delegation !== undefined) d.delegation = found.delegation;
   if (found.member !== undefined) d.signatureAgent = found.member;
-  const key = found.key;
-  if (alg !== undefined && alg !== key.alg) return fail(d, 'invalid', 'ERR_ALG_MISMATCH', `alg ${alg} does not match the key (${key.alg})`);
+  // RFC 9421 §3.2 step 6. A key bound to an algorithm (key type, JWK alg, configuration)
+  // costs the same comparisons as before; a key that names none (an RSA JWK without alg)
+  // is bound to the signature's alg from bindings made at import; when the signature
+  // names none either, nothing does: ERR_ALG_UNKNOWN.
+  let key: BoundVerifyingKey;
+  if (found.key.alg !== undefined && (alg === undefined || alg === found.key.alg)) {
+    key = found.key as BoundVerifyingKey;
+  } else {
+    const bound = keyForAlgorithm(found.key, alg);
+    if (isBotsigError(bound)) return fail(d, 'invalid', bound.code, bound.message);
+    key = bound;
+  }
   if (!p.algorithms.has(key.alg)) return fail(d, 'invalid', 'ERR_ALG_NOT_ALLOWED', `algorithm ${key.alg} is not allowed here`);
 
   let ok: MaybePromise<boolean>;

@@ -1,8 +1,12 @@
 import fc from 'fast-check';
+import * as jose from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics';
 import { isBotsigError } from '../../src/core/errors';
-import type { Jwk } from '../../src/crypto/types';
+import { generateKeyPair } from '../../src/crypto/generate';
+import { importVerifyingKey } from '../../src/crypto/keys';
+import type { AlgorithmName, Jwk } from '../../src/crypto/types';
+import { webCryptoHasEd25519 } from '../../src/crypto/webcrypto';
 import {
   buildDirectory,
   DEFAULT_MAX_KEYS,
@@ -575,7 +579,7 @@ describe('buildDirectory (SPEC 2.1, 2.2, 4.1)', () => {
     expect(Object.keys(document.keys[0]!)).toEqual(['kty', 'crv', 'x', 'kid']);
   });
 
-  it('a WebCrypto private export: key_ops/ext dropped, alg Ed25519 mapped', async () => {
+  it('a WebCrypto private export: key_ops/ext dropped, its alg (Ed25519) left out', async () => {
     const pair = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])) as CryptoKeyPair;
     const priv = (await crypto.subtle.exportKey('jwk', pair.privateKey)) as Jwk;
     const { document } = await buildDirectory([priv]);
@@ -583,8 +587,39 @@ describe('buildDirectory (SPEC 2.1, 2.2, 4.1)', () => {
     expect(pub).not.toHaveProperty('d');
     expect(pub).not.toHaveProperty('ext');
     expect(pub).not.toHaveProperty('key_ops');
-    if (priv.alg !== undefined) expect(pub.alg).toBe('ed25519');
+    expect(pub).not.toHaveProperty('alg');
     expect(pub.x).toBe(priv.x);
+  });
+
+  it('alg: checked, then left out where the key type fixes the algorithm (RFC 9421 or JOSE name); RSA keeps it as the RFC 9421 name', async () => {
+    const given: Array<[Jwk, string | undefined]> = [
+      [{ ...RFC8037_KEY, alg: 'ed25519' }, undefined], // what botsig keygen wrote before issue 14
+      [{ ...RFC8037_KEY, alg: 'EdDSA' }, undefined],
+      [{ ...RFC8037_KEY, alg: 'Ed25519' }, undefined],
+      [{ ...publicOf(P256), alg: 'ES256' }, undefined],
+      [{ ...publicOf(P256), alg: 'ecdsa-p256-sha256' }, undefined],
+      [{ ...publicOf(P384), alg: 'ES384' }, undefined],
+      [{ kty: 'RSA', n: CF_RSAPSS.n!, e: CF_RSAPSS.e!, alg: 'PS512' }, 'rsa-pss-sha512'],
+      [{ kty: 'RSA', n: CF_RSAPSS.n!, e: CF_RSAPSS.e!, alg: 'RS256' }, 'rsa-v1_5-sha256'],
+      [{ kty: 'RSA', n: CF_RSAPSS.n!, e: CF_RSAPSS.e!, alg: 'rsa-pss-sha512' }, 'rsa-pss-sha512'],
+    ];
+    for (const [jwk, alg] of given) {
+      const { document, json } = await buildDirectory([jwk]);
+      expect(document.keys[0]?.alg, JSON.stringify(jwk.alg)).toBe(alg);
+      if (alg === undefined) expect(json).not.toContain('"alg"');
+      expect(parseDirectorySync(json, { url: WK_URL }).diagnostics).toEqual([]);
+    }
+    // A wrong alg is still refused before it is dropped.
+    await expect(buildDirectory([{ ...publicOf(P384), alg: 'ES256' }])).rejects.toMatchObject({ code: 'ERR_ALG_MISMATCH' });
+  });
+
+  it('an RSA key without alg is published as given (no alg added): it serves the algorithm each signature names', async () => {
+    const rsa: Jwk = { kty: 'RSA', e: CF_RSAPSS.e!, n: CF_RSAPSS.n! };
+    const { document, json } = await buildDirectory([rsa]);
+    expect(document.keys).toEqual([{ ...rsa, kid: CF_RSAPSS_KEYID }]);
+    const parsed = parseDirectorySync(json, { url: WK_URL });
+    expect(parsed.diagnostics).toEqual([]);
+    expect(parsed.keys[0]).not.toHaveProperty('alg');
   });
 
   it('validity windows from the wrapper replace or extend the JWK members', async () => {
@@ -645,5 +680,34 @@ describe('buildDirectory (SPEC 2.1, 2.2, 4.1)', () => {
     await expect(buildDirectory([{ crv: 'Ed25519' } as never])).rejects.toThrow(TypeError);
     await expect(buildDirectory([{ jwk: RFC8037_KEY, nbf: 1.5 }])).rejects.toThrow(TypeError);
     await expect(buildDirectory([RFC8037_KEY], { now: 5 as never })).rejects.toThrow(TypeError);
+  });
+});
+
+describe('buildDirectory output imports unchanged into jose and WebCrypto (issue 14)', () => {
+  const CASES: ReadonlyArray<{ alg: AlgorithmName; jose: string; params: Algorithm | EcKeyImportParams | RsaHashedImportParams }> = [
+    { alg: 'ed25519', jose: 'EdDSA', params: { name: 'Ed25519' } },
+    { alg: 'ecdsa-p256-sha256', jose: 'ES256', params: { name: 'ECDSA', namedCurve: 'P-256' } },
+    { alg: 'ecdsa-p384-sha384', jose: 'ES384', params: { name: 'ECDSA', namedCurve: 'P-384' } },
+  ];
+
+  it('every published Ed25519, P-256 and P-384 key, and an RSA key published without alg', async () => {
+    const withEd25519 = await webCryptoHasEd25519();
+    const cases = CASES.filter((c) => withEd25519 || c.alg !== 'ed25519');
+    const inputs: Jwk[] = [];
+    for (const c of cases) inputs.push((await generateKeyPair(c.alg)).privateJwk);
+    const { alg: _alg, ...rsa } = (await generateKeyPair('rsa-pss-sha512')).privateJwk;
+    inputs.push(rsa as Jwk);
+    const { json } = await buildDirectory(inputs);
+    const published = (JSON.parse(json) as { keys: jose.JWK[] }).keys;
+    const set = jose.createLocalJWKSet({ keys: published });
+    const all = [...cases, { alg: undefined, jose: 'PS512', params: { name: 'RSA-PSS', hash: 'SHA-512' } }];
+    for (const [i, c] of all.entries()) {
+      const jwk = published[i]!;
+      expect(jwk, c.jose).not.toHaveProperty('alg');
+      await crypto.subtle.importKey('jwk', jwk as JsonWebKey, c.params, false, ['verify']);
+      await jose.importJWK(jwk, c.jose);
+      expect((await set({ alg: c.jose, kid: jwk.kid! })).type).toBe('public');
+      expect((await importVerifyingKey(jwk as Jwk)).alg, 'botsig reads the algorithm from the key type (RSA: from the signature)').toBe(c.alg);
+    }
   });
 });

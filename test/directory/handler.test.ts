@@ -3,10 +3,13 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
+import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BotsigError } from '../../src/core/errors';
 import { verifyContentDigest } from '../../src/crypto/digest';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { importSigningKey, importVerifyingKey, keyForAlgorithm } from '../../src/crypto/keys';
+import { toAlgorithmName } from '../../src/crypto/registry';
 import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { createDirectoryHandler, ifNoneMatchMatches } from '../../src/directory/handler';
 import type { DirectoryHandlerOptions, DirectoryRequestInfo } from '../../src/directory/handler';
@@ -192,6 +195,90 @@ describe('createDirectoryHandler: GET/HEAD (SPEC 4.1)', () => {
     const doc = (await res.json()) as { keys: Jwk[] };
     expect(doc.keys[0]!.kid).toBe(ed.thumbprint);
     expect(doc.keys[1]).toMatchObject({ kid: ec.thumbprint, nbf: T0 - 10, exp: T0 + 10_000 });
+  });
+});
+
+describe('published keys interoperate (issue 14)', () => {
+  /** Verifies every response signature with keys imported from the published body, bound to each signature's alg. */
+  async function verifyWithPublished(res: Response, request: Request): Promise<Array<{ keyid: string; alg: string | undefined }>> {
+    const body = (await res.clone().json()) as { keys: Jwk[] };
+    const keys = new Map<string, VerifyingKey>();
+    for (const jwk of body.keys) keys.set(jwk.kid!, await importVerifyingKey(jwk));
+    const out: Array<{ keyid: string; alg: string | undefined }> = [];
+    for (const label of parseSignatureInput(res.headers.get('signature-input')!).keys()) {
+      const verified = await verifyMessage(res, {
+        label,
+        request,
+        keyLookup: (input) => {
+          const kid = input.params.get('keyid');
+          const alg = input.params.get('alg');
+          const key = kid?.type === 'string' ? keys.get(kid.value) : undefined;
+          if (key === undefined) return undefined;
+          const bound = keyForAlgorithm(key, alg?.type === 'string' ? toAlgorithmName(alg.value) : undefined);
+          if (bound instanceof BotsigError) throw bound;
+          return bound;
+        },
+      });
+      out.push({ keyid: verified.params.keyid!, alg: verified.params.alg });
+    }
+    return out;
+  }
+
+  it('Ed25519 and EC keys are published without alg, even from key files that carry one, and import unchanged into jose and WebCrypto', async () => {
+    const handler = createDirectoryHandler({ keys: [{ ...ed.privateJwk, alg: 'ed25519' }, { ...ec.privateJwk, alg: 'ES256' }], now: clock(T0).now });
+    const req = get('bot.example');
+    const res = await handler(req);
+    const doc = (await res.clone().json()) as { keys: jose.JWK[] };
+    expect(doc.keys.map((k) => k.alg)).toEqual([undefined, undefined]);
+    const set = jose.createLocalJWKSet(doc);
+    expect((await set({ alg: 'EdDSA', kid: ed.thumbprint })).type).toBe('public');
+    expect((await set({ alg: 'ES256', kid: ec.thumbprint })).type).toBe('public');
+    await crypto.subtle.importKey('jwk', doc.keys[0] as JsonWebKey, { name: 'Ed25519' }, false, ['verify']);
+    await crypto.subtle.importKey('jwk', doc.keys[1] as JsonWebKey, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+    expect(await verifyWithPublished(res, req)).toEqual([
+      { keyid: ed.thumbprint, alg: undefined },
+      { keyid: ec.thumbprint, alg: undefined },
+    ]);
+  });
+
+  it('an RSA private JWK without alg is accepted: published as given, its signature names rsa-pss-sha512', async () => {
+    const { alg: _alg, ...rsaPrivate } = rsa.privateJwk;
+    const handler = createDirectoryHandler({ keys: [ed.privateJwk, rsaPrivate], now: clock(T0).now });
+    const req = get('bot.example');
+    const res = await handler(req);
+    expect(res.status).toBe(200);
+    const doc = (await res.clone().json()) as { keys: Jwk[] };
+    expect(doc.keys[1]).not.toHaveProperty('alg');
+    expect(doc.keys[1]).not.toHaveProperty('d');
+    expect(doc.keys[1]!.kid).toBe(rsa.thumbprint);
+    await crypto.subtle.importKey('jwk', doc.keys[1] as JsonWebKey, { name: 'RSA-PSS', hash: 'SHA-512' }, false, ['verify']);
+    // includeAlg is off: only the key whose published JWK does not name its algorithm gets alg.
+    expect(await verifyWithPublished(res, req)).toEqual([
+      { keyid: ed.thumbprint, alg: undefined },
+      { keyid: rsa.thumbprint, alg: 'rsa-pss-sha512' },
+    ]);
+    const parsed = await parseDirectory(await res.text(), { url: 'https://bot.example' + WK });
+    expect(parsed.diagnostics).toEqual([]);
+  });
+
+  it('an RSA signing key bound to rsa-v1_5-sha256 by the caller: published without alg, its signature names rsa-v1_5-sha256', async () => {
+    const { alg: _alg, ...rsaPrivate } = rsa.privateJwk;
+    const signing = await importSigningKey(rsaPrivate, { alg: 'rsa-v1_5-sha256' });
+    const handler = createDirectoryHandler({ keys: [signing], now: clock(T0).now });
+    const req = get('bot.example');
+    const res = await handler(req);
+    const doc = (await res.clone().json()) as { keys: Jwk[] };
+    expect(doc.keys[0]).not.toHaveProperty('alg');
+    expect(await verifyWithPublished(res, req)).toEqual([{ keyid: rsa.thumbprint, alg: 'rsa-v1_5-sha256' }]);
+  });
+
+  it('an RSA key with alg is published with its RFC 9421 name (PS512 → rsa-pss-sha512) and signs without alg unless includeAlg', async () => {
+    const handler = createDirectoryHandler({ keys: [{ ...rsa.privateJwk, alg: 'PS512' }], now: clock(T0).now });
+    const req = get('bot.example');
+    const res = await handler(req);
+    const doc = (await res.clone().json()) as { keys: Jwk[] };
+    expect(doc.keys[0]!.alg).toBe('rsa-pss-sha512');
+    expect(await verifyWithPublished(res, req)).toEqual([{ keyid: rsa.thumbprint, alg: undefined }]);
   });
 });
 

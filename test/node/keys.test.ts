@@ -2,7 +2,7 @@ import { createSecretKey, generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importVerifyingKey, isSigningKey, isVerifyingKey } from '../../src/crypto/keys';
+import { importVerifyingKey, isSigningKey, isVerifyingKey, keyForAlgorithm, verifyBase } from '../../src/crypto/keys';
 import { webCryptoProvider } from '../../src/crypto/provider';
 import { RFC9421_TEST_KEY_THUMBPRINTS } from '../../src/crypto/test-keys';
 import type { SigningKey, VerifyingKey } from '../../src/crypto/types';
@@ -44,13 +44,22 @@ describe('node keys: PEM import (PKCS #8, SPKI, PKCS #1, SEC 1)', () => {
     await expectCode(() => importPrivatePem(pem('rsapss.pem'), { alg: 'rsa-v1_5-sha256' }), 'ERR_ALG_MISMATCH');
   });
 
-  it('RFC 9421 §B.1.1 PKCS #1 RSA PEM needs an alg; with one it gives the test-key-rsa thumbprint', async () => {
-    await expectCode(() => importPem(rfcPem('test-key-rsa', 'public')), 'ERR_ALG_UNKNOWN');
+  it('RFC 9421 §B.1.1 PKCS #1 RSA PEM: signing needs an alg; the public key without one serves the RSA algorithm a signature names', async () => {
+    await expectCode(() => importPem(rfcPem('test-key-rsa', 'private')), 'ERR_ALG_UNKNOWN');
     const verifier = await importPublicPem(rfcPem('test-key-rsa', 'public'), { alg: 'rsa-v1_5-sha256' });
     const signer = await importPrivatePem(rfcPem('test-key-rsa', 'private'), { alg: 'rsa-v1_5-sha256' });
     expect(verifier.thumbprint).toBe(thumbprintOf('test-key-rsa'));
     expect(signer.thumbprint).toBe(verifier.thumbprint);
-    expect(await verifier.verify(enc('v1.5'), await signer.sign(enc('v1.5')))).toBe(true);
+    const signature = await signer.sign(enc('v1.5'));
+    expect(await verifier.verify(enc('v1.5'), signature)).toBe(true);
+    const unbound = (await importPem(rfcPem('test-key-rsa', 'public'))) as VerifyingKey;
+    expect(unbound.alg).toBeUndefined();
+    expect(unbound.algorithms).toEqual(['rsa-pss-sha512', 'rsa-v1_5-sha256']);
+    expect(unbound.thumbprint).toBe(verifier.thumbprint);
+    const bound = keyForAlgorithm(unbound, 'rsa-v1_5-sha256') as VerifyingKey;
+    expect(bound.alg).toBe('rsa-v1_5-sha256');
+    expect(verifyBase(bound, 'v1.5', signature), 'node:crypto: answered synchronously').toBe(true);
+    expect(verifyBase(keyForAlgorithm(unbound, 'rsa-pss-sha512') as VerifyingKey, 'v1.5', signature)).toBe(false);
   });
 
   it('RFC 9421 §B.1.3 SEC 1 EC PEM gives the test-key-ecc-p256 thumbprint', async () => {
