@@ -5,6 +5,9 @@ import { defineConfig } from 'tsup';
  * the crypto provider registry) in common chunks so that every entry of one format
  * sees the same state. Framework packages are optional peer dependencies and stay
  * external. The CLI is ESM only (its argument parser, commander, is a runtime dependency).
+ * `dts` emits `.d.ts` beside the ESM `.js` and `.d.cts` beside the CommonJS `.cjs`: the
+ * `import` and `require` conditions of package.json `exports` each name their own
+ * (`npm run check:package` holds them to it, with attw, publint and a consumer project).
  */
 const library = {
   index: 'src/index.ts',
@@ -14,6 +17,7 @@ const library = {
   express: 'src/express.ts',
   fastify: 'src/fastify.ts',
   hono: 'src/hono.ts',
+  'hono.node': 'src/hono.node.ts',
   fetch: 'src/fetch.ts',
   playwright: 'src/playwright.ts',
   crawlee: 'src/crawlee.ts',

@@ -69,8 +69,28 @@ export interface BotsigErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * The brand every BotsigError carries (on its prototype, not enumerable). It is a
+ * registered symbol, so it is the same value in every copy of botsig loaded in one
+ * realm: the ESM and the CommonJS build (the dual-package hazard), or two versions.
+ */
+const BRAND = Symbol.for('botsig.error');
+
 /** The error botsig throws (or reports in results) for anything wrong with its input. */
 export class BotsigError extends Error {
+  static {
+    Object.defineProperty(this.prototype, BRAND, { value: true });
+  }
+
+  /**
+   * `error instanceof BotsigError` is true for a BotsigError from any copy of botsig
+   * (ESM and CommonJS builds, bundled copies): it checks the brand rather than the
+   * prototype chain. For subclasses, `instanceof` keeps its ordinary meaning.
+   */
+  static override [Symbol.hasInstance](value: unknown): value is BotsigError {
+    return this === BotsigError ? hasBrand(value) : Function.prototype[Symbol.hasInstance].call(this, value);
+  }
+
   override readonly name = 'BotsigError';
   readonly code: BotsigErrorCode;
 
@@ -85,8 +105,19 @@ export class BotsigError extends Error {
   }
 }
 
-/** True when `value` is a BotsigError (works across bundle copies, unlike instanceof). */
+function hasBrand(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+}
+
+/**
+ * True when `value` is a BotsigError from any copy of botsig (ESM or CommonJS build,
+ * another bundle): it checks the same `Symbol.for('botsig.error')` brand as
+ * `instanceof BotsigError`. An object without the brand whose `name` is
+ * `'BotsigError'` and whose `code` is a string (an error from a copy that predates
+ * the brand) also counts.
+ */
 export function isBotsigError(value: unknown): value is BotsigError {
+  if (hasBrand(value)) return true;
   return (
     typeof value === 'object' &&
     value !== null &&
