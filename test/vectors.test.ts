@@ -1,5 +1,5 @@
 /**
- * Every vector in vectors/*.json (and Cloudflare's, read in place from ../shared/vectors)
+ * Every vector in vectors/*.json (and Cloudflare's, in vectors/cloudflare-web-bot-auth)
  * through the public httpsig and crypto APIs, in Node: with the WebCrypto provider, the
  * node:crypto provider, and the PEM import. The suite itself is portable and lives in
  * test/helpers/vectors-suite.ts; test/runtimes runs it in a browser and in workerd too.

@@ -1,5 +1,5 @@
 /**
- * botsig/playwright with a real browser: Debian chromium (/usr/bin/chromium)
+ * botsig/playwright with a real browser: Debian chromium (/usr/bin/chromium, or BOTSIG_CHROMIUM_PATH)
  * driven by playwright-core. A page on loopback origin A loads subresources
  * (img, script, fetch) from loopback origin B; both origins verify every request.
  * NETWORK RULE: only 127.0.0.1 servers started here; chromium's resolver maps
@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { signBrowserContext } from '../../src/playwright';
 import type { PlaywrightRoutable, PlaywrightSigningOptions } from '../../src/playwright';
 import { generateKeyPair } from '../../src/crypto/generate';
@@ -18,6 +18,8 @@ import { verifyRequest } from '../../src/profile/verify-request';
 import { MemoryNonceStore } from '../../src/stores/nonce-store';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
 import type { LoopbackServer } from '../helpers/loopback';
+// Every suite here needs Chromium: skipped locally without it, failing under CI.
+import { chromiumExecutable, describeWithChromium as describe } from '../helpers/optional';
 
 const AGENT = 'https://crawler.example';
 const WAIT_MS = 10_000;
@@ -45,7 +47,7 @@ const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   ({ privateJwk, publicJwk } = await generateKeyPair('ed25519'));
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, timeout: 30_000 });
+  browser = await chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS, timeout: 30_000 });
 });
 afterEach(async () => {
   await Promise.all(contexts.splice(0).map((c) => c.close()));

@@ -1,6 +1,6 @@
 /**
  * The httpwg structured-field-tests corpus (RFC 9651), from
- * ../shared/vectors/structured-field-tests (imported in place by test/helpers/vectors.ts), in both directions:
+ * vectors/structured-field-tests (httpwg's files, copied byte for byte; imported by test/helpers/vectors.ts), in both directions:
  * - parse: `raw` lines joined with ", " parse to `expected` (or fail when `must_fail`);
  * - serialise: `expected` (and our own parse result) serialise to `canonical` (or `raw`);
  * - serialisation-tests/: `expected` serialises to `canonical`, or fails when `must_fail`.

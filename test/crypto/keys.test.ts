@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import ed25519TestKey from '../../../shared/vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
+import ed25519TestKey from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
 import rfc8037 from '../../vectors/rfc8037.json';
 import { base64UrlEncode } from '../../src/core/base64';
 import { generateKeyPair } from '../../src/crypto/generate';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import ed25519Key from '../../../shared/vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
-import rsaPssKey from '../../../shared/vectors/cloudflare-web-bot-auth/rfc9421-keys/rsapss.json';
+import ed25519Key from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
+import rsaPssKey from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/rsapss.json';
 import { generateKeyPair } from '../../src/crypto/generate';
 import { isRfc9421TestKey, RFC9421_TEST_KEY_THUMBPRINTS } from '../../src/crypto/test-keys';
 import { jwkThumbprint } from '../../src/crypto/thumbprint';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { calculateJwkThumbprint } from 'jose';
 import { describe, expect, it } from 'vitest';
-import cloudflareVectors from '../../../shared/vectors/cloudflare-web-bot-auth/jsonwebkey-thumbprint-vectors.json';
+import cloudflareVectors from '../../vectors/cloudflare-web-bot-auth/jsonwebkey-thumbprint-vectors.json';
 import rfc7638 from '../../vectors/rfc7638.json';
 import rfc8037 from '../../vectors/rfc8037.json';
 import { isBotsigError } from '../../src/core/errors';
@@ -47,7 +47,7 @@ describe('thumbprint: RFC 8037 §A.3 (vectors/rfc8037.json)', () => {
   });
 });
 
-describe('thumbprint: cloudflare/web-bot-auth jsonwebkey-thumbprint vectors (read from ../shared/vectors)', () => {
+describe('thumbprint: cloudflare/web-bot-auth jsonwebkey-thumbprint vectors (vectors/cloudflare-web-bot-auth)', () => {
   for (const v of cloudflareVectors) {
     it(`${v.name}: canonical bytes, SHA-256 and thumbprint`, async () => {
       const jwk = JSON.parse(v.jwk) as Jwk;

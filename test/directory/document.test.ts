@@ -23,7 +23,7 @@ import {
 } from '../../src/directory/document';
 import { cloudflareVectors } from '../helpers/vectors';
 
-/** A file of ../shared/vectors/cloudflare-web-bot-auth/ (imported in place by test/helpers/vectors.ts). */
+/** A file of vectors/cloudflare-web-bot-auth/ (imported by test/helpers/vectors.ts). */
 function vector<T>(path: string): T {
   const v = cloudflareVectors<T>(path);
   if (v === undefined) throw new Error(`${path} is not listed in test/helpers/vectors.ts`);

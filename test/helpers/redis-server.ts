@@ -3,7 +3,9 @@
  * temporary directory, without persistence, and stopped afterwards, so tests
  * never depend on (or disturb) a server someone left running. `.ci/run`
  * installs Debian's `redis-server` when it is missing; set `BOTSIG_REDIS_SERVER`
- * to use another binary (e.g. `valkey-server`).
+ * to use another binary (e.g. `valkey-server`). Suites that use it are declared
+ * with `describeWithRedis` (test/helpers/optional.ts): skipped locally without the
+ * binary, failing under CI.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -12,6 +14,7 @@ import { createConnection, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REDIS, requireTool } from './optional-tools';
 
 export interface RedisServer {
   readonly host: '127.0.0.1';
@@ -28,7 +31,7 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-const BINARY = process.env.BOTSIG_REDIS_SERVER ?? 'redis-server';
+const BINARY = REDIS.command;
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
@@ -125,13 +128,14 @@ async function ready(running: Running, port: number): Promise<boolean> {
  * new temporary directory and resolves once it answers PING. With `persistent`,
  * the append-only file (in that directory) survives `kill` and is loaded by `restart`.
  *
- * @throws Error naming the binary and its last output when it cannot start.
+ * @throws Error when the binary is missing (see test/helpers/optional.ts), or naming it and its last output when it cannot start.
  * @example
  * const redis = await startRedisServer();
  * const client = await createClient({ url: redis.url }).connect();
  * await redis.stop();
  */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
+  requireTool(REDIS);
   const persistent = options.persistent === true;
   const dir = mkdtempSync(join(tmpdir(), 'botsig-redis-'));
   let port = 0;

@@ -544,11 +544,11 @@ export function defineVectorTests(env: VectorTestEnv = {}): void {
   });
 
   // ---------------------------------------------------------------------------
-  // Cloudflare web-bot-auth vectors, read in place (never copied)
+  // Cloudflare web-bot-auth vectors (third-party data, copied byte for byte into vectors/cloudflare-web-bot-auth/)
 
-  describe('cloudflare/web-bot-auth vectors (read from ../shared/vectors)', () => {
+  describe('cloudflare/web-bot-auth vectors (vectors/cloudflare-web-bot-auth)', () => {
     for (const ext of wba.external) {
-      // ext.path is relative to the project root (the parent of vectors/); test/helpers/vectors.ts imports it.
+      // ext.path is relative to the project root (vectors/cloudflare-web-bot-auth/…); test/helpers/vectors.ts imports it.
       const list = cloudflareVectors<CloudflareVector[]>(ext.path);
       if (list === undefined) {
         it(`${ext.id} (${ext.source}): ${ext.path} is imported by test/helpers/vectors.ts`, () => {

@@ -3,22 +3,24 @@
  * and in workerd (test/runtimes): no `node:fs`, every file a static import that
  * Vite and esbuild both bundle.
  * - vectors/*.json: the project's own vector files (see vectors/README.md);
- * - ../shared/vectors/cloudflare-web-bot-auth/**.json: Cloudflare's vectors, read
- *   in place from the shared folder (never copied into the repository);
- * - ../shared/vectors/structured-field-tests/*.json as text (`?raw`), because the
- *   corpus tells Integer `1` from Decimal `1.0` by spelling, which JSON.parse loses.
+ * - vectors/cloudflare-web-bot-auth/**.json: Cloudflare's vectors, third-party data
+ *   copied byte for byte (vectors/cloudflare-web-bot-auth/SOURCE.json);
+ * - vectors/structured-field-tests/*.json as text (`?raw`), because the corpus
+ *   tells Integer `1` from Decimal `1.0` by spelling, which JSON.parse loses
+ *   (httpwg's files, copied byte for byte: vectors/structured-field-tests/SOURCE.json).
+ * Nothing here reads outside the repository.
  * test/runtimes/manifest.test.ts (Node) checks these lists against the folders,
  * so a file added there is not silently left out here.
  */
 import type { Jwk } from '../../src/crypto/types';
-import cfEd25519Key from '../../../shared/vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
-import cfRsaPssKey from '../../../shared/vectors/cloudflare-web-bot-auth/rfc9421-keys/rsapss.json';
-import cfThumbprints from '../../../shared/vectors/cloudflare-web-bot-auth/jsonwebkey-thumbprint-vectors.json';
-import cfArchitectureV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_architecture_v1.json';
-import cfArchitectureV2 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_architecture_v2.json';
-import cfRegistryV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_registry_v1.json';
-import cfSignatureAgentCardV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_signature_agent_card_v1.json';
-import cfSignatureAgentV1 from '../../../shared/vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_signature_agent_v1.json';
+import cfEd25519Key from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
+import cfRsaPssKey from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/rsapss.json';
+import cfThumbprints from '../../vectors/cloudflare-web-bot-auth/jsonwebkey-thumbprint-vectors.json';
+import cfArchitectureV1 from '../../vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_architecture_v1.json';
+import cfArchitectureV2 from '../../vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_architecture_v2.json';
+import cfRegistryV1 from '../../vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_registry_v1.json';
+import cfSignatureAgentCardV1 from '../../vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_signature_agent_card_v1.json';
+import cfSignatureAgentV1 from '../../vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_signature_agent_v1.json';
 import delegationJson from '../../vectors/delegation.json';
 import negativeJson from '../../vectors/negative.json';
 import rfc4648Json from '../../vectors/rfc4648.json';
@@ -27,30 +29,30 @@ import rfc8037Json from '../../vectors/rfc8037.json';
 import rfc9421Json from '../../vectors/rfc9421.json';
 import rfc9530Json from '../../vectors/rfc9530.json';
 import webBotAuthJson from '../../vectors/web-bot-auth.json';
-import sfBinary from '../../../shared/vectors/structured-field-tests/binary.json?raw';
-import sfBoolean from '../../../shared/vectors/structured-field-tests/boolean.json?raw';
-import sfDate from '../../../shared/vectors/structured-field-tests/date.json?raw';
-import sfDictionary from '../../../shared/vectors/structured-field-tests/dictionary.json?raw';
-import sfDisplayString from '../../../shared/vectors/structured-field-tests/display-string.json?raw';
-import sfExamples from '../../../shared/vectors/structured-field-tests/examples.json?raw';
-import sfItem from '../../../shared/vectors/structured-field-tests/item.json?raw';
-import sfKeyGenerated from '../../../shared/vectors/structured-field-tests/key-generated.json?raw';
-import sfLargeGenerated from '../../../shared/vectors/structured-field-tests/large-generated.json?raw';
-import sfList from '../../../shared/vectors/structured-field-tests/list.json?raw';
-import sfListlist from '../../../shared/vectors/structured-field-tests/listlist.json?raw';
-import sfNumberGenerated from '../../../shared/vectors/structured-field-tests/number-generated.json?raw';
-import sfNumber from '../../../shared/vectors/structured-field-tests/number.json?raw';
-import sfParamDict from '../../../shared/vectors/structured-field-tests/param-dict.json?raw';
-import sfParamList from '../../../shared/vectors/structured-field-tests/param-list.json?raw';
-import sfParamListlist from '../../../shared/vectors/structured-field-tests/param-listlist.json?raw';
-import sfStringGenerated from '../../../shared/vectors/structured-field-tests/string-generated.json?raw';
-import sfString from '../../../shared/vectors/structured-field-tests/string.json?raw';
-import sfTokenGenerated from '../../../shared/vectors/structured-field-tests/token-generated.json?raw';
-import sfToken from '../../../shared/vectors/structured-field-tests/token.json?raw';
-import sfSerKeyGenerated from '../../../shared/vectors/structured-field-tests/serialisation-tests/key-generated.json?raw';
-import sfSerNumber from '../../../shared/vectors/structured-field-tests/serialisation-tests/number.json?raw';
-import sfSerStringGenerated from '../../../shared/vectors/structured-field-tests/serialisation-tests/string-generated.json?raw';
-import sfSerTokenGenerated from '../../../shared/vectors/structured-field-tests/serialisation-tests/token-generated.json?raw';
+import sfBinary from '../../vectors/structured-field-tests/binary.json?raw';
+import sfBoolean from '../../vectors/structured-field-tests/boolean.json?raw';
+import sfDate from '../../vectors/structured-field-tests/date.json?raw';
+import sfDictionary from '../../vectors/structured-field-tests/dictionary.json?raw';
+import sfDisplayString from '../../vectors/structured-field-tests/display-string.json?raw';
+import sfExamples from '../../vectors/structured-field-tests/examples.json?raw';
+import sfItem from '../../vectors/structured-field-tests/item.json?raw';
+import sfKeyGenerated from '../../vectors/structured-field-tests/key-generated.json?raw';
+import sfLargeGenerated from '../../vectors/structured-field-tests/large-generated.json?raw';
+import sfList from '../../vectors/structured-field-tests/list.json?raw';
+import sfListlist from '../../vectors/structured-field-tests/listlist.json?raw';
+import sfNumberGenerated from '../../vectors/structured-field-tests/number-generated.json?raw';
+import sfNumber from '../../vectors/structured-field-tests/number.json?raw';
+import sfParamDict from '../../vectors/structured-field-tests/param-dict.json?raw';
+import sfParamList from '../../vectors/structured-field-tests/param-list.json?raw';
+import sfParamListlist from '../../vectors/structured-field-tests/param-listlist.json?raw';
+import sfStringGenerated from '../../vectors/structured-field-tests/string-generated.json?raw';
+import sfString from '../../vectors/structured-field-tests/string.json?raw';
+import sfTokenGenerated from '../../vectors/structured-field-tests/token-generated.json?raw';
+import sfToken from '../../vectors/structured-field-tests/token.json?raw';
+import sfSerKeyGenerated from '../../vectors/structured-field-tests/serialisation-tests/key-generated.json?raw';
+import sfSerNumber from '../../vectors/structured-field-tests/serialisation-tests/number.json?raw';
+import sfSerStringGenerated from '../../vectors/structured-field-tests/serialisation-tests/string-generated.json?raw';
+import sfSerTokenGenerated from '../../vectors/structured-field-tests/serialisation-tests/token-generated.json?raw';
 
 const PROJECT_VECTORS: Readonly<Record<string, unknown>> = {
   'delegation.json': delegationJson,
@@ -77,7 +79,7 @@ export function projectVectors<T>(name: string): T {
   return structuredClone(v) as T;
 }
 
-const CLOUDFLARE_DIR = '../shared/vectors/cloudflare-web-bot-auth/';
+const CLOUDFLARE_DIR = 'vectors/cloudflare-web-bot-auth/';
 const CLOUDFLARE: Readonly<Record<string, unknown>> = {
   'jsonwebkey-thumbprint-vectors.json': cfThumbprints,
   'rfc9421-keys/ed25519.json': cfEd25519Key,
@@ -89,7 +91,6 @@ const CLOUDFLARE: Readonly<Record<string, unknown>> = {
   'test_data/web_bot_auth_signature_agent_v1.json': cfSignatureAgentV1,
 };
 
-/** The JSON files of ../shared/vectors/cloudflare-web-bot-auth/, relative to that folder. */
 /** One signature vector of cloudflare/web-bot-auth test_data (web_bot_auth_architecture_*.json). */
 export interface CloudflareVector {
   key: Jwk & { kid?: string };
@@ -104,12 +105,13 @@ export interface CloudflareVector {
   signature_agent_key?: string;
 }
 
+/** The JSON files of vectors/cloudflare-web-bot-auth/ (SOURCE.json aside), relative to that folder. */
 export const CLOUDFLARE_VECTOR_FILES: readonly string[] = Object.keys(CLOUDFLARE);
 
 /**
  * A Cloudflare web-bot-auth vector file, parsed, by its path relative to
- * ../shared/vectors/cloudflare-web-bot-auth/ (e.g. `test_data/web_bot_auth_architecture_v1.json`)
- * or relative to the project root (`../shared/vectors/cloudflare-web-bot-auth/test_data/…`,
+ * vectors/cloudflare-web-bot-auth/ (e.g. `test_data/web_bot_auth_architecture_v1.json`)
+ * or relative to the project root (`vectors/cloudflare-web-bot-auth/test_data/…`,
  * the form vectors/web-bot-auth.json uses in `external`). A fresh copy; undefined when
  * not listed here.
  */

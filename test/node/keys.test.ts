@@ -10,7 +10,7 @@ import { nodeCryptoProvider } from '../../src/node/crypto-provider';
 import { fromKeyObject, importPem, importPrivatePem, importPublicPem, keyObjectToJwk } from '../../src/node/keys';
 import { enc, expectCode } from '../crypto/helpers';
 
-const KEYS = resolve(__dirname, '../../../shared/vectors/cloudflare-web-bot-auth/rfc9421-keys');
+const KEYS = resolve(__dirname, '../../vectors/cloudflare-web-bot-auth/rfc9421-keys');
 const pem = (name: string): string => readFileSync(resolve(KEYS, name), 'utf8');
 const rfc9421 = JSON.parse(readFileSync(resolve(__dirname, '../../vectors/rfc9421.json'), 'utf8')) as {
   keys: Array<{ id: string; pem?: { public?: string[]; private?: string[] } }>;

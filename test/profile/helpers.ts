@@ -96,7 +96,7 @@ export function rawRequest(v: WbaVector): MessageObject {
   return parseRawHttpMessage(v.message.join('\n'), { scheme: v.scheme });
 }
 
-/** cloudflare/web-bot-auth test_data, read in place from ../shared/vectors (never copied) through test/helpers/vectors.ts. */
+/** cloudflare/web-bot-auth test_data (vectors/cloudflare-web-bot-auth, copied byte for byte), through test/helpers/vectors.ts. */
 export function cloudflareVectors(): Array<{ file: string; index: number; v: CloudflareVector }> {
   const out: Array<{ file: string; index: number; v: CloudflareVector }> = [];
   for (const file of ['web_bot_auth_architecture_v1.json', 'web_bot_auth_architecture_v2.json']) {

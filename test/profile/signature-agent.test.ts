@@ -15,7 +15,7 @@ import {
   type SignatureAgentMember,
 } from '../../src/profile/signature-agent';
 
-const VECTORS = '../../../shared/vectors/cloudflare-web-bot-auth/test_data/';
+const VECTORS = '../../vectors/cloudflare-web-bot-auth/test_data/';
 function vectors<T>(name: string): T {
   return JSON.parse(readFileSync(fileURLToPath(new URL(VECTORS + name, import.meta.url)), 'utf8')) as T;
 }

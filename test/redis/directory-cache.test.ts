@@ -4,11 +4,13 @@
  * §4.2, §4.3), TTL = remaining freshness + stale-if-error window, the local
  * fallback while Redis is down, and the cross-process refresh lock.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DirectoryCacheEntry } from '../../src/directory/cache';
 import { MemoryDirectoryCache } from '../../src/directory/cache';
 import { fromNodeRedis, RedisDirectoryCache } from '../../src/stores/redis';
 import type { RedisLike } from '../../src/stores/redis';
+// Every suite here needs redis-server: skipped locally without it, failing under CI.
+import { describeWithRedis as describe } from '../helpers/optional';
 import { startRedisServer } from '../helpers/redis-server';
 import type { RedisServer } from '../helpers/redis-server';
 import { CLIENT_KINDS, closeClients, connect, nodeRedisClient } from './redis-clients';

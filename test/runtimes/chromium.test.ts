@@ -1,19 +1,18 @@
 /**
  * Runtime matrix, browser: the isomorphic test files (test/runtimes/bundle.ts lists
- * them) run in headless Chromium — Debian's /usr/bin/chromium driven by
+ * them) run in headless Chromium — Debian's /usr/bin/chromium (or BOTSIG_CHROMIUM_PATH) driven by
  * playwright-core, never a downloaded browser. The bundle is served from a
  * loopback node:http server (127.0.0.1 is a secure context, so crypto.subtle is
  * there) and its `run()` is called in the page.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
+import { chromiumExecutable, describeWithChromium as describe } from '../helpers/optional';
 import { buildRuntimeBundle, summarise, type MatrixResult } from './bundle';
 import { MIN_TESTS } from './expectations';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const HTML = '<!doctype html><meta charset="utf-8"><title>botsig runtime matrix</title>';
 
@@ -26,7 +25,7 @@ afterAll(async () => {
 });
 
 // Without the browser the launcher is skipped locally, but never under CI (.ci/run installs it).
-describe.skipIf(!existsSync(CHROMIUM) && process.env['CI'] === undefined)('runtime matrix: headless Chromium', () => {
+describe('runtime matrix: headless Chromium', () => {
   it('runs the isomorphic suite with no failures', async () => {
     const bundle = await buildRuntimeBundle('browser');
     server = createServer((req, res) => {
@@ -41,7 +40,7 @@ describe.skipIf(!existsSync(CHROMIUM) && process.env['CI'] === undefined)('runti
     await new Promise<void>((ready) => server!.listen(0, '127.0.0.1', ready));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    browser = await chromium.launch({ executablePath: chromiumExecutable(), args: ARGS, headless: true });
     const page = await browser.newPage();
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(String(e)));
