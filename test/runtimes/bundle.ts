@@ -35,7 +35,10 @@ const MATRIX_FILES = [
 ];
 
 /** Files in MATRIX_DIRS that stay Node-only, with the reason. */
-export const NODE_ONLY: Readonly<Record<string, string>> = {};
+export const NODE_ONLY: Readonly<Record<string, string>> = {
+  'test/profile/attacks.test.ts': 'vi.useFakeTimers for the discovery deadline (the matrix shim has no fake timers) and a timing ratio',
+  'test/httpsig/shared-secret.test.ts': 'node:crypto HMAC keys, to show they are refused',
+};
 
 /** test/directory files outside the matrix, with the reason (test/runtimes/manifest.test.ts wants every file in one list or the other). */
 export const DIRECTORY_NODE_ONLY: Readonly<Record<string, string>> = {
@@ -47,6 +50,7 @@ export const DIRECTORY_NODE_ONLY: Readonly<Record<string, string>> = {
   'test/directory/delegation-client.test.ts': 'node:https loopback servers and the Node guarded fetch',
   'test/directory/delegation-lazy.test.ts': 'vi.mock (module mocking) and loopback servers',
   'test/directory/delegation-missing.test.ts': 'vi.mock (module mocking)',
+  'test/directory/outbound.test.ts': 'shares client-fixtures (vi) with the loopback client tests',
 };
 
 /** The test files of the matrix, relative to the project root, in run order. */
