@@ -67,6 +67,21 @@ function percentDecode(text: string, start: number, end: number): Uint8Array | u
   return out.subarray(0, o);
 }
 
+// Octets per String.fromCharCode call: few enough arguments for any engine.
+const LATIN1_CHUNK = 8192;
+
+/**
+ * Octets as Latin-1 characters, one String.fromCharCode per chunk: a flat string, not
+ * a rope of one-character pieces (which costs tens of bytes per octet until flattened).
+ */
+function latin1(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += LATIN1_CHUNK) {
+    out += String.fromCharCode.apply(null, bytes.subarray(i, i + LATIN1_CHUNK) as unknown as number[]);
+  }
+  return out;
+}
+
 function fail(reason: string): never {
   throw new BotsigError('ERR_URL_INVALID', `invalid data: URL (${reason})`);
 }
@@ -117,8 +132,7 @@ export function parseDataUrl(text: string, options?: DataUrlOptions): DataUrl {
     const raw = percentDecode(segment, eq + 1, segment.length);
     if (raw === undefined) fail('parameter value');
     // Parameter values are ASCII in practice; decode as Latin-1 so no octet is lost.
-    let value = '';
-    for (let j = 0; j < raw.length; j++) value += String.fromCharCode(raw[j]!);
+    const value = latin1(raw);
     if (!parameters.has(name)) parameters.set(name, value);
   }
   if (typeText === '' && !parameters.has('charset')) parameters.set('charset', 'US-ASCII');
@@ -127,9 +141,7 @@ export function parseDataUrl(text: string, options?: DataUrlOptions): DataUrl {
   if (data === undefined) fail('data');
   let body: Uint8Array = data;
   if (base64) {
-    let ascii = '';
-    for (let i = 0; i < data.length; i++) ascii += String.fromCharCode(data[i]!);
-    const decoded = base64AnyDecode(ascii);
+    const decoded = base64AnyDecode(latin1(data));
     if (decoded === undefined) fail('base64');
     body = decoded;
   }

@@ -5,7 +5,7 @@
 import { base64Encode } from '../core/base64';
 import { BotsigError, isBotsigError } from '../core/errors';
 import { parseDictionary, parseItem, parseList, serializeBareItem, serializeDictionary, serializeList, serializeMember, serializeParameters } from '../core/sf';
-import type { Parameters } from '../core/sf-types';
+import type { Dictionary, Item, List, Parameters } from '../core/sf-types';
 import { messageTarget } from './message';
 import type { HttpMessage } from './message';
 
@@ -215,16 +215,11 @@ export function componentValue(message: HttpMessage, id: ComponentIdentifier, op
   if (lines === undefined || lines.length === 0) {
     throw new BotsigError('ERR_COMPONENT_MISSING', `covered ${tr ? 'trailer' : 'header'} field ${name} is absent`);
   }
-  if (bs) return byteSequenceValue(lines);
   if (key !== undefined) return dictionaryMemberValue(name, lines, key, options);
   if (sf) return structuredValue(name, lines, options);
-  if (lines.length === 1) return normalizeLine(lines[0]!, false);
-  let out = '';
-  for (let i = 0; i < lines.length; i++) {
-    if (i > 0) out += ', ';
-    out += normalizeLine(lines[i]!, false);
-  }
-  return out;
+  // The common case: one field line of ordinary length, read as it is.
+  if (!bs && lines.length === 1 && lines[0]!.length <= LONG_FIELD) return normalizeLine(lines[0]!, false);
+  return fieldValue(lines, bs);
 }
 
 function fieldType(name: string, options: ComponentOptions | undefined): StructuredFieldType | undefined {
@@ -250,15 +245,18 @@ function structuredValue(name: string, lines: readonly string[], options: Compon
   if (type === undefined) {
     throw new BotsigError('ERR_COMPONENT_UNSUPPORTED', `the structured type of field ${name} is not known (RFC 9421 §2.1.1)`);
   }
-  const text = combined(lines);
+  const parsed = structuredOf(longFieldMemo(lines) ?? newMemo(lines), type, name, type);
+  if (parsed.serialized !== undefined) return parsed.serialized;
+  const value = parsed.value!;
+  let text: string;
   try {
-    if (type === 'dictionary') return serializeDictionary(parseDictionary(text));
-    if (type === 'list') return serializeList(parseList(text));
-    return serializeMember(parseItem(text));
+    text = type === 'dictionary' ? serializeDictionary(value as Dictionary) : type === 'list' ? serializeList(value as List) : serializeMember(value as Item);
   } catch (err) {
     if (isBotsigError(err)) throw new BotsigError('ERR_COMPONENT_INVALID', `field ${name} is not a valid ${type}`, { cause: err });
     throw err;
   }
+  parsed.serialized = text;
+  return text;
 }
 
 // RFC 9421 §2.1.2
@@ -267,33 +265,46 @@ function dictionaryMemberValue(name: string, lines: readonly string[], key: stri
   if (type !== undefined && type !== 'dictionary') {
     throw new BotsigError('ERR_COMPONENT_UNSUPPORTED', `field ${name} is not a Dictionary, key does not apply`);
   }
-  const text = combined(lines);
+  const parsed = structuredOf(longFieldMemo(lines) ?? shortDictionaryMemo(lines), 'dictionary', name, 'Dictionary');
   // An agent sends the same Signature-Agent on every request and covers the same
-  // member: the last answer is reused while both repeat (a function of the two strings).
-  if (text === lastDictionaryText && key === lastMemberKey) return lastMemberValue;
-  let dict;
-  try {
-    dict = parseDictionary(text);
-  } catch (err) {
-    if (isBotsigError(err)) throw new BotsigError('ERR_COMPONENT_INVALID', `field ${name} is not a valid Dictionary`, { cause: err });
-    throw err;
-  }
-  const member = dict.get(key);
+  // member: the last answer is reused while both repeat.
+  if (key === parsed.key) return parsed.member;
+  const member = (parsed.value as Dictionary).get(key);
   if (member === undefined) throw new BotsigError('ERR_COMPONENT_MISSING', `field ${name} has no member with the covered key`);
   const value = serializeMember(member);
-  if (text.length <= MEMO_MAX_CHARS) {
-    lastDictionaryText = text;
-    lastMemberKey = key;
-    lastMemberValue = value;
-  }
+  parsed.key = key;
+  parsed.member = value;
   return value;
 }
 
-// The last `;key` component value (see dictionaryMemberValue); only short fields are kept.
-const MEMO_MAX_CHARS = 1024;
-let lastDictionaryText: string | undefined;
-let lastMemberKey = '';
-let lastMemberValue = '';
+// RFC 9421 §2.1, §2.1.3: a plain value of several or long lines, or a `;bs` value.
+function fieldValue(lines: readonly string[], bs: boolean): string {
+  const memo = longFieldMemo(lines);
+  if (memo === undefined) return bs ? byteSequenceValue(lines) : plainValue(lines);
+  let done = bs ? memo.bytes : memo.plain;
+  if (done === undefined) {
+    try {
+      done = bs ? byteSequenceValue(lines) : plainValue(lines);
+    } catch (err) {
+      if (!isBotsigError(err)) throw err;
+      done = err;
+    }
+    if (bs) memo.bytes = done;
+    else memo.plain = done;
+  }
+  if (typeof done !== 'string') throw done;
+  return done;
+}
+
+function plainValue(lines: readonly string[]): string {
+  if (lines.length === 1) return normalizeLine(lines[0]!, false);
+  let out = '';
+  for (let i = 0; i < lines.length; i++) {
+    if (i > 0) out += ', ';
+    out += normalizeLine(lines[i]!, false);
+  }
+  return out;
+}
 
 // RFC 9421 §2.1.3
 function byteSequenceValue(lines: readonly string[]): string {
@@ -303,6 +314,111 @@ function byteSequenceValue(lines: readonly string[]): string {
     out += ':' + base64Encode(fieldBytes(normalizeLine(lines[i]!, true))) + ':';
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------
+// What is computed from a field's lines, kept while the same lines come back.
+//
+// A message may carry thousands of signatures, each covering the same large field:
+// one member each of a Signature-Agent Dictionary (`"signature-agent";key="sigN"`),
+// or the field itself. Computing the value anew for each is signatures × field
+// length; these memos make it field length once, then a lookup per signature. They
+// hold values computed from the lines' text only (with the structured type for the
+// parsed forms), and are checked against the lines on every use.
+
+/** Fields up to this length (all lines together) are recomputed rather than kept per message. */
+const LONG_FIELD = 1024;
+
+/** A structured field's lines parsed as `type`, or the error they give. */
+interface StructuredMemo {
+  readonly type: StructuredFieldType;
+  readonly value: Dictionary | List | Item | undefined;
+  /** Why `value` is undefined: a bad field line (`lineError`, thrown as is) or the parse's error. */
+  readonly error: BotsigError | undefined;
+  readonly lineError: boolean;
+  /** The `;sf` value, once serialised. */
+  serialized: string | undefined;
+  /** The last `;key` member served, and its value. */
+  key: string | undefined;
+  member: string;
+}
+
+interface FieldMemo {
+  /** The field lines (string references, compared with `===`). */
+  readonly lines: string[];
+  /** Plain and `;bs` values of the lines, or the error they give. */
+  plain: string | BotsigError | undefined;
+  bytes: string | BotsigError | undefined;
+  structured: StructuredMemo | undefined;
+}
+
+// Long fields: one memo per lines array, i.e. per field of a message, checked by
+// pointer comparison of its lines (a message's lines array holds the same strings
+// while it is not changed). Short fields are recomputed, except for `;key`: the last
+// short Dictionary is kept, compared by content (bounded by LONG_FIELD), so that the
+// equal Signature-Agent fields of an agent's successive requests share one parse.
+const longFields = new WeakMap<readonly string[], FieldMemo>();
+let shortDictionary: FieldMemo = newMemo([]);
+
+function newMemo(lines: readonly string[]): FieldMemo {
+  return { lines: lines.slice(), plain: undefined, bytes: undefined, structured: undefined };
+}
+
+/** The memo of a field longer than LONG_FIELD (all lines together); `undefined` for a shorter one. */
+function longFieldMemo(lines: readonly string[]): FieldMemo | undefined {
+  const n = lines.length;
+  let total = 0;
+  for (let i = 0; i < n && total <= LONG_FIELD; i++) total += lines[i]!.length;
+  if (total <= LONG_FIELD) return undefined;
+  let memo = longFields.get(lines);
+  if (memo === undefined || !sameLines(memo.lines, lines)) {
+    memo = newMemo(lines);
+    longFields.set(lines, memo);
+  }
+  return memo;
+}
+
+function shortDictionaryMemo(lines: readonly string[]): FieldMemo {
+  if (!sameLines(shortDictionary.lines, lines)) shortDictionary = newMemo(lines);
+  return shortDictionary;
+}
+
+/** True when `held` and `lines` are equal strings; `held` then takes the strings of `lines` (pointer tests next time). */
+function sameLines(held: string[], lines: readonly string[]): boolean {
+  const n = lines.length;
+  if (n !== held.length) return false;
+  for (let i = 0; i < n; i++) if (held[i] !== lines[i]) return false;
+  for (let i = 0; i < n; i++) held[i] = lines[i]!;
+  return true;
+}
+
+/**
+ * The lines parsed as `type` (kept in `memo`), or the error: a bad field line as
+ * such, a text that is not a `type` as ERR_COMPONENT_INVALID naming the field (`what`:
+ * how the message names the type). A field that fails at its last character fails
+ * once, however many signatures cover it.
+ */
+function structuredOf(memo: FieldMemo, type: StructuredFieldType, name: string, what: string): StructuredMemo {
+  let parsed = memo.structured;
+  if (parsed === undefined || parsed.type !== type) {
+    let value: Dictionary | List | Item | undefined;
+    let error: BotsigError | undefined;
+    let text: string | undefined;
+    try {
+      text = combined(memo.lines);
+      value = type === 'dictionary' ? parseDictionary(text) : type === 'list' ? parseList(text) : parseItem(text);
+    } catch (err) {
+      if (!isBotsigError(err)) throw err;
+      error = err;
+    }
+    parsed = { type, value, error, lineError: text === undefined, serialized: undefined, key: undefined, member: '' };
+    memo.structured = parsed;
+  }
+  if (parsed.value === undefined) {
+    if (parsed.lineError) throw parsed.error!;
+    throw new BotsigError('ERR_COMPONENT_INVALID', `field ${name} is not a valid ${what}`, { cause: parsed.error });
+  }
+  return parsed;
 }
 
 /**
@@ -364,15 +480,21 @@ function isWS(c: number): boolean {
   return c === 32 || c === 9;
 }
 
+/**
+ * Replaces each obs-fold (OWS CRLF RWS, RFC 9112 §5.2) by one SP, in one forward scan
+ * that copies the character codes into a buffer: at a fold, the OWS already copied is
+ * taken back (each character at most once) and one SP written. (Trimming an
+ * accumulated string at each fold instead copies it every time: quadratic in the
+ * number of folds.)
+ */
 function unfold(line: string): string {
-  let out = '';
   const n = line.length;
-  let i = 0;
-  while (i < n) {
+  const out = new Uint16Array(n);
+  let o = 0;
+  for (let i = 0; i < n; i++) {
     const c = line.charCodeAt(i);
     if (c !== 13 && c !== 10) {
-      out += line[i];
-      i++;
+      out[o++] = c;
       continue;
     }
     // CRLF (or a bare LF, as some raw parsers leave it) must be followed by SP/HTAB.
@@ -381,12 +503,24 @@ function unfold(line: string): string {
       throw new BotsigError('ERR_COMPONENT_INVALID', 'field value has a line break that is not obs-fold');
     }
     while (j < n && isWS(line.charCodeAt(j))) j++;
-    let k = out.length;
-    while (k > 0 && isWS(out.charCodeAt(k - 1))) k--;
-    out = out.slice(0, k) + ' ';
-    i = j;
+    // The OWS before the line break (and a fold's SP right before it) goes with the fold.
+    while (o > 0 && isWS(out[o - 1]!)) o--;
+    out[o++] = 32;
+    i = j - 1;
   }
-  return out;
+  return fromCodes(out, o);
+}
+
+// Character codes per String.fromCharCode call: few enough arguments for any engine.
+const CODES_CHUNK = 8192;
+
+/** `codes[0, length)` as a string, one String.fromCharCode per chunk. */
+function fromCodes(codes: Uint16Array, length: number): string {
+  let s = '';
+  for (let i = 0; i < length; i += CODES_CHUNK) {
+    s += String.fromCharCode.apply(null, codes.subarray(i, Math.min(length, i + CODES_CHUNK)) as unknown as number[]);
+  }
+  return s;
 }
 
 // ---------------------------------------------------------------------------
@@ -480,7 +614,7 @@ function isToken(s: string): boolean {
 // ASCII alphanumeric, "*", "-", ".", "_" are left as they are.
 const FORM_SAFE = new Uint8Array(128);
 for (const ch of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._') FORM_SAFE[ch.charCodeAt(0)] = 1;
-const HEX = '0123456789ABCDEF';
+const HEX_CODES = new Uint8Array([...'0123456789ABCDEF'].map((ch) => ch.charCodeAt(0)));
 
 /**
  * The values of the query parameters named `encodedName` (the `name` parameter of
@@ -488,22 +622,60 @@ const HEX = '0123456789ABCDEF';
  * `query` excludes the leading `?`.
  */
 export function queryParamValues(query: string, encodedName: string): string[] {
-  const out: string[] = [];
+  const ranges = queryIndex(query).get(encodedName);
+  if (ranges === undefined) return [];
+  const out = new Array<string>(ranges.length >> 1);
+  for (let i = 0; i < ranges.length; i += 2) {
+    const from = ranges[i]!;
+    const to = ranges[i + 1]!;
+    out[i >> 1] = from === to ? '' : reencode(query, from, to);
+  }
+  return out;
+}
+
+// The index of the last query read: a function of the query string alone, so every
+// `@query-param` of a message (and of the next request to the same URL) reuses one
+// parse. messageTarget hands out the same string for one message, so the check is a
+// pointer comparison; an equal string from another message takes the place of the
+// old one, so that the next checks are too.
+let lastQuery: string | undefined;
+let lastIndex: Map<string, number[]> = new Map();
+
+/**
+ * The query's parameters by re-encoded name: for each, the `[start, end)` offsets of
+ * its values in `query`, in order. One scan of the query however many parameters and
+ * `@query-param` components there are (RFC 9421 §2.2.8, WHATWG urlencoded parsing).
+ */
+function queryIndex(query: string): Map<string, number[]> {
+  if (query === lastQuery) {
+    lastQuery = query;
+    return lastIndex;
+  }
+  const index = new Map<string, number[]>();
   const n = query.length;
   let start = 0;
-  while (start <= n) {
-    let end = query.indexOf('&', start);
-    if (end < 0) end = n;
+  while (start < n) {
+    // The sequence ends at "&"; its name at the first "=" inside it, if any.
+    let end = start;
+    let eq = -1;
+    for (; end < n; end++) {
+      const c = query.charCodeAt(end);
+      if (c === 38) break;
+      if (c === 61 && eq < 0) eq = end;
+    }
     if (end > start) {
-      let eq = query.indexOf('=', start);
-      if (eq < 0 || eq > end) eq = end;
-      if (reencode(query, start, eq) === encodedName) {
-        out.push(eq === end ? '' : reencode(query, eq + 1, end));
-      }
+      if (eq < 0) eq = end;
+      const name = reencode(query, start, eq);
+      const valueStart = eq === end ? end : eq + 1;
+      const ranges = index.get(name);
+      if (ranges === undefined) index.set(name, [valueStart, end]);
+      else ranges.push(valueStart, end);
     }
     start = end + 1;
   }
-  return out;
+  lastQuery = query;
+  lastIndex = index;
+  return index;
 }
 
 function reencode(s: string, from: number, to: number): string {
@@ -521,13 +693,21 @@ function reencode(s: string, from: number, to: number): string {
   // UTF-8 decode (invalid sequences become U+FFFD), then encode again.
   const text = decoder.decode(bytes);
   const utf8 = encoder.encode(text);
-  let out = '';
+  // ASCII out, three octets at most per octet in, decoded to a string once (no
+  // string of one or three characters per octet).
+  const out = new Uint8Array(utf8.length * 3);
+  let o = 0;
   for (let i = 0; i < utf8.length; i++) {
     const b = utf8[i]!;
-    if (b < 128 && FORM_SAFE[b] === 1) out += String.fromCharCode(b);
-    else out += '%' + HEX[b >> 4]! + HEX[b & 15]!;
+    if (b < 128 && FORM_SAFE[b] === 1) {
+      out[o++] = b;
+    } else {
+      out[o++] = 37; // %
+      out[o++] = HEX_CODES[b >> 4]!;
+      out[o++] = HEX_CODES[b & 15]!;
+    }
   }
-  return out;
+  return decoder.decode(out.subarray(0, o));
 }
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });

@@ -388,7 +388,13 @@ let lastTarget: TargetUri | undefined;
 export function messageTarget(message: HttpMessage): TargetUri {
   const url = message.url;
   if (url === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message has no target URI');
-  if (url === lastUrl && lastTarget !== undefined) return lastTarget;
+  if (url === lastUrl && lastTarget !== undefined) {
+    // An equal string from another message takes the old one's place: the next test
+    // (the next derived component of this message) is then a pointer comparison, not
+    // one more pass over a long URL.
+    lastUrl = url;
+    return lastTarget;
+  }
   const target = parseTargetUri(url);
   if (target === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message target URI is not an absolute URI');
   lastUrl = url;

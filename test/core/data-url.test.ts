@@ -109,6 +109,15 @@ describe('parseDataUrl (RFC 2397)', () => {
     );
   });
 
+  it('long bodies and parameter values (more than one chunk of characters) decode whole', () => {
+    const bytes = Uint8Array.from({ length: 50_000 }, (_, i) => (i * 7919) & 255);
+    expect(parseDataUrl(`data:application/octet-stream;base64,${base64Encode(bytes)}`).body).toEqual(bytes);
+    const value = 'v'.repeat(20_000) + '%e9';
+    expect(parseDataUrl(`data:text/plain;x=${value},a`).parameters.get('x')).toBe('v'.repeat(20_000) + '\u00e9');
+    // A bad base64 character far into the body is still found.
+    expect(() => parseDataUrl(`data:;base64,${'A'.repeat(40_000)}*AAA`)).toThrow(expect.objectContaining({ code: 'ERR_URL_INVALID' }));
+  });
+
   it('never throws anything but ERR_URL_INVALID on random input (property)', () => {
     fc.assert(
       fc.property(
