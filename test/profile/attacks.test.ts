@@ -110,7 +110,7 @@ describe('one request cannot make the origin fetch without bound (discovery budg
     const options = { directory: new FakeDirectory({}), now: at(NOW), discovery: { maxDirectories: 0 } };
     const time = async (req: MessageObject): Promise<number> => {
       let best = Number.POSITIVE_INFINITY;
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 3; i++) {
         const t = performance.now();
         await verifyRequest(req, options);
         best = Math.min(best, performance.now() - t);
@@ -121,7 +121,7 @@ describe('one request cannot make the origin fetch without bound (discovery budg
     const ratio = (await time(large)) / (await time(small));
     // Linear: ~4; the quadratic member lookup measured 27 here. The margin absorbs a loaded machine.
     expect(ratio).toBeLessThan(12);
-  });
+  }, 120_000);
 });
 
 describe('a signature harvested on one site does not verify on another (authorities)', () => {
