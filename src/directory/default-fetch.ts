@@ -12,7 +12,7 @@
  * platform, not a caller, and tsup's shared chunks make every entry of one build
  * see the same one.
  */
-import type { FetchLike } from './client';
+import type { FetchLike } from './client/settings';
 
 /** What the client tells the factory: the non-public destinations it allows, its limits. */
 export interface DefaultFetchContext {
@@ -23,6 +23,7 @@ export interface DefaultFetchContext {
 
 export type DefaultFetchFactory = (context: DefaultFetchContext) => FetchLike;
 
+/** The installed factory: a platform registry, not a cache (module-level on purpose: see the comment at the top). */
 let installed: DefaultFetchFactory | undefined;
 
 /** Installs the factory of default fetches (the Node entries install the guarded fetch). */

@@ -9,6 +9,7 @@
  * request.
  */
 import { base64Encode } from '../core/base64';
+import { BoundedMap } from '../core/bounded-map';
 import { BotsigError } from '../core/errors';
 import { systemClock } from '../core/time';
 import type { Clock } from '../core/time';
@@ -288,7 +289,8 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
   let version = 0;
   let current: Promise<Published> | undefined;
   let currentUntil = -Infinity;
-  const signed = new Map<string, Promise<SignedEntry>>();
+  /** Signed proofs by origin, least recently used forgotten beyond `maxCachedAuthorities`. */
+  const signed = new BoundedMap<string, Promise<SignedEntry>>(maxCached);
 
   async function publish(nowSeconds: number): Promise<Published> {
     const all = await slots;
@@ -360,21 +362,13 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
       const entry = await cached.catch(() => undefined);
       if (entry !== undefined && entry.version === pub.version && entry.created <= nowSeconds && nowSeconds + maxAge <= entry.expires) {
         // Refresh its LRU position.
-        if (signed.get(origin) === cached) {
-          signed.delete(origin);
-          signed.set(origin, cached);
-        }
+        if (signed.get(origin) === cached) signed.touch(origin);
         return entry;
       }
       if (signed.get(origin) !== cached) return signatureFor(pub, origin, nowSeconds);
     }
     const pending = sign(pub, origin, nowSeconds);
-    signed.delete(origin);
     signed.set(origin, pending);
-    if (signed.size > maxCached) {
-      const oldest = signed.keys().next();
-      if (oldest.done !== true) signed.delete(oldest.value);
-    }
     pending.catch(() => {
       if (signed.get(origin) === pending) signed.delete(origin);
     });

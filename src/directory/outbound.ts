@@ -16,6 +16,7 @@
  * Hosts that already answered well are unaffected by another host's failures.
  * All state is bounded (least recently used hosts and sites are forgotten).
  */
+import { BoundedMap } from '../core/bounded-map';
 import { BotsigError } from '../core/errors';
 import type { Clock } from '../core/time';
 
@@ -67,8 +68,10 @@ export type Release = () => void;
 export class OutboundLimiter {
   readonly #s: OutboundSettings;
   readonly #now: Clock;
-  readonly #hosts = new Map<string, HostState>();
-  readonly #sites = new Map<string, SiteState>();
+  /** Least recently admitted hosts forgotten beyond `maxHosts`, never one with an exchange in flight or waiting. */
+  readonly #hosts: BoundedMap<string, HostState>;
+  /** Least recently counted sites forgotten beyond `maxHosts`. */
+  readonly #sites: BoundedMap<string, SiteState>;
   #inFlight = 0;
   #tokens: number;
   #refilledAtMs: number;
@@ -76,6 +79,8 @@ export class OutboundLimiter {
   constructor(settings: OutboundSettings, now: Clock) {
     this.#s = settings;
     this.#now = now;
+    this.#hosts = new BoundedMap(settings.maxHosts, (h) => h.inFlight === 0 && h.waiting.length === 0);
+    this.#sites = new BoundedMap(settings.maxHosts);
     this.#tokens = this.#burst();
     this.#refilledAtMs = now();
   }
@@ -125,10 +130,10 @@ export class OutboundLimiter {
         throw limited(`more than ${s.newHostsPerSitePerMinute} new hosts of one site per minute`);
       }
       siteState.newHosts++;
-      remember(this.#sites, site, siteState, s.maxHosts);
+      this.#sites.set(site, siteState);
     }
     state ??= { inFlight: 0, failures: 0, retryAtMs: 0, waiting: [] };
-    remember(this.#hosts, host, state, s.maxHosts, (h) => h.inFlight === 0 && h.waiting.length === 0);
+    this.#hosts.set(host, state);
     this.#tokens -= 1;
     this.#inFlight++;
     state.inFlight++;
@@ -199,17 +204,6 @@ function waitForSlot(state: HostState, signal: AbortSignal | undefined): Promise
 
 function limited(message: string): BotsigError {
   return new BotsigError('ERR_DISCOVERY_LIMITED', `${message}; not fetched`);
-}
-
-/** Moves `key` to the most recent end of `map`, forgetting the least recent entries beyond `max` (only those `idle`). */
-function remember<V>(map: Map<string, V>, key: string, value: V, max: number, idle: (v: V) => boolean = () => true): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size <= max) return;
-  for (const [k, v] of map) {
-    if (map.size <= max) break;
-    if (k !== key && idle(v)) map.delete(k);
-  }
 }
 
 // Second-level labels under which country-code registries sell names (co.uk, com.au, …).

@@ -156,7 +156,7 @@ export async function verifyDirectoryResponse(response: DirectoryResponseInput, 
   let examined = 0;
   for (const [label, input] of inputs) {
     const at = `signature ${label}`;
-    const fail = (code: string, text: string): void => {
+    const fail = (code: Diagnostic['code'], text: string): void => {
       diagnostics.push({ level: 'error', code, message: text, at });
     };
     if (examined >= maxSignatures) {

@@ -1,0 +1,281 @@
+/**
+ * The fetch step of the directory client: one bounded exchange. A GET without
+ * automatic redirects (at most `maxRedirects` same-site hops, never https →
+ * http), `200` (or `304` when revalidating) only, the body read up to
+ * `maxBytes` after content decoding, and one wall-clock deadline over the
+ * whole exchange; every fetch is admitted by the outbound limiter first and
+ * reports to it how it ended. The certificate fetches (certificates.ts) use
+ * the same primitives.
+ */
+import type { BotsigError } from '../../core/errors';
+import { isBotsigError } from '../../core/errors';
+import { tryParseUrl } from '../../core/url';
+import { CACHED_HEADER_NAMES } from '../cache';
+import type { DirectoryCacheEntry } from '../cache';
+import { defaultDirectoryFetch } from '../default-fetch';
+import { directoryMediaTypeKind } from '../document';
+import { computeFreshness, parseRetryAfter, validatorHeaders } from '../http-cache';
+import type { Release } from '../outbound';
+import { fail, toBotsigError } from './fail';
+import type { FetchLike, Settings } from './settings';
+import type { FetchContext, Kind } from './types';
+import { checkUrl, hostKey, isLoopbackHost } from './url-guard';
+
+const DIRECTORY_ACCEPT =
+  'application/http-message-signatures-directory+json, application/http-message-signatures-directory;q=0.9, application/json;q=0.5';
+const JWKS_ACCEPT =
+  'application/http-message-signatures-directory+json, application/jwk-set+json;q=0.9, application/http-message-signatures-directory;q=0.9, application/json;q=0.5';
+const CIMD_ACCEPT = 'application/json';
+
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** How a fetch ended: a response to store (or not), or why not (with the server's `Retry-After`, if any). */
+type FetchResult =
+  | { readonly ok: true; readonly entry: DirectoryCacheEntry; readonly storable: boolean }
+  | { readonly ok: false; readonly error: BotsigError; readonly retryAfterMs?: number };
+
+/** The platform's default fetch for these settings (the guarded fetch on Node), when `options.fetch` is not given. */
+export function platformFetch(s: Settings): FetchLike {
+  return (
+    s.fetch ??
+    defaultDirectoryFetch({
+      allow: { loopback: s.policy.loopback === true, privateNetworks: s.policy.privateNetworks === true, hosts: [...s.hosts] },
+      timeoutMs: s.timeoutMs,
+      userAgent: s.userAgent,
+    })
+  );
+}
+
+/** Admission for one exchange with the host of `url`; rejects with `ERR_DISCOVERY_LIMITED`. */
+export async function admit(ctx: FetchContext, url: string, signal: AbortSignal): Promise<{ readonly host: string; readonly release: Release }> {
+  const host = hostKey(url);
+  // The operator's own hosts (allow-list; loopback when allowed, i.e. development) are not strangers.
+  const trusted = ctx.s.hosts.has(host) || (ctx.s.policy.loopback === true && isLoopbackHost(host));
+  return { host, release: await ctx.outbound.admit(host, trusted, signal) };
+}
+
+/** One GET of a directory, JWK Set or card (`kind`) at `target`; `stored` makes it a conditional revalidation. */
+export async function fetchEntry(ctx: FetchContext, kind: Kind, target: string, stored: DirectoryCacheEntry | undefined): Promise<FetchResult> {
+  const s = ctx.s;
+  const fetchFn = ctx.fetcher();
+  const deadline = startDeadline(s.timeoutMs, 'the directory');
+  let admission: { readonly host: string; readonly release: Release };
+  try {
+    checkUrl(s, target);
+    admission = await admit(ctx, target, deadline.signal);
+  } catch (error) {
+    deadline.end();
+    return { ok: false, error: toBotsigError(error, 'the directory could not be fetched') };
+  }
+  const headers: Record<string, string> = {
+    accept: kind === 'directory' ? DIRECTORY_ACCEPT : kind === 'jwks_uri' ? JWKS_ACCEPT : CIMD_ACCEPT,
+  };
+  if (s.userAgent !== undefined) headers['user-agent'] = s.userAgent;
+  if (stored !== undefined) Object.assign(headers, validatorHeaders(stored.headers));
+
+  let url = target;
+  let response: Response | undefined;
+  try {
+    const requestedAtMs = s.now();
+    for (let hop = 0; ; hop++) {
+      checkUrl(s, url);
+      response = await fetchWithin(fetchFn, url, headers, deadline);
+      const status = response.status;
+      if (status === 200) break;
+      if (status === 304 && stored !== undefined) break;
+      if (response.type === 'opaqueredirect' || (status >= 300 && status < 400 && status !== 304)) {
+        const location = response.headers.get('location');
+        cancel(response);
+        if (hop >= s.maxRedirects || location === null) {
+          throw fail('ERR_DIRECTORY_FETCH', `the directory answered with a redirect (HTTP ${status}), which is not followed`);
+        }
+        const next = tryParseUrl(resolveLocation(location, url));
+        const current = new URL(url);
+        if (next === undefined || !sameSite(current, next)) {
+          throw fail('ERR_DIRECTORY_FETCH', 'the directory redirected to another site, which is not followed');
+        }
+        url = next.href;
+        continue;
+      }
+      cancel(response);
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), s.now(), response.headers.get('date'));
+      const error = fail('ERR_DIRECTORY_FETCH', `the directory answered with HTTP status ${status}`);
+      ctx.outbound.report(admission.host, false);
+      return retryAfterMs === undefined ? { ok: false, error } : { ok: false, error, retryAfterMs };
+    }
+    const fetchedAtMs = s.now();
+    const received = pickHeaders(response.headers);
+    const policy = { defaultTtlSeconds: s.defaultTtlSeconds, minTtlSeconds: s.minTtlSeconds, maxTtlSeconds: s.maxTtlSeconds };
+
+    if (response.status === 304 && stored !== undefined) {
+      cancel(response);
+      // RFC 9111 §4.3.4: the stored response, with the fields the 304 carries.
+      const merged = { ...stored.headers, ...received };
+      const freshness = computeFreshness(merged, requestedAtMs, fetchedAtMs, policy);
+      const entry: DirectoryCacheEntry = { ...stored, headers: merged, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
+      return { ok: true, entry, storable: freshness.storable };
+    }
+
+    const contentType = received['content-type'];
+    if (!acceptableContentType(kind, contentType)) {
+      cancel(response);
+      throw fail(
+        'ERR_DIRECTORY_INVALID',
+        kind === 'cimd' ? 'the Signature Agent Card is not served as JSON' : 'the directory is not served as application/http-message-signatures-directory+json or JSON',
+      );
+    }
+    const bytes = await readCapped(response, s.maxBytes, deadline.aborted);
+    let body: string;
+    try {
+      body = utf8Decoder.decode(bytes);
+    } catch (error) {
+      throw fail('ERR_DIRECTORY_INVALID', 'the response body is not UTF-8', error);
+    }
+    const freshness = computeFreshness(received, requestedAtMs, fetchedAtMs, policy);
+    const entry: DirectoryCacheEntry = { v: 1, url, body, headers: received, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
+    return { ok: true, entry, storable: freshness.storable };
+  } catch (error) {
+    if (response !== undefined) cancel(response);
+    ctx.outbound.report(admission.host, false);
+    if (deadline.expired(error)) return { ok: false, error: deadline.error };
+    return { ok: false, error: toBotsigError(error, 'the directory could not be fetched') };
+  } finally {
+    deadline.end();
+    admission.release();
+  }
+}
+
+export function cancel(response: Response): void {
+  const body = response.body;
+  if (body !== null && !body.locked) body.cancel().catch(() => undefined);
+}
+
+export function pickHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of CACHED_HEADER_NAMES) {
+    const v = headers.get(name);
+    if (v !== null) out[name] = v;
+  }
+  return out;
+}
+
+function acceptableContentType(kind: Kind, contentType: string | undefined): boolean {
+  const k = directoryMediaTypeKind(contentType);
+  if (kind !== 'cimd') return k !== 'other';
+  if (k === 'json') return true;
+  if (contentType === undefined) return false;
+  const semi = contentType.indexOf(';');
+  const essence = (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  return essence.startsWith('application/') && essence.endsWith('+json');
+}
+
+export function resolveLocation(location: string, base: string): string {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    return '';
+  }
+}
+
+/** Same host, or the host and its `www.` twin; never from https to http. */
+export function sameSite(from: URL, to: URL): boolean {
+  if (from.protocol === 'https:' && to.protocol !== 'https:') return false;
+  if (to.protocol !== 'https:' && to.protocol !== 'http:') return false;
+  const a = from.hostname;
+  const b = to.hostname;
+  return a === b || b === `www.${a}` || a === `www.${b}`;
+}
+
+/**
+ * One wall-clock deadline over a whole exchange (fetch, redirects, body). It
+ * aborts the fetch and also rejects `aborted`, which each step races, for fetch
+ * implementations that ignore the signal.
+ */
+interface Deadline {
+  readonly signal: AbortSignal;
+  readonly aborted: Promise<never>;
+  readonly error: BotsigError;
+  /** What is being fetched, for messages (`the directory`). */
+  readonly what: string;
+  /** Whether a failure is the deadline's doing (a size-cap error stays what it is). */
+  expired(error: unknown): boolean;
+  end(): void;
+}
+
+export function startDeadline(timeoutMs: number, what: string): Deadline {
+  const controller = new AbortController();
+  const error = fail('ERR_DIRECTORY_TIMEOUT', `${what} did not answer within ${timeoutMs} ms`);
+  let onAbort: (reason: BotsigError) => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = reject;
+  });
+  aborted.catch(() => undefined);
+  const timer = setTimeout(() => {
+    controller.abort(error);
+    onAbort(error);
+  }, timeoutMs);
+  return {
+    signal: controller.signal,
+    aborted,
+    error,
+    what,
+    expired: (failure) => controller.signal.aborted && !(isBotsigError(failure) && failure.code === 'ERR_DIRECTORY_TOO_LARGE'),
+    end() {
+      clearTimeout(timer);
+      if (!controller.signal.aborted) controller.abort();
+    },
+  };
+}
+
+/** One GET without following redirects, within the deadline; failures become BotsigErrors. */
+export async function fetchWithin(fetchFn: FetchLike, url: string, headers: Record<string, string>, deadline: Deadline): Promise<Response> {
+  try {
+    return await Promise.race([fetchFn(url, { method: 'GET', headers, redirect: 'manual', signal: deadline.signal }), deadline.aborted]);
+  } catch (error) {
+    if (deadline.signal.aborted) throw deadline.error;
+    if (isBotsigError(error)) throw error;
+    const cause = (error as { cause?: unknown } | null)?.cause;
+    if (isBotsigError(cause)) throw cause;
+    throw fail('ERR_DIRECTORY_FETCH', `network error while fetching ${deadline.what}`, error);
+  }
+}
+
+/**
+ * Reads a body up to `maxBytes` (after content decoding: `fetch` hands out decoded
+ * bytes, so a compression bomb stops at the cap), refusing early on a declared
+ * `Content-Length` above the cap.
+ */
+export async function readCapped(response: Response, maxBytes: number, aborted: Promise<never>): Promise<Uint8Array> {
+  const encoding = response.headers.get('content-encoding');
+  const declared = response.headers.get('content-length');
+  if ((encoding === null || encoding.trim().toLowerCase() === 'identity') && declared !== null) {
+    const n = Number(declared);
+    if (Number.isFinite(n) && n > maxBytes) throw fail('ERR_DIRECTORY_TOO_LARGE', `the directory is larger than ${maxBytes} bytes`);
+  }
+  const body = response.body;
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), aborted]);
+      if (done) break;
+      if (!(value instanceof Uint8Array)) throw fail('ERR_DIRECTORY_FETCH', 'the response body is not a byte stream');
+      total += value.byteLength;
+      if (total > maxBytes) throw fail('ERR_DIRECTORY_TOO_LARGE', `the directory is larger than ${maxBytes} bytes`);
+      chunks.push(value);
+    }
+  } catch (error) {
+    reader.cancel().catch(() => undefined);
+    throw error;
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,197 @@
+/**
+ * Inline `data:` directories (SPEC 2.3, 5.5 rule 5): a `Signature-Agent` value
+ * that carries its keys instead of naming a URL. Nothing vouches for such keys
+ * but a certificate chain to a trust anchor, so each key is accepted through
+ * delegation (and identified by the subject its chain vouches for), or, with
+ * `allow.inlineUnverified` (tests only), unverified and identified by its
+ * thumbprint; otherwise the directory is refused.
+ */
+import { BoundedMap } from '../../core/bounded-map';
+import { parseDataUrl } from '../../core/data-url';
+import type { Diagnostic } from '../../core/diagnostics';
+import { BotsigError, isBotsigError } from '../../core/errors';
+import { importVerifyingKey } from '../../crypto/keys';
+import type { VerifyingKey } from '../../crypto/types';
+import type { SignatureAgentMember } from '../../profile/signature-agent';
+import { hasCertificateChain } from '../delegation';
+import type { DelegationFailureReason } from '../delegation';
+import { parseDirectorySync } from '../document';
+import { delegateKey } from './delegate';
+import { fail } from './fail';
+import type { Settings } from './settings';
+import type { ClientContext, DirectoryClientKey, DirectoryClientResolution, InlineBuilt } from './types';
+import { proofSummary } from './view';
+
+/** Failures that may pass on their own: not remembered for an inline directory. */
+const TRANSIENT_DELEGATION_FAILURES: ReadonlySet<DelegationFailureReason> = new Set(['fetch-failed', 'not-yet-valid', 'unavailable']);
+
+/** Most inline directories remembered per client. */
+const MAX_INLINE_ENTRIES = 64;
+
+/** True for a `data:` member value (scheme compared case-insensitively). */
+export function isDataUrl(url: string): boolean {
+  return url.length >= 5 && url.slice(0, 5).toLowerCase() === 'data:';
+}
+
+/** The inline directories one client has seen: each built once, answered at the time of use. */
+export class InlineDirectories {
+  private readonly ctx: Pick<ClientContext, 's' | 'fetchCertificate'>;
+  private readonly s: Settings;
+  /**
+   * Built answers (and permanent refusals) by member value, coalesced while in
+   * flight. Member values come from request headers: bounded, oldest forgotten.
+   */
+  private readonly inline = new BoundedMap<string, Promise<InlineBuilt>>(MAX_INLINE_ENTRIES);
+
+  constructor(ctx: Pick<ClientContext, 's' | 'fetchCertificate'>) {
+    this.ctx = ctx;
+    this.s = ctx.s;
+  }
+
+  /** `resolve` for an inline member (`member.inline`, or a `data:` URL). */
+  resolve(member: SignatureAgentMember): Promise<DirectoryClientResolution> {
+    if (member.type !== 'directory') {
+      return Promise.reject(fail('ERR_URL_INVALID', 'a data: value is allowed only with type=directory (SPEC 2.3)'));
+    }
+    if (this.s.delegation === undefined && !this.s.inlineUnverified) {
+      return Promise.reject(
+        new BotsigError(
+          'ERR_DELEGATION_INVALID',
+          'an inline data: directory is trusted only through a certificate chain to a trust anchor (SPEC 5.5 rule 5); configure delegation.trustAnchors to accept such keys',
+        ),
+      );
+    }
+    let pending = this.inline.get(member.url);
+    if (pending === undefined) {
+      const built = this.buildInline(member);
+      pending = built;
+      this.inline.set(member.url, built);
+      // Permanent refusals are remembered like answers; a failed fetch or a chain not valid yet is tried again.
+      const forget = (): void => {
+        if (this.inline.get(member.url) === built) this.inline.delete(member.url);
+      };
+      built.then((b) => {
+        if ('error' in b && b.transient) forget();
+      }, forget);
+    }
+    return pending.then((b) => ('error' in b ? Promise.reject(b.error) : this.inlineAt(b.resolution, this.s.now())));
+  }
+
+  /** Inline keys outside their nbf/exp window (narrowed to the chain's validity) are left out, as for fetched ones. */
+  private inlineAt(resolution: DirectoryClientResolution, now: number): DirectoryClientResolution {
+    const nowSeconds = now / 1000;
+    const skew = this.s.skewSeconds;
+    const usable = (k: DirectoryClientKey): boolean => (k.nbf === undefined || nowSeconds >= k.nbf - skew) && (k.exp === undefined || nowSeconds < k.exp + skew);
+    if (resolution.keys.every(usable)) return resolution;
+    const keys = resolution.keys.filter(usable);
+    return Object.freeze({
+      ...resolution,
+      url: inlineIdentifier(keys),
+      keys: Object.freeze(keys),
+      diagnostics: Object.freeze([
+        ...resolution.diagnostics,
+        {
+          level: 'warning' as const,
+          code: 'key-outside-validity' as const,
+          message: `${resolution.keys.length - keys.length} inline key(s) outside their nbf/exp window or their certificate chain's validity left out`,
+        },
+      ]),
+    });
+  }
+
+  private async buildInline(member: SignatureAgentMember): Promise<InlineBuilt> {
+    const body = member.inline?.body ?? parseDataUrl(member.url, { maxBytes: this.s.maxBytes }).body;
+    if (body.length > this.s.maxBytes) throw fail('ERR_DIRECTORY_TOO_LARGE', `the inline directory exceeds ${this.s.maxBytes} bytes`);
+    const parsed = parseDirectorySync(body, { source: 'inline', maxKeys: this.s.maxKeys });
+    const diagnostics: Diagnostic[] = [...parsed.diagnostics];
+    const delegation = this.s.delegation;
+    // Unverified inline keys (tests only) never pass requireProof or requireDelegation.
+    const unverifiedOk = this.s.inlineUnverified && !this.s.requireProof && !this.s.requireDelegation;
+    const keys: DirectoryClientKey[] = [];
+    let refusal: { error: BotsigError; transient: boolean; count: number } | undefined;
+    let unverified = 0;
+    const budget = new Set<string>();
+    for (const dk of parsed.keys) {
+      const at = `keys[${dk.index}]`;
+      const outcome = delegation !== undefined && hasCertificateChain(dk.jwk) ? await delegateKey(this.ctx, dk.jwk, budget) : undefined;
+      let key: VerifyingKey;
+      try {
+        key = await importVerifyingKey(dk.jwk, dk.alg === undefined ? undefined : { alg: dk.alg });
+      } catch (error) {
+        diagnostics.push({
+          level: 'error',
+          code: 'key-import-failed',
+          message: `the key cannot be imported (${isBotsigError(error) ? error.code : 'ERR_KEY_INVALID'})`,
+          at,
+        });
+        continue;
+      }
+      if (outcome?.ok === true) {
+        const d = outcome.delegation;
+        // The chain bounds the key's life: its validity narrows nbf/exp.
+        const nbf = dk.nbf === undefined ? d.notBefore : Math.max(dk.nbf, d.notBefore);
+        const exp = dk.exp === undefined ? d.notAfter : Math.min(dk.exp, d.notAfter);
+        keys.push(Object.freeze({ thumbprint: key.thumbprint, key, proof: 'delegated' as const, agent: d.subject, chain: d.chain, delegation: d, nbf, exp }));
+        continue;
+      }
+      const reason = outcome === undefined ? (delegation === undefined ? undefined : 'no-chain') : outcome.reason;
+      const message =
+        outcome === undefined ? 'the inline key carries no certificate chain (x5c or x5u); SPEC 5.5 rule 5 requires one' : outcome.error.message;
+      if (reason !== undefined) {
+        const error = outcome !== undefined && !outcome.ok ? outcome.error : new BotsigError('ERR_DELEGATION_INVALID', message);
+        const transient = outcome !== undefined && !outcome.ok && TRANSIENT_DELEGATION_FAILURES.has(outcome.reason);
+        if (refusal === undefined) refusal = { error, transient, count: 1 };
+        else {
+          refusal.count++;
+          refusal.transient ||= transient;
+        }
+      }
+      if (!unverifiedOk) {
+        if (this.s.inlineUnverified && this.s.requireProof) {
+          diagnostics.push({ level: 'error', code: 'key-unproven', message: 'inline keys carry no response signature; left out (requireProof)', at });
+        } else {
+          diagnostics.push({ level: 'error', code: `delegation-${reason ?? 'no-chain'}`, message: `${message}; left out (SPEC 5.5 rule 5)`, at });
+        }
+        continue;
+      }
+      if (reason !== undefined) diagnostics.push({ level: 'warning', code: `delegation-${reason}`, message: `${message}; accepted unverified (allow.inlineUnverified)`, at });
+      unverified++;
+      keys.push(
+        Object.freeze({
+          thumbprint: key.thumbprint,
+          key,
+          proof: 'unsigned' as const,
+          agent: key.thumbprint,
+          ...(dk.nbf === undefined ? {} : { nbf: dk.nbf }),
+          ...(dk.exp === undefined ? {} : { exp: dk.exp }),
+        }),
+      );
+    }
+    if (keys.length === 0 && refusal !== undefined && !this.s.inlineUnverified) {
+      const more = refusal.count > 1 ? ` (and ${refusal.count - 1} more inline key(s) refused)` : '';
+      return { error: new BotsigError('ERR_DELEGATION_INVALID', `${refusal.error.message}${more}`, { cause: refusal.error }), transient: refusal.transient };
+    }
+    if (unverified > 0) {
+      diagnostics.push({
+        level: 'warning',
+        code: 'inline-unverified',
+        message: 'inline keys accepted without a certificate chain (allow.inlineUnverified); each is identified by its thumbprint',
+      });
+    }
+    return {
+      resolution: Object.freeze({
+        url: inlineIdentifier(keys),
+        keys: Object.freeze(keys),
+        diagnostics: Object.freeze(diagnostics),
+        stale: false,
+        proof: proofSummary(keys),
+      }),
+    };
+  }
+}
+
+/** The identifier of an inline resolution: its first key's (the chain's subject, or the thumbprint). */
+function inlineIdentifier(keys: readonly DirectoryClientKey[]): string {
+  const first = keys[0];
+  return first === undefined ? '' : (first.agent ?? first.thumbprint);
+}

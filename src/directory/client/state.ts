@@ -1,0 +1,257 @@
+/**
+ * Per-URL state and refresh: the table of states (bounded, least recently used
+ * dropped), the slow path of `resolve` (key transitions, one in-flight refresh
+ * per URL, exponential backoff with jitter and `Retry-After`, the negative
+ * cache), the refresh itself (shared cache first, fleet-wide single flight,
+ * fetch, "the newer copy wins", store), and stale-if-error: a failed refresh
+ * never drops keys that a previous success published, while a successful one
+ * replaces the set (that is how a removed key stops verifying).
+ */
+import type { BotsigError } from '../../core/errors';
+import { isBotsigError } from '../../core/errors';
+import type { Clock } from '../../core/time';
+import { fail, toBotsigError } from './fail';
+import { fetchEntry } from './fetch-step';
+import { acquireRefresh, cacheDelete, cacheGet, cacheSet } from './shared-cache';
+import type { Built, ClientContext, DirectoryClientResolution, Kind, State, View } from './types';
+import { hostKey } from './url-guard';
+import { viewOf } from './view';
+
+/** First wait after a failure; doubles per consecutive failure (with jitter) up to the negative TTL. */
+const BACKOFF_BASE_MS = 5_000;
+
+/**
+ * The per-URL states of one client, by member type and URL: at most
+ * `maxEntries`, the least recently used one without a fetch in flight dropped
+ * first (if every state has a fetch in flight, the table grows until one ends).
+ *
+ * Not a `BoundedMap`: eviction follows `lastUsedMs`, which the warm path of
+ * `resolve` updates without reordering any map, across the three member types;
+ * the O(n) scan runs only when the table is full.
+ */
+export class StateTable {
+  private readonly states: Record<Kind, Map<string, State>> = { directory: new Map(), jwks_uri: new Map(), cimd: new Map() };
+  private stateCount = 0;
+  private readonly maxEntries: number;
+  private readonly now: Clock;
+
+  constructor(maxEntries: number, now: Clock) {
+    this.maxEntries = maxEntries;
+    this.now = now;
+  }
+
+  get(kind: Kind, url: string): State | undefined {
+    return this.states[kind].get(url);
+  }
+
+  getOrCreate(kind: Kind, url: string, identifier: string): State {
+    return this.states[kind].get(url) ?? this.create(kind, url, identifier);
+  }
+
+  create(kind: Kind, url: string, identifier: string): State {
+    if (this.stateCount >= this.maxEntries) this.evict();
+    const state: State = {
+      kind,
+      url,
+      identifier,
+      cacheKey: `${kind} ${url}`,
+      built: undefined,
+      view: undefined,
+      staleView: undefined,
+      inflight: undefined,
+      failures: 0,
+      retryAtMs: 0,
+      lastError: undefined,
+      lastUsedMs: this.now(),
+      imported: new Map(),
+    };
+    this.states[kind].set(url, state);
+    this.stateCount++;
+    return state;
+  }
+
+  /** Drops the least recently used state that has no fetch in flight (O(n), only when full). */
+  private evict(): void {
+    let victim: State | undefined;
+    for (const kind of ['directory', 'jwks_uri', 'cimd'] as const) {
+      for (const state of this.states[kind].values()) {
+        if (state.inflight === undefined && (victim === undefined || state.lastUsedMs < victim.lastUsedMs)) victim = state;
+      }
+    }
+    if (victim !== undefined && this.states[victim.kind].delete(victim.url)) this.stateCount--;
+  }
+
+  /** Forgets the state of a URL; false when there was none. */
+  delete(kind: Kind, url: string): boolean {
+    if (!this.states[kind].delete(url)) return false;
+    this.stateCount--;
+    return true;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Slow path: key transitions, backoff, coalescing
+
+/** `resolve` when the state's view is missing or past its `checkAtMs`. */
+export function slow(ctx: ClientContext, state: State, now: number): Promise<DirectoryClientResolution> {
+  state.lastUsedMs = now;
+  const built = state.built;
+  if (built !== undefined && state.view !== undefined && now < built.freshUntilMs) {
+    // Still fresh; a key's nbf/exp was crossed. Recompute the view, no fetch.
+    state.view = viewOf(state, built, now, false, ctx.s.skewSeconds);
+    return Promise.resolve(state.view.resolution);
+  }
+  // In an outage (the last attempt failed and old keys exist), callers never wait
+  // on a retry: they get the stale keys at once while the retry runs.
+  const outage = built !== undefined && state.lastError !== undefined;
+  if (state.inflight !== undefined) return outage ? Promise.resolve(staleAnswer(ctx, state, built, now)) : state.inflight;
+  if (now < state.retryAtMs) {
+    if (built !== undefined) return Promise.resolve(staleAnswer(ctx, state, built, now));
+    return Promise.reject(state.lastError ?? fail('ERR_DIRECTORY_FETCH', 'the directory could not be fetched'));
+  }
+  const pending = refresh(ctx, state).finally(() => {
+    state.inflight = undefined;
+  });
+  state.inflight = pending;
+  if (outage) {
+    // refresh() settles with stale keys rather than rejecting when old keys exist; nothing to observe.
+    pending.catch(() => undefined);
+    return Promise.resolve(staleAnswer(ctx, state, built, now));
+  }
+  return pending;
+}
+
+function staleAnswer(ctx: ClientContext, state: State, built: Built, now: number): DirectoryClientResolution {
+  if (state.staleView === undefined || now >= state.staleView.checkAtMs) state.staleView = viewOf(state, built, now, true, ctx.s.skewSeconds);
+  return state.staleView.resolution;
+}
+
+/** Resolves a state through the same cache rules, for a card's `jwks_uri`. */
+export async function resolveState(ctx: ClientContext, state: State): Promise<{ resolution: DirectoryClientResolution; validUntilMs: number }> {
+  const now = ctx.s.now();
+  const resolution = state.view !== undefined && now < state.view.checkAtMs ? state.view.resolution : await slow(ctx, state, now);
+  // While stale, look again after the backoff (at least a second: a retry may be in flight).
+  const validUntilMs = state.view !== undefined && !resolution.stale ? state.view.checkAtMs : Math.max(state.retryAtMs, now + 1000);
+  return { resolution, validUntilMs };
+}
+
+async function refresh(ctx: ClientContext, state: State): Promise<DirectoryClientResolution> {
+  let base = state.built;
+  const now = ctx.s.now();
+  if (base === undefined || now >= base.freshUntilMs) {
+    // Another process may have refreshed the shared cache.
+    const shared = await cacheGet(ctx.s, state.cacheKey);
+    if (shared !== undefined && (base === undefined || shared.fetchedAtMs > base.entry.fetchedAtMs)) {
+      try {
+        const built = await ctx.build(state, shared);
+        const t = ctx.s.now();
+        if (t < built.freshUntilMs) return install(ctx, state, built, t).resolution;
+        base = built;
+      } catch {
+        // A corrupt or now-invalid shared entry is ignored; the fetch below replaces it.
+      }
+    }
+  }
+  let built: Built | undefined;
+  let storable = true;
+  let failure: { error: BotsigError; retryAfterMs?: number | undefined } | undefined;
+  try {
+    if (state.kind === 'cimd' && base !== undefined && now < base.entry.freshUntilMs) {
+      // The card is fresh; only its key set expired. Rebuild (which refreshes the key set).
+      built = await ctx.build(state, base.entry);
+    } else {
+      // Fleet-wide single flight: another process may be fetching this URL right now.
+      const ticket = await acquireRefresh(ctx.s, state.cacheKey);
+      if (ticket.entry !== undefined) {
+        try {
+          built = await ctx.build(state, ticket.entry);
+        } catch {
+          // A corrupt or now-invalid shared entry is ignored; fetch ourselves.
+        }
+      }
+      if (built === undefined) {
+        try {
+          const result = await fetchEntry(ctx, state.kind, state.url, base?.entry);
+          if (!result.ok) throw result;
+          storable = result.storable;
+          const host = hostKey(result.entry.url);
+          try {
+            built = await ctx.build(state, result.entry);
+          } catch (error) {
+            // A body that is not a usable directory counts against its host like a failed fetch.
+            ctx.outbound.report(host, false);
+            throw error;
+          }
+          ctx.outbound.report(host, true);
+          if (base !== undefined && storable && isOlderCopy(built, base)) {
+            // NOTES: between two copies the newer wins. Keep the newer keys, take the new freshness window.
+            const entry = { ...base.entry, fetchedAtMs: result.entry.fetchedAtMs, freshUntilMs: result.entry.freshUntilMs };
+            built = await ctx.build(state, entry, [
+              { level: 'warning', code: 'older-copy-ignored', message: 'the directory served an older signed copy than the one cached; the cached keys are kept' },
+            ]);
+          }
+          if (storable) await cacheSet(ctx.s, state.cacheKey, built.entry);
+          else await cacheDelete(ctx.s, state.cacheKey);
+        } finally {
+          // After the store, so waiters find the entry; also after a failure, so one of them takes over.
+          await ticket.release();
+        }
+      }
+    }
+  } catch (error) {
+    failure = isFetchFailure(error) ? error : { error: toBotsigError(error, 'the directory could not be fetched') };
+  }
+  // Outside the try: failed() throws when there is nothing stale to serve.
+  if (failure !== undefined || built === undefined) {
+    return failed(ctx, state, base, failure?.error ?? fail('ERR_DIRECTORY_FETCH', 'the directory could not be fetched'), failure?.retryAfterMs);
+  }
+  state.failures = 0;
+  state.retryAtMs = 0;
+  state.lastError = undefined;
+  state.staleView = undefined;
+  const t = ctx.s.now();
+  if (!storable) {
+    // no-store: answer the callers that shared this fetch, keep nothing.
+    state.built = undefined;
+    state.view = undefined;
+    return viewOf(state, built, t, false, ctx.s.skewSeconds).resolution;
+  }
+  return install(ctx, state, built, t).resolution;
+}
+
+function failed(ctx: ClientContext, state: State, base: Built | undefined, error: BotsigError, retryAfterMs?: number): DirectoryClientResolution {
+  const now = ctx.s.now();
+  if (error.code === 'ERR_DISCOVERY_LIMITED') {
+    // Not the URL's fault (the origin's budget, or its host backing off): no URL back-off; stale keys still serve.
+    if (base === undefined) throw error;
+    state.lastError = error;
+    return staleAnswer(ctx, state, base, now);
+  }
+  state.failures++;
+  const backoff = Math.min(ctx.s.negativeTtlMs, BACKOFF_BASE_MS * 2 ** Math.min(state.failures - 1, 16));
+  const jittered = backoff * (0.5 + 0.5 * ctx.s.random());
+  state.retryAtMs = now + Math.min(ctx.s.negativeTtlMs, Math.max(jittered, retryAfterMs ?? 0));
+  state.lastError = error;
+  if (base === undefined) throw error;
+  // Stale-if-error: an outage never revokes keys that a previous success published.
+  state.built = base;
+  state.view = undefined;
+  state.staleView = viewOf(state, state.built, now, true, ctx.s.skewSeconds);
+  return state.staleView.resolution;
+}
+
+function install(ctx: ClientContext, state: State, built: Built, now: number): View {
+  state.built = built;
+  state.staleView = undefined;
+  state.view = viewOf(state, built, now, false, ctx.s.skewSeconds);
+  return state.view;
+}
+
+function isFetchFailure(value: unknown): value is { ok: false; error: BotsigError; retryAfterMs?: number } {
+  return typeof value === 'object' && value !== null && (value as { ok?: unknown }).ok === false && isBotsigError((value as { error?: unknown }).error);
+}
+
+/** A fetched copy older than the one held: both signed, and the fetched one's newest signature is older. */
+function isOlderCopy(fetched: Built, held: Built): boolean {
+  return fetched.newestProof !== undefined && held.newestProof !== undefined && fetched.newestProof < held.newestProof;
+}

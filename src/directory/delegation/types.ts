@@ -1,0 +1,114 @@
+/**
+ * The vocabulary of delegation by certificate (SPEC 5.5): the forms a chain
+ * can take, the options a verifier gives, what a successful delegation says
+ * about a key, why a chain is refused, and the fetcher the client lends.
+ */
+import type { BotsigError } from '../../core/errors';
+import type { Jwk } from '../../crypto/types';
+
+/**
+ * How a chain reached the verifier (SPEC 5.5 rules 1–3): in `x5c`, through an
+ * Authority Information Access CA Issuers URI, or from the `x5u` URL.
+ */
+export type DelegationForm = 'x5c' | 'aia' | 'x5u';
+
+/** Every form, the default when trust anchors are given. */
+export const DELEGATION_FORMS: readonly DelegationForm[] = Object.freeze(['x5c', 'aia', 'x5u']);
+
+/** Default longest chain, trust anchor included: a leaf, three intermediates and a root. */
+export const DEFAULT_MAX_CHAIN_LENGTH = 5;
+
+/** Hard ceiling on `maxChainLength` (also the `x5c` ceiling of the directory parser). */
+export const MAX_CHAIN_LENGTH_LIMIT = 16;
+
+/** Verifier configuration for delegation (a `DirectoryClient` option). */
+export interface DelegationOptions {
+  /**
+   * The certificates the verifier trusts: PEM text (one or several
+   * `CERTIFICATE` blocks), bare base64 DER, or DER bytes. A chain must end at
+   * one of them (or at a certificate one of them signed). The CA may be
+   * self-signed (SPEC 5.5 rule 5).
+   */
+  readonly trustAnchors: ReadonlyArray<string | Uint8Array>;
+  /** Accepted forms. Default: all three. */
+  readonly forms?: ReadonlyArray<DelegationForm>;
+  /** Most certificates in a chain, leaf and trust anchor included. Default 5, at most 16. */
+  readonly maxChainLength?: number;
+}
+
+/** What a successful delegation says about a key (reported with the key and in the verification result). */
+export interface KeyDelegation {
+  /** Subjects of the chain (RFC 4514 strings), leaf first, trust anchor last. */
+  readonly chain: readonly string[];
+  /** Subject of the trust anchor the chain ends at. */
+  readonly anchor: string;
+  /** `aia` when an issuer was fetched from an AIA URI; else `x5u` or `x5c`, where the chain came from. */
+  readonly via: DelegationForm;
+  /**
+   * The identity the anchor vouches for, from the leaf: its first `http(s)`
+   * SAN URI (normalised), else its first SAN DNS name (lowercase), else its
+   * subject (RFC 4514). Inline keys are identified by it.
+   */
+  readonly subject: string;
+  /** Which of the three {@link subject} is. */
+  readonly subjectSource: 'san-uri' | 'san-dns' | 'subject-dn';
+  /** Start of the chain's validity (the latest `notBefore`), seconds since the epoch. */
+  readonly notBefore: number;
+  /** End of the chain's validity (the earliest `notAfter`), seconds since the epoch. */
+  readonly notAfter: number;
+}
+
+/**
+ * Why a chain was refused; the client reports it as the diagnostic code
+ * `delegation-<reason>`.
+ */
+export type DelegationFailureReason =
+  /** Not a certificate, bad base64, duplicated extension, inconsistent algorithms. */
+  | 'malformed'
+  /** The leaf certifies another key than the JWK's. */
+  | 'wrong-key'
+  | 'expired'
+  | 'not-yet-valid'
+  /** A certificate is not issued (name, signature) by the next one. */
+  | 'broken-chain'
+  /** The chain ends at a certificate no trust anchor issued. */
+  | 'untrusted-root'
+  /** The chain stops short of an anchor and the last certificate names no CA Issuers URI. */
+  | 'missing-aia'
+  /** The CA Issuers URI is refused by the client's URL rules (scheme, private address, allow-list). */
+  | 'aia-blocked'
+  /** The `x5u` URL is refused by the client's URL rules. */
+  | 'x5u-blocked'
+  /** A certificate could not be fetched (network, status, size, timeout). */
+  | 'fetch-failed'
+  /** An issuer is not a CA (basic constraints). */
+  | 'not-a-ca'
+  /** An issuer may not sign certificates, or the leaf may not sign (key usage). */
+  | 'key-usage'
+  /** An issuer's `pathLenConstraint` is exceeded. */
+  | 'path-length'
+  /** More certificates than `maxChainLength`. */
+  | 'too-long'
+  /** Unsupported or weak algorithm, or an unprocessed critical extension. */
+  | 'unsupported'
+  /** The key carries no chain in an enabled form. */
+  | 'no-chain'
+  /** The optional X.509 packages are not installed. */
+  | 'unavailable';
+
+/** The verdict of {@link verifyDelegation}. */
+export type DelegationOutcome =
+  | { readonly ok: true; readonly delegation: KeyDelegation }
+  | { readonly ok: false; readonly reason: DelegationFailureReason; readonly error: BotsigError };
+
+/**
+ * Fetches a certificate resource (an AIA CA Issuers URI or an `x5u` URL) and
+ * returns its body. The `DirectoryClient` passes its guarded fetch path (same
+ * URL rules, size and time limits). It throws a `BotsigError`:
+ * `ERR_URL_BLOCKED`/`ERR_URL_INVALID` when the URL is refused, anything else
+ * when the fetch fails.
+ */
+export type CertificateFetcher = (url: string, purpose: 'aia' | 'x5u') => Promise<Uint8Array>;
+
+/** The key members delegation reads. */
+export type DelegatedKeyInput = Pick<Jwk, 'kty' | 'crv' | 'x' | 'y' | 'n' | 'e' | 'x5c' | 'x5u'>;
