@@ -33,3 +33,6 @@ export interface InnerList {
 export type Member = Item | InnerList;
 export type List = Member[];
 export type Dictionary = Map<string, Member>;
+
+/** The bare item variant whose `type` is `T`. */
+export type BareItemOf<T extends BareItem['type']> = Extract<BareItem, { readonly type: T }>;

@@ -1,7 +1,7 @@
 /**
- * Internal (verification hot path): readers for the Signature-Input and Signature
- * fields as signers nearly always write them, canonical RFC 9651 text with Integer
- * and plain String parameters:
+ * Internal (verification hot path): the direct readers of the Signature-Input and
+ * Signature fields as signers nearly always write them, canonical RFC 9651 text with
+ * Integer and plain String parameters:
  *
  *   sig1=("@authority" "signature-agent";key="sig1");created=1735689600;keyid="…";tag="web-bot-auth"
  *   sig1=:base64…:
@@ -9,16 +9,18 @@
  * They build the parsed structures directly (no intermediate Items): for
  * Signature-Input, the components, the typed view of the signature parameters (only
  * the registered ones, RFC 9421 §2.3) and the received text, which is canonical by
- * construction. Anything else (other parameters or item types, escapes, extra
- * whitespace, a repeated key, an error) makes them answer `undefined`, and the caller
- * takes the general parser, which decides and reports.
- * test/httpsig/received-text.test.ts holds them to it.
+ * construction. This is the one place where received text is kept for the signature
+ * base. Anything else (other parameters or item types, escapes, extra whitespace, a
+ * repeated key, an error) makes them answer `undefined`, and the caller takes the
+ * general parser (`core/sf-parse.ts`), which decides and reports; the base of what
+ * it reads is built by serialisation. test/httpsig/received-text.test.ts holds these
+ * readers to the general parser and the serialiser.
  */
 import { base64DecodeRange } from '../core/base64';
-import { parseDictionary } from '../core/sf';
+import { parseDictionary } from '../core/sf-parse';
 import type { BareItem, Parameters } from '../core/sf-types';
-import type { ComponentIdentifier } from './components';
-import type { ReceivedSignatureInput, SignatureParams } from './signature-input';
+import type { ComponentIdentifier } from './component-id';
+import type { ReceivedSignatureInput, SignatureParams } from './signature-types';
 
 const MAX_INTEGER_DIGITS = 15;
 
@@ -37,7 +39,7 @@ function keyEnd(s: string, i: number): number {
 }
 
 // Printable ASCII but DQUOTE and backslash: one native scan (sticky, no backtracking)
-// over nonces and keyids, which are long.
+// over nonces and keyids, which are long. Its `lastIndex` is set before every use.
 const PLAIN_RUN = /[\x20\x21\x23-\x5b\x5d-\x7e]*/y;
 
 /** End of a String starting at `i` (on DQUOTE) with no escape, or -1. */
@@ -49,77 +51,19 @@ function plainStringEnd(s: string, i: number): number {
   return s.charCodeAt(e) === 34 ? e + 1 : -1;
 }
 
-// Parser state for one call (single-threaded, never re-entered).
-let end = 0;
-
-/** A canonical Integer starting at `j`; sets `end`. `undefined` when anything else is there. */
-function integerAt(s: string, j: number): number | undefined {
-  const neg = s.charCodeAt(j) === 45;
-  if (neg) j++;
-  const first = s.charCodeAt(j);
-  let value: number;
-  // Canonical Integers: no leading zero (except "0" itself), no "-0".
-  if (first === 48) {
-    if (neg) return undefined;
-    j++;
-    value = 0;
-  } else {
-    if (!(first >= 49 && first <= 57)) return undefined;
-    const start = j;
-    let n = 0;
-    for (;;) {
-      const d = s.charCodeAt(j);
-      if (!(d >= 48 && d <= 57)) break;
-      n = n * 10 + (d - 48);
-      j++;
-    }
-    if (j - start > MAX_INTEGER_DIGITS) return undefined;
-    value = neg ? -n : n;
-  }
-  const after = s.charCodeAt(j);
-  // A Decimal, more digits after "0", or a Token-like tail is not for this reader.
-  if (after === 46 || (after >= 48 && after <= 57) || (after >= 65 && after <= 90) || (after >= 97 && after <= 122)) return undefined;
-  end = j;
-  return value;
+/** Moves past `, ` style separators (OWS "," OWS, RFC 9651 §4.2.2); -1 when malformed. */
+function nextMember(s: string, i: number): number {
+  while (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) i++;
+  if (i >= s.length) return i;
+  if (s.charCodeAt(i) !== 44) return -1;
+  i++;
+  while (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) i++;
+  return i < s.length ? i : -1;
 }
 
 // Most component identifiers have no parameters. They share this one empty map: what
 // these readers build is internal to verification, which only reads it.
 const NO_PARAMS: Parameters = new Map();
-
-/**
- * Component identifier parameters starting at `i`: `;key=Integer` and `;key="String"`
- * only, each key once. Sets `end`; `undefined` when anything else is there.
- */
-function params(s: string, i: number): Parameters | undefined {
-  if (s.charCodeAt(i) !== 59) {
-    end = i;
-    return NO_PARAMS;
-  }
-  const out: Parameters = new Map();
-  while (s.charCodeAt(i) === 59) {
-    const k = keyEnd(s, i + 1);
-    if (k < 0 || s.charCodeAt(k) !== 61) return undefined;
-    const key = s.slice(i + 1, k);
-    if (out.has(key)) return undefined;
-    const j = k + 1;
-    let value: BareItem;
-    if (s.charCodeAt(j) === 34) {
-      const e = plainStringEnd(s, j);
-      if (e < 0) return undefined;
-      value = { type: 'string', value: s.slice(j + 1, e - 1) };
-      end = e;
-    } else {
-      const n = integerAt(s, j);
-      if (n === undefined) return undefined;
-      value = { type: 'integer', value: n };
-    }
-    out.set(key, value);
-    i = end;
-  }
-  end = i;
-  return out;
-}
 
 // The registered signature parameters (RFC 9421 §2.3), one bit each.
 const CREATED = 1;
@@ -150,57 +94,6 @@ function registeredParam(s: string, start: number, stop: number): number {
 }
 
 /**
- * Signature parameters starting at `i`, straight into their typed view: the registered
- * ones only, each once, Integers for `created`/`expires` and plain Strings for the
- * others. Sets `end`; `undefined` for anything else (another parameter, a wrong type),
- * which the general parser then reads and judges.
- */
-function signatureParamsAt(s: string, i: number): SignatureParams | undefined {
-  let seen = 0;
-  let created: number | undefined;
-  let expires: number | undefined;
-  let keyid: string | undefined;
-  let nonce: string | undefined;
-  let tag: string | undefined;
-  let alg: string | undefined;
-  while (s.charCodeAt(i) === 59) {
-    const k = keyEnd(s, i + 1);
-    if (k < 0 || s.charCodeAt(k) !== 61) return undefined;
-    const which = registeredParam(s, i + 1, k);
-    if (which === 0 || (seen & which) !== 0) return undefined;
-    seen |= which;
-    const j = k + 1;
-    if (which === CREATED || which === EXPIRES) {
-      const n = integerAt(s, j);
-      if (n === undefined) return undefined;
-      if (which === CREATED) created = n;
-      else expires = n;
-    } else {
-      if (s.charCodeAt(j) !== 34) return undefined;
-      const e = plainStringEnd(s, j);
-      if (e < 0) return undefined;
-      const v = s.slice(j + 1, e - 1);
-      if (which === KEYID) keyid = v;
-      else if (which === NONCE) nonce = v;
-      else if (which === TAG) tag = v;
-      else alg = v;
-      end = e;
-    }
-    i = end;
-  }
-  end = i;
-  // The members signatureParams() sets, in its order.
-  const view: SignatureParams = {};
-  if (created !== undefined) view.created = created;
-  if (expires !== undefined) view.expires = expires;
-  if (nonce !== undefined) view.nonce = nonce;
-  if (alg !== undefined) view.alg = alg;
-  if (keyid !== undefined) view.keyid = keyid;
-  if (tag !== undefined) view.tag = tag;
-  return view;
-}
-
-/**
  * A Signature-Input member read by this module. Its `params` map is built from the
  * received text only when asked for: verification reads `view`.
  */
@@ -225,58 +118,184 @@ class DirectInput implements ReceivedSignatureInput {
   }
 }
 
-/** Moves past `, ` style separators (OWS "," OWS, RFC 9651 §4.2.2); -1 when malformed. */
-function nextMember(s: string, i: number): number {
-  while (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) i++;
-  if (i >= s.length) return i;
-  if (s.charCodeAt(i) !== 44) return -1;
-  i++;
-  while (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) i++;
-  return i < s.length ? i : -1;
-}
-
 /**
- * Signature-Input in the common canonical shape, each input with its received text;
- * `undefined` when the value is anything else.
+ * One read of a Signature-Input value: the text, and `end`, the offset where the last
+ * value read stopped (set by each method that succeeds).
  */
-export function readReceivedInputs(s: string): Map<string, ReceivedSignatureInput> | undefined {
-  const out = new Map<string, ReceivedSignatureInput>();
-  const n = s.length;
-  let i = 0;
-  while (s.charCodeAt(i) === 32) i++;
-  while (i < n) {
-    const k = keyEnd(s, i);
-    if (k < 0 || s.charCodeAt(k) !== 61 || s.charCodeAt(k + 1) !== 40) return undefined;
-    const label = s.slice(i, k);
-    if (out.has(label)) return undefined;
-    const open = k + 1;
-    let j = open + 1;
-    const components: ComponentIdentifier[] = [];
-    const idTexts: string[] = [];
-    if (s.charCodeAt(j) !== 41) {
+class InputReader {
+  end = 0;
+
+  constructor(readonly s: string) {}
+
+  /** Signature-Input in the common canonical shape, each input with its received text; `undefined` otherwise. */
+  inputs(): Map<string, ReceivedSignatureInput> | undefined {
+    const s = this.s;
+    const out = new Map<string, ReceivedSignatureInput>();
+    const n = s.length;
+    let i = 0;
+    while (s.charCodeAt(i) === 32) i++;
+    while (i < n) {
+      const k = keyEnd(s, i);
+      if (k < 0 || s.charCodeAt(k) !== 61 || s.charCodeAt(k + 1) !== 40) return undefined;
+      const label = s.slice(i, k);
+      if (out.has(label)) return undefined;
+      const open = k + 1;
+      let j = open + 1;
+      const components: ComponentIdentifier[] = [];
+      const idTexts: string[] = [];
+      if (s.charCodeAt(j) !== 41) {
+        for (;;) {
+          if (s.charCodeAt(j) !== 34) return undefined;
+          const e = plainStringEnd(s, j);
+          if (e < 0) return undefined;
+          const p = this.params(e);
+          if (p === undefined) return undefined;
+          components.push({ name: s.slice(j + 1, e - 1), params: p });
+          idTexts.push(s.slice(j, this.end));
+          j = this.end;
+          const c = s.charCodeAt(j);
+          if (c === 41) break;
+          // One SP, then the next item's DQUOTE (checked at the top): no other spacing.
+          if (c !== 32) return undefined;
+          j++;
+        }
+      }
+      const view = this.signatureParams(j + 1);
+      if (view === undefined) return undefined;
+      out.set(label, new DirectInput(label, components, s.slice(open, this.end), idTexts, view));
+      i = nextMember(s, this.end);
+      if (i < 0) return undefined;
+    }
+    return out;
+  }
+
+  /** A canonical Integer starting at `j`; sets `end`. `undefined` when anything else is there. */
+  integer(j: number): number | undefined {
+    const s = this.s;
+    const neg = s.charCodeAt(j) === 45;
+    if (neg) j++;
+    const first = s.charCodeAt(j);
+    let value: number;
+    // Canonical Integers: no leading zero (except "0" itself), no "-0".
+    if (first === 48) {
+      if (neg) return undefined;
+      j++;
+      value = 0;
+    } else {
+      if (!(first >= 49 && first <= 57)) return undefined;
+      const start = j;
+      let n = 0;
       for (;;) {
+        const d = s.charCodeAt(j);
+        if (!(d >= 48 && d <= 57)) break;
+        n = n * 10 + (d - 48);
+        j++;
+      }
+      if (j - start > MAX_INTEGER_DIGITS) return undefined;
+      value = neg ? -n : n;
+    }
+    const after = s.charCodeAt(j);
+    // A Decimal, more digits after "0", or a Token-like tail is not for this reader.
+    if (after === 46 || (after >= 48 && after <= 57) || (after >= 65 && after <= 90) || (after >= 97 && after <= 122)) return undefined;
+    this.end = j;
+    return value;
+  }
+
+  /**
+   * Component identifier parameters starting at `i`: `;key=Integer` and `;key="String"`
+   * only, each key once. Sets `end`; `undefined` when anything else is there.
+   */
+  params(i: number): Parameters | undefined {
+    const s = this.s;
+    if (s.charCodeAt(i) !== 59) {
+      this.end = i;
+      return NO_PARAMS;
+    }
+    const out: Parameters = new Map();
+    while (s.charCodeAt(i) === 59) {
+      const k = keyEnd(s, i + 1);
+      if (k < 0 || s.charCodeAt(k) !== 61) return undefined;
+      const key = s.slice(i + 1, k);
+      if (out.has(key)) return undefined;
+      const j = k + 1;
+      let value: BareItem;
+      if (s.charCodeAt(j) === 34) {
+        const e = plainStringEnd(s, j);
+        if (e < 0) return undefined;
+        value = { type: 'string', value: s.slice(j + 1, e - 1) };
+        this.end = e;
+      } else {
+        const n = this.integer(j);
+        if (n === undefined) return undefined;
+        value = { type: 'integer', value: n };
+      }
+      out.set(key, value);
+      i = this.end;
+    }
+    this.end = i;
+    return out;
+  }
+
+  /**
+   * Signature parameters starting at `i`, straight into their typed view: the registered
+   * ones only, each once, Integers for `created`/`expires` and plain Strings for the
+   * others. Sets `end`; `undefined` for anything else (another parameter, a wrong type),
+   * which the general parser then reads and judges.
+   */
+  signatureParams(i: number): SignatureParams | undefined {
+    const s = this.s;
+    let seen = 0;
+    let created: number | undefined;
+    let expires: number | undefined;
+    let keyid: string | undefined;
+    let nonce: string | undefined;
+    let tag: string | undefined;
+    let alg: string | undefined;
+    while (s.charCodeAt(i) === 59) {
+      const k = keyEnd(s, i + 1);
+      if (k < 0 || s.charCodeAt(k) !== 61) return undefined;
+      const which = registeredParam(s, i + 1, k);
+      if (which === 0 || (seen & which) !== 0) return undefined;
+      seen |= which;
+      const j = k + 1;
+      if (which === CREATED || which === EXPIRES) {
+        const n = this.integer(j);
+        if (n === undefined) return undefined;
+        if (which === CREATED) created = n;
+        else expires = n;
+      } else {
         if (s.charCodeAt(j) !== 34) return undefined;
         const e = plainStringEnd(s, j);
         if (e < 0) return undefined;
-        const p = params(s, e);
-        if (p === undefined) return undefined;
-        components.push({ name: s.slice(j + 1, e - 1), params: p });
-        idTexts.push(s.slice(j, end));
-        j = end;
-        const c = s.charCodeAt(j);
-        if (c === 41) break;
-        // One SP, then the next item's DQUOTE (checked at the top): no other spacing.
-        if (c !== 32) return undefined;
-        j++;
+        const v = s.slice(j + 1, e - 1);
+        if (which === KEYID) keyid = v;
+        else if (which === NONCE) nonce = v;
+        else if (which === TAG) tag = v;
+        else alg = v;
+        this.end = e;
       }
+      i = this.end;
     }
-    const view = signatureParamsAt(s, j + 1);
-    if (view === undefined) return undefined;
-    out.set(label, new DirectInput(label, components, s.slice(open, end), idTexts, view));
-    i = nextMember(s, end);
-    if (i < 0) return undefined;
+    this.end = i;
+    // The members signatureParams() sets, in its order.
+    const view: SignatureParams = {};
+    if (created !== undefined) view.created = created;
+    if (expires !== undefined) view.expires = expires;
+    if (nonce !== undefined) view.nonce = nonce;
+    if (alg !== undefined) view.alg = alg;
+    if (keyid !== undefined) view.keyid = keyid;
+    if (tag !== undefined) view.tag = tag;
+    return view;
   }
-  return out;
+}
+
+/**
+ * Signature-Input in the common canonical shape, each input with its received text
+ * (`paramsText`, `idTexts`) and the typed view of its parameters; `undefined` when the
+ * value is anything else.
+ */
+export function readReceivedInputs(s: string): Map<string, ReceivedSignatureInput> | undefined {
+  return new InputReader(s).inputs();
 }
 
 /** Signature as `label=:base64:` members without parameters; `undefined` otherwise. */

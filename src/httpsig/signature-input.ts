@@ -1,65 +1,22 @@
 /**
  * The Signature-Input and Signature fields (RFC 9421 §4.1, §4.2) and the
- * `@signature-params` value (§2.3): parsing, serialisation, and a typed view of the
- * signature parameters.
+ * `@signature-params` value (§2.3): parsing, serialisation, a typed view of the
+ * signature parameters, and reading every signature of a message. Received fields in
+ * the common canonical shape are read by `fast-fields.ts`; everything else by the
+ * general parser.
  */
 import { BotsigError, isBotsigError } from '../core/errors';
 import type { BotsigErrorCode } from '../core/errors';
-import { parseDictionary, parseDictionaryWithTexts, serializeParameters } from '../core/sf';
-import type { Dictionary, InnerList, Item, Member, Parameters } from '../core/sf-types';
-import { serializeComponentIdentifier } from './components';
+import { parseDictionary } from '../core/sf-parse';
+import { serializeParameters } from '../core/sf-serialize';
+import type { Dictionary, Member, Parameters } from '../core/sf-types';
+import { serializeComponentIdentifier } from './component-id';
+import type { ComponentIdentifier } from './component-id';
 import { readReceivedInputs, readReceivedSignatures } from './fast-fields';
-import type { ComponentIdentifier } from './components';
 import type { HttpMessage } from './message';
+import type { ReceivedSignatureInput, SignatureEntry, SignatureInput, SignatureParams } from './signature-types';
 
-/** One signature's metadata: its label, covered components and parameters, all in order. */
-export interface SignatureInput {
-  label: string;
-  components: ComponentIdentifier[];
-  /** Every signature parameter in its order, unknown ones included (RFC 9421 §2.3). */
-  params: Parameters;
-}
-
-/**
- * Internal (verification hot path): a {@link SignatureInput} that also carries the
- * text it was received in, when that text is canonical, i.e. byte-identical to what
- * serialising the parsed structure gives (RFC 9421 §2.3, §2.5). Made only by
- * {@link readSignaturesWithTexts} for callers that build the base before handing the
- * input to anyone who could change it.
- */
-export interface ReceivedSignatureInput extends SignatureInput {
-  /** `@signature-params` (the member after `label=`) as received; set only when canonical. */
-  readonly paramsText: string | undefined;
-  /** Each component identifier as received; set exactly when `paramsText` is. */
-  readonly idTexts: string[] | undefined;
-  /** The typed view of `params`, when the reader built it already (equal to `signatureParams(params)`). */
-  readonly view?: SignatureParams;
-}
-
-/** Typed view of the registered signature parameters (RFC 9421 §2.3). */
-export interface SignatureParams {
-  created?: number;
-  expires?: number;
-  nonce?: string;
-  alg?: string;
-  keyid?: string;
-  tag?: string;
-}
-
-/**
- * One label found in a message's Signature-Input and Signature fields. A label found
- * in only one of them, or whose member has the wrong shape, carries an `error`, so that
- * one bad signature does not hide the others (RFC 9421 §4, §7.2.6).
- */
-export type SignatureEntry<I extends SignatureInput = SignatureInput> =
-  | { readonly label: string; readonly ok: true; readonly input: I; readonly signature: Uint8Array }
-  | {
-      readonly label: string;
-      readonly ok: false;
-      readonly error: BotsigError;
-      readonly input?: I;
-      readonly signature?: Uint8Array;
-    };
+export type { ReceivedSignatureInput, SignatureEntry, SignatureInput, SignatureParams } from './signature-types';
 
 // sf-key (RFC 9651 §3.1.2): lcalpha or "*", then lcalpha / DIGIT / "_" / "-" / "." / "*".
 /** True when `label` can be a Dictionary key, hence a signature label. */
@@ -92,15 +49,14 @@ export function nextLabel(existing: Iterable<string>, prefix = 'sig'): string {
 
 /**
  * Parses a whole field value as a Dictionary (RFC 9651 §4.2.2), reporting failure under `code`.
- * With `texts`, also records canonical texts (internal; see `parseDictionaryWithTexts`).
  *
  * @throws BotsigError `code` when the value is not a valid Dictionary.
  * @throws TypeError when `value` is not a string.
  */
-export function parseSignatureDictionary(value: string, code: BotsigErrorCode, what: string, texts?: Map<Item | InnerList, string>): Dictionary {
+export function parseSignatureDictionary(value: string, code: BotsigErrorCode, what: string): Dictionary {
   if (typeof value !== 'string') throw new TypeError(`${what} value must be a string`);
   try {
-    return texts === undefined ? parseDictionary(value) : parseDictionaryWithTexts(value, texts);
+    return parseDictionary(value);
   } catch (err) {
     if (isBotsigError(err)) throw new BotsigError(code, `${what} is not a valid Dictionary`, { cause: err });
     throw err;
@@ -273,9 +229,13 @@ export function readSignatures(message: HttpMessage): Map<string, SignatureEntry
 }
 
 /**
- * Internal: {@link readSignatures}, with each input a {@link ReceivedSignatureInput}
- * that carries its received text when canonical, so that the base can reuse it
- * instead of serialising the structure again.
+ * Internal (verification hot path): {@link readSignatures}, with each input a
+ * {@link ReceivedSignatureInput}. A Signature-Input in the common canonical shape is
+ * read by the direct reader (`fast-fields.ts`), and each input then carries its
+ * received text and typed view, so that the base reuses the text instead of
+ * serialising the structure again; any other value is read by the general parser,
+ * and its inputs carry no text (their base is serialised). Entries, errors included,
+ * are those of {@link readSignatures}.
  *
  * @throws as {@link readSignatures}.
  */
@@ -288,13 +248,15 @@ function read(message: HttpMessage, received: boolean): Map<string, SignatureEnt
   const inputText = fieldValue(message, 'signature-input');
   const sigText = fieldValue(message, 'signature');
   if (inputText === undefined && sigText === undefined) return out;
-  // Received inputs: the common canonical shape is read directly, anything else by
-  // the general parser (which also reports the errors, and records canonical texts).
+  // Received inputs: the common canonical shape is read directly (with its text),
+  // anything else by the general parser, which also reports the errors.
   const direct = received && inputText !== undefined ? readReceivedInputs(inputText) : undefined;
-  const texts = received && direct === undefined ? new Map<Item | InnerList, string>() : undefined;
-  const inputs = inputText === undefined || direct !== undefined ? undefined : parseSignatureDictionary(inputText, 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input', texts);
+  const inputs =
+    inputText === undefined || direct !== undefined ? undefined : parseSignatureDictionary(inputText, 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input');
   const sigs: ReadonlyMap<string, Member | Uint8Array> | undefined =
-    sigText === undefined ? undefined : ((received ? readReceivedSignatures(sigText) : undefined) ?? parseSignatureDictionary(sigText, 'ERR_SIGNATURE_PARSE', 'Signature'));
+    sigText === undefined
+      ? undefined
+      : ((received ? readReceivedSignatures(sigText) : undefined) ?? parseSignatureDictionary(sigText, 'ERR_SIGNATURE_PARSE', 'Signature'));
   const pair = (label: string, input: SignatureInput): void => {
     const sigMember = sigs?.get(label);
     if (sigMember === undefined) {
@@ -314,7 +276,6 @@ function read(message: HttpMessage, received: boolean): Map<string, SignatureEnt
       let input: SignatureInput;
       try {
         input = memberToSignatureInput(label, member, 'ERR_SIGNATURE_INPUT_PARSE');
-        if (texts !== undefined) input = withTexts(input, member as InnerList, texts);
       } catch (err) {
         out.set(label, { label, ok: false, error: asBotsigError(err) });
         continue;
@@ -336,18 +297,6 @@ function read(message: HttpMessage, received: boolean): Map<string, SignatureEnt
     }
   }
   return out;
-}
-
-function withTexts(input: SignatureInput, member: InnerList, texts: Map<Item | InnerList, string>): ReceivedSignatureInput {
-  const paramsText = texts.get(member);
-  let idTexts: string[] | undefined;
-  if (paramsText !== undefined) {
-    // A canonical Inner List has canonical Items: each has its text.
-    const items = member.items;
-    idTexts = new Array<string>(items.length);
-    for (let i = 0; i < items.length; i++) idTexts[i] = texts.get(items[i]!)!;
-  }
-  return { label: input.label, components: input.components, params: input.params, paramsText, idTexts };
 }
 
 function asBotsigError(err: unknown): BotsigError {

@@ -360,3 +360,12 @@ describe('bounded work on long input', () => {
     expect((bare(`%"${'%e2%82%ac'.repeat(10_000)}"`).value as string).length).toBe(10_000);
   });
 });
+
+describe('parser state', () => {
+  it('belongs to one call: a parse that fails part-way leaves nothing for the next', () => {
+    expect(() => parseDictionary('a=("x" "y')).toThrow(BotsigError);
+    expect(parseList('1, 2')).toEqual([item(sfInteger(1)), item(sfInteger(2))]);
+    expect(() => parseItem('"unterminated')).toThrow(BotsigError);
+    expect([...parseDictionary('a=1, b="x"').keys()]).toEqual(['a', 'b']);
+  });
+});

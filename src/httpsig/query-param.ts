@@ -1,0 +1,133 @@
+/**
+ * `@query-param` (RFC 9421 §2.2.8): WHATWG application/x-www-form-urlencoded parsing,
+ * then percent-encoding of the UTF-8 octets with the form-urlencoded percent-encode
+ * set, except that SP is %20 (the RFC's examples), not "+".
+ */
+
+// ASCII alphanumeric, "*", "-", ".", "_" are left as they are.
+const FORM_SAFE = new Uint8Array(128);
+for (const ch of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._') FORM_SAFE[ch.charCodeAt(0)] = 1;
+const HEX_CODES = new Uint8Array([...'0123456789ABCDEF'].map((ch) => ch.charCodeAt(0)));
+
+/**
+ * The values of the query parameters named `encodedName` (the `name` parameter of
+ * `@query-param`, already in encoded form), each re-encoded, in query order.
+ * `query` excludes the leading `?`.
+ */
+export function queryParamValues(query: string, encodedName: string): string[] {
+  const ranges = queryIndex(query).get(encodedName);
+  if (ranges === undefined) return [];
+  const out = new Array<string>(ranges.length >> 1);
+  for (let i = 0; i < ranges.length; i += 2) {
+    const from = ranges[i]!;
+    const to = ranges[i + 1]!;
+    out[i >> 1] = from === to ? '' : reencode(query, from, to);
+  }
+  return out;
+}
+
+// A cache, module-level on purpose: the index of the last query read. It is a function
+// of the query string alone, so every `@query-param` of a message (and of the next
+// request to the same URL) reuses one parse. messageTarget hands out the same string
+// for one message, so the check is a pointer comparison; an equal string from another
+// message takes the place of the old one, so that the next checks are too.
+let lastQuery: string | undefined;
+let lastIndex: Map<string, number[]> = new Map();
+
+/**
+ * The query's parameters by re-encoded name: for each, the `[start, end)` offsets of
+ * its values in `query`, in order. One scan of the query however many parameters and
+ * `@query-param` components there are (RFC 9421 §2.2.8, WHATWG urlencoded parsing).
+ */
+function queryIndex(query: string): Map<string, number[]> {
+  if (query === lastQuery) {
+    lastQuery = query;
+    return lastIndex;
+  }
+  const index = new Map<string, number[]>();
+  const n = query.length;
+  let start = 0;
+  while (start < n) {
+    // The sequence ends at "&"; its name at the first "=" inside it, if any.
+    let end = start;
+    let eq = -1;
+    for (; end < n; end++) {
+      const c = query.charCodeAt(end);
+      if (c === 38) break;
+      if (c === 61 && eq < 0) eq = end;
+    }
+    if (end > start) {
+      if (eq < 0) eq = end;
+      const name = reencode(query, start, eq);
+      const valueStart = eq === end ? end : eq + 1;
+      const ranges = index.get(name);
+      if (ranges === undefined) index.set(name, [valueStart, end]);
+      else ranges.push(valueStart, end);
+    }
+    start = end + 1;
+  }
+  lastQuery = query;
+  lastIndex = index;
+  return index;
+}
+
+function reencode(s: string, from: number, to: number): string {
+  // Fast path: nothing to decode or escape.
+  let plain = true;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128 || FORM_SAFE[c] !== 1) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return s.slice(from, to);
+  const bytes = percentDecode(s, from, to);
+  // UTF-8 decode (invalid sequences become U+FFFD), then encode again.
+  const text = decoder.decode(bytes);
+  const utf8 = encoder.encode(text);
+  // ASCII out, three octets at most per octet in, decoded to a string once (no
+  // string of one or three characters per octet).
+  const out = new Uint8Array(utf8.length * 3);
+  let o = 0;
+  for (let i = 0; i < utf8.length; i++) {
+    const b = utf8[i]!;
+    if (b < 128 && FORM_SAFE[b] === 1) {
+      out[o++] = b;
+    } else {
+      out[o++] = 37; // %
+      out[o++] = HEX_CODES[b >> 4]!;
+      out[o++] = HEX_CODES[b & 15]!;
+    }
+  }
+  return decoder.decode(out.subarray(0, o));
+}
+
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const encoder = new TextEncoder();
+
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const l = c | 32;
+  if (l >= 97 && l <= 102) return l - 87;
+  return -1;
+}
+
+function percentDecode(s: string, from: number, to: number): Uint8Array {
+  // The input is first UTF-8 encoded (WHATWG "percent-decode a string"); "+" is SP.
+  const src = encoder.encode(s.slice(from, to));
+  const out = new Uint8Array(src.length);
+  let o = 0;
+  for (let i = 0; i < src.length; i++) {
+    const b = src[i]!;
+    if (b === 43) {
+      out[o++] = 32;
+    } else if (b === 37 && i + 2 < src.length && hexValue(src[i + 1]!) >= 0 && hexValue(src[i + 2]!) >= 0) {
+      out[o++] = (hexValue(src[i + 1]!) << 4) | hexValue(src[i + 2]!);
+      i += 2;
+    } else {
+      out[o++] = b;
+    }
+  }
+  return out.subarray(0, o);
+}

@@ -1,0 +1,182 @@
+/**
+ * The target URI of a request (RFC 9421 §2.2.2-§2.2.8): its parts as derived
+ * components use them, with the WHATWG URL parser's normalisation, parsed lazily and
+ * once per URL.
+ */
+import { BotsigError } from '../core/errors';
+
+/** The parts of a request's target URI that derived components use (RFC 9421 §2.2). */
+export interface TargetUri {
+  /** Lowercase scheme without `:`. */
+  readonly scheme: string;
+  /** Lowercase host, with the port unless it is the scheme's default. */
+  readonly authority: string;
+  /** Absolute path, never empty (RFC 9110 §4.2.3: empty path is `/`). */
+  readonly path: string;
+  /** Query without the leading `?`; `undefined` when the URI has no `?`. */
+  readonly query: string | undefined;
+  /** Scheme, authority, path and query; no fragment. */
+  readonly href: string;
+}
+
+// A cache, module-level on purpose: the last URL parsed and its parts. The parts are a
+// function of the URL string alone, so the cache is keyed by it: every derived
+// component of one message (and every request to the same URL) reuses the parse, with
+// no per-message WeakMap entry to create.
+let lastUrl: string | undefined;
+let lastTarget: TargetUri | undefined;
+
+/**
+ * The parsed target URI of a request message (any object with its `url`, such as an
+ * `HttpMessage`), computed once per URL.
+ *
+ * @throws BotsigError `ERR_MESSAGE_INVALID` when the message has no URL or it is not an
+ *   absolute URI.
+ */
+export function messageTarget(message: { readonly url?: string | undefined }): TargetUri {
+  const url = message.url;
+  if (url === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message has no target URI');
+  if (url === lastUrl && lastTarget !== undefined) {
+    // An equal string from another message takes the old one's place: the next test
+    // (the next derived component of this message) is then a pointer comparison, not
+    // one more pass over a long URL.
+    lastUrl = url;
+    return lastTarget;
+  }
+  const target = parseTargetUri(url);
+  if (target === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message target URI is not an absolute URI');
+  lastUrl = url;
+  lastTarget = target;
+  return target;
+}
+
+// Characters that the WHATWG URL parser leaves untouched in a path or query of an
+// http(s) URL. Anything else sends the input to the full parser.
+const SAFE_PATH = new Uint8Array(128);
+for (const ch of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&()*+,;=:@/%'") {
+  SAFE_PATH[ch.charCodeAt(0)] = 1;
+}
+const SAFE_QUERY = new Uint8Array(128);
+for (const ch of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&()*+,;=:@/%?') {
+  SAFE_QUERY[ch.charCodeAt(0)] = 1;
+}
+
+/**
+ * Parses an absolute URI into the parts derived components need, with the WHATWG URL
+ * parser's normalisation (lowercase scheme and host, default port dropped, empty path
+ * as `/`, IDNA, percent-encoding). Common already-normal `http(s)` URLs take a scan
+ * that gives the same result without allocating a `URL`; the rest go through `URL`.
+ * Returns `undefined` for anything that is not an absolute URI with a host.
+ */
+export function parseTargetUri(url: string): TargetUri | undefined {
+  return fastTarget(url) ?? slowTarget(url);
+}
+
+function fastTarget(s: string): TargetUri | undefined {
+  let scheme: string;
+  let i: number;
+  if (s.startsWith('https://')) {
+    scheme = 'https';
+    i = 8;
+  } else if (s.startsWith('http://')) {
+    scheme = 'http';
+    i = 7;
+  } else {
+    return undefined;
+  }
+  const n = s.length;
+  const hostStart = i;
+  let prev = 46; // '.', so a leading dot or ".." falls back
+  let last = 0;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45) {
+      // a-z 0-9 -
+    } else if (c === 46) {
+      if (prev === 46) return undefined;
+    } else {
+      break;
+    }
+    prev = c;
+    last = c;
+  }
+  // The last label must end in a letter: numeric-looking hosts are IPv4 to WHATWG.
+  if (i === hostStart || !(last >= 97 && last <= 122)) return undefined;
+  const host = s.slice(hostStart, i);
+  let authority = host;
+  if (i < n && s.charCodeAt(i) === 58) {
+    const portStart = ++i;
+    let port = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      port = port * 10 + (c - 48);
+      if (port > 65535) return undefined;
+    }
+    const len = i - portStart;
+    if (len === 0 || (len > 1 && s.charCodeAt(portStart) === 48)) return undefined;
+    if (!((scheme === 'https' && port === 443) || (scheme === 'http' && port === 80))) {
+      authority = host + ':' + s.slice(portStart, i);
+    }
+  }
+  let path = '/';
+  if (i < n && s.charCodeAt(i) === 47) {
+    const pathStart = i;
+    let segStart = i + 1;
+    for (; i <= n; i++) {
+      // The path ends at "?", "#" or the end of the input; its last segment is checked too.
+      const c = i < n ? s.charCodeAt(i) : 47;
+      const last = i === n || c === 63 || c === 35;
+      if (c === 47 || last) {
+        // "." and ".." segments are removed by the URL parser.
+        const len = i - segStart;
+        if ((len === 1 || len === 2) && s.charCodeAt(segStart) === 46 && (len === 1 || s.charCodeAt(segStart + 1) === 46)) {
+          return undefined;
+        }
+        if (last) break;
+        segStart = i + 1;
+        continue;
+      }
+      if (c >= 128 || SAFE_PATH[c] !== 1) return undefined;
+      // %2e is a dot segment too.
+      if (c === 37 && s.charCodeAt(i + 1) === 50 && (s.charCodeAt(i + 2) | 32) === 101) return undefined;
+    }
+    if (i > n) i = n;
+    path = s.slice(pathStart, i);
+  } else if (i < n) {
+    const c = s.charCodeAt(i);
+    if (c !== 63 && c !== 35) return undefined;
+  }
+  let query: string | undefined;
+  if (i < n && s.charCodeAt(i) === 63) {
+    const queryStart = ++i;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 35) break;
+      if (c >= 128 || SAFE_QUERY[c] !== 1) return undefined;
+    }
+    query = s.slice(queryStart, i);
+  }
+  // Whatever follows is the fragment, which is not part of the target URI.
+  const base = scheme + '://' + authority + path;
+  return { scheme, authority, path, query, href: query === undefined ? base : base + '?' + query };
+}
+
+function slowTarget(s: string): TargetUri | undefined {
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return undefined;
+  }
+  // '%' is never valid in an http(s) host; Chromium's parser keeps it (e.g. for a space) where others throw.
+  if (u.host === '' || u.hostname.includes('%')) return undefined;
+  let href = u.href;
+  // '#' and '?' are percent-encoded everywhere before the fragment and the query.
+  const hash = href.indexOf('#');
+  if (hash >= 0) href = href.slice(0, hash);
+  const q = href.indexOf('?');
+  const query = q >= 0 ? href.slice(q + 1) : undefined;
+  const path = u.pathname === '' ? '/' : u.pathname;
+  return { scheme: u.protocol.slice(0, -1), authority: u.host, path, query, href };
+}
