@@ -30,9 +30,11 @@ export type {
 } from './profile/signature-agent';
 export { WEB_BOT_AUTH_TAG } from './profile/types';
 export type {
+  DelegationForm,
   DirectoryResolution,
   DirectoryResolvedKey,
   ErrorInfo,
+  KeyDelegation,
   KeyDirectory,
   KeyLookup,
   KeyResolver,
@@ -84,11 +86,7 @@ export type {
 } from './directory/client';
 export { MemoryDirectoryCache } from './directory/cache';
 export type { DirectoryCache, DirectoryCacheEntry, MemoryDirectoryCacheOptions } from './directory/cache';
-export {
-  createDirectoryHandler,
-  DEFAULT_DIRECTORY_MAX_AGE_SECONDS,
-  DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS,
-} from './directory/handler';
+export { createDirectoryHandler, DEFAULT_DIRECTORY_MAX_AGE_SECONDS, DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS } from './directory/handler';
 export type { DirectoryHandlerKey, DirectoryHandlerKeyEntry, DirectoryHandlerOptions, DirectoryRequestInfo } from './directory/handler';
 export {
   parseDirectory,
@@ -120,10 +118,8 @@ export type {
   CertificateFetcher,
   DelegatedKeyInput,
   DelegationFailureReason,
-  DelegationForm,
   DelegationOptions,
   DelegationOutcome,
-  KeyDelegation,
   VerifyDelegationOptions,
 } from './directory/delegation';
 
@@ -147,5 +143,5 @@ export { normalizeUrl } from './core/url';
 // Errors and diagnostics
 export { BotsigError, isBotsigError } from './core/errors';
 export type { BotsigErrorCode } from './core/errors';
-export type { Diagnostic } from './core/diagnostics';
+export type { Diagnostic, DiagnosticCode } from './core/diagnostics';
 export type { Clock } from './core/time';

@@ -117,9 +117,7 @@ export function signOptionsFromChallenge(acceptSignature: string): ChallengeSign
     const nonce = input.params.get('nonce');
     const keyid = input.params.get('keyid');
     // Components that depend on the label (signature-agent;key=…) are re-derived by signRequest.
-    const components = input.components
-      .filter((c) => c.name !== 'signature-agent')
-      .map((c) => serializeComponentIdentifier(c));
+    const components = input.components.filter((c) => c.name !== 'signature-agent').map((c) => serializeComponentIdentifier(c));
     return {
       components,
       ...(nonce?.type === 'string' ? { nonce: nonce.value } : {}),

@@ -1,24 +1,27 @@
-import { base64Encode, base64UrlEncode, utf8 } from '../core/base64';
+/**
+ * `signRequest` / `signRequestSync` (SPEC 5.1, 5.2): the signing flow, from the
+ * request and options to the complete header values. Beside it: `sign/signer-state.ts`
+ * (what signing with one key remembers, and the process-wide memos),
+ * `sign/random-nonce.ts` (nonces), `sign/apply-headers.ts` (putting the headers on a request).
+ */
+import { base64Encode, utf8 } from '../core/base64';
 import { BotsigError } from '../core/errors';
 import { parseDictionary, serializeBareItem } from '../core/sf';
 import { systemClock, toEpochSeconds } from '../core/time';
-import { importSigningKey, importSigningKeySync, isSigningKey, signBase } from '../crypto/keys';
+import { importSigningKey, importSigningKeySync, isSigningKey } from '../crypto/keys';
 import type { Jwk, SigningKey } from '../crypto/types';
-import { parseComponentIdentifier, serializeComponentIdentifier, type ComponentIdentifier } from '../httpsig/components';
+import type { ComponentIdentifier } from '../httpsig/components';
 import { signatureBaseFromTexts } from '../httpsig/base';
 import { toReceivedMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
-import {
-  isValidLabel,
-  nextLabel,
-  parseSignatureDictionary,
-  parseSignatureInput,
-} from '../httpsig/signature-input';
-import { serializeSignatureAgent, signatureAgentComponent, type SignatureAgentType } from './signature-agent';
+import { isValidLabel, nextLabel, parseSignatureDictionary, parseSignatureInput } from '../httpsig/signature-input';
+import { randomNonce } from './sign/random-nonce';
+import { parsedComponent, signerStateFor, type SignerState } from './sign/signer-state';
 import { WEB_BOT_AUTH_TAG, type SignatureHeaders, type SignRequestOptions } from './types';
+
+export { applySignatureHeaders } from './sign/apply-headers';
 
 const DEFAULT_VALIDITY_SECONDS = 300;
 const MAX_RECOMMENDED_VALIDITY_SECONDS = 86_400;
-const NONCE_BYTES = 64;
 /** RFC 9651 §3.3.1: Integers have at most 15 digits. */
 const MAX_SF_INTEGER = 999_999_999_999_999;
 
@@ -60,8 +63,9 @@ const MAX_SF_INTEGER = 999_999_999_999_999;
 export async function signRequest(request: MessageInput, options: SignRequestOptions): Promise<SignatureHeaders> {
   checkOptions(options);
   const key = isSigningKey(options.key) ? options.key : await importSigningKey(options.key, options.alg === undefined ? {} : { alg: options.alg });
-  const plan = prepare(request, options, key);
-  return plan.finish(await signBase(key, plan.base));
+  const signer = signerStateFor(key);
+  const plan = prepare(request, options, key, signer);
+  return plan.finish(await signer.sign(plan.base));
 }
 
 /**
@@ -79,7 +83,7 @@ export function signRequestSync(request: MessageInput, options: SignRequestOptio
   if (key.signSync === undefined) {
     throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', 'this key cannot sign synchronously; use an Ed25519 JWK or signRequest()');
   }
-  const plan = prepare(request, options, key);
+  const plan = prepare(request, options, key, undefined);
   return plan.finish(key.signSync(utf8(plan.base)));
 }
 
@@ -89,7 +93,8 @@ interface Plan {
   finish(signature: Uint8Array): SignatureHeaders;
 }
 
-function prepare(request: MessageInput, options: SignRequestOptions, key: SigningKey): Plan {
+/** `signer`: the key's signing state when the caller has it already (else looked up when needed). */
+function prepare(request: MessageInput, options: SignRequestOptions, key: SigningKey, signer: SignerState | undefined): Plan {
   const message = toReceivedMessage(request);
   if (message.kind !== 'request') throw new TypeError('signRequest() signs requests; use signMessage() from botsig/httpsig for responses');
   const now = options.now ?? systemClock;
@@ -134,8 +139,9 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   let signed: HttpMessage = message;
   let agentComponent: string | undefined;
   if (options.signatureAgent !== undefined) {
+    signer ??= signerStateFor(key);
     const agent = typeof options.signatureAgent === 'string' ? { url: options.signatureAgent } : options.signatureAgent;
-    const ours = ownAgentMember(label, agent.url, agent.type);
+    const ours = signer.memberFor(label, agent.url, agent.type);
     signatureAgentValue = existingAgent === undefined ? ours : `${existingAgent}, ${ours}`;
     if (message === request) {
       // The caller's own HttpMessage: leave it as it is.
@@ -146,7 +152,7 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
       // Our copy of the caller's request: set the header in place.
       message.headers.set('signature-agent', [signatureAgentValue]);
     }
-    agentComponent = ownAgentComponent(label);
+    agentComponent = signer.agentComponentFor(label);
   }
   const requested: string[] = [];
   if (!options.replaceComponents) {
@@ -183,16 +189,10 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
 
   const nowSeconds = Math.floor(now() / 1000);
   const created = options.created === undefined ? nowSeconds : toEpochSeconds(options.created, 'created');
-  const expires =
-    options.expires === undefined
-      ? created + (options.validitySeconds ?? DEFAULT_VALIDITY_SECONDS)
-      : toEpochSeconds(options.expires, 'expires');
+  const expires = options.expires === undefined ? created + (options.validitySeconds ?? DEFAULT_VALIDITY_SECONDS) : toEpochSeconds(options.expires, 'expires');
   if (expires <= created) throw new RangeError('expires must be after created');
   if (expires - created > MAX_RECOMMENDED_VALIDITY_SECONDS && !options.allowLongValidity) {
-    throw new BotsigError(
-      'ERR_VALIDITY_TOO_LONG',
-      `validity of ${expires - created} s is above 24 hours (SPEC 8); pass allowLongValidity to force it`,
-    );
+    throw new BotsigError('ERR_VALIDITY_TOO_LONG', `validity of ${expires - created} s is above 24 hours (SPEC 8); pass allowLongValidity to force it`);
   }
 
   // Parameter order of the draft's and Cloudflare's vectors: created, keyid, alg, expires, nonce, tag.
@@ -240,54 +240,6 @@ function sfInteger(value: number, name: string): string {
   return String(value);
 }
 
-// `"signature-agent";key="<label>"`, for the last label (nearly always "sig1").
-let lastAgentLabel: string | undefined;
-let lastAgentComponent = '';
-function ownAgentComponent(label: string): string {
-  if (label !== lastAgentLabel) {
-    lastAgentComponent = signatureAgentComponent(label);
-    lastAgentLabel = label;
-  }
-  return lastAgentComponent;
-}
-
-// Our own Signature-Agent member, serialised and checked (SPEC 2.3) once per
-// (label, url, type): a crawler sends the same one on every request.
-const OWN_AGENT_CACHE_MAX = 64;
-const ownAgentCache = new Map<string, string>();
-// The member of the last call, checked before the map (no key to build).
-let lastOwn: { label: string; url: string; type: SignatureAgentType | undefined; member: string } = { label: '', url: '', type: undefined, member: '' };
-function ownAgentMember(label: string, url: string, type: SignatureAgentType | undefined): string {
-  if (typeof url !== 'string') return serializeSignatureAgent([{ key: label, url, ...(type === undefined ? {} : { type }) }]);
-  if (label === lastOwn.label && url === lastOwn.url && type === lastOwn.type) return lastOwn.member;
-  const cacheKey = label + ' ' + (type ?? '') + ' ' + url;
-  let member = ownAgentCache.get(cacheKey);
-  if (member === undefined) {
-    member = serializeSignatureAgent([{ key: label, url, ...(type === undefined ? {} : { type }) }]);
-    if (ownAgentCache.size >= OWN_AGENT_CACHE_MAX) ownAgentCache.delete(ownAgentCache.keys().next().value!);
-    ownAgentCache.set(cacheKey, member);
-  }
-  lastOwn = { label, url, type, member };
-  return member;
-}
-
-// Requested component identifiers, parsed and canonicalised once per text. The parsed
-// identifiers are shared between signatures and never modified.
-const COMPONENT_CACHE_MAX = 256;
-const componentCache = new Map<string, { id: ComponentIdentifier; canonical: string }>();
-function parsedComponent(text: string): { id: ComponentIdentifier; canonical: string } {
-  let hit = typeof text === 'string' ? componentCache.get(text) : undefined;
-  if (hit === undefined) {
-    const id = parseComponentIdentifier(text);
-    hit = { id, canonical: serializeComponentIdentifier(id) };
-    if (typeof text === 'string' && text.length <= 256) {
-      if (componentCache.size >= COMPONENT_CACHE_MAX) componentCache.delete(componentCache.keys().next().value!);
-      componentCache.set(text, hit);
-    }
-  }
-  return hit;
-}
-
 function checkOptions(options: SignRequestOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('signRequest options must be an object');
   if (options.key === undefined || options.key === null) throw new TypeError('options.key is required');
@@ -327,64 +279,5 @@ function existingAgentKeys(value: string): string[] {
       'ERR_SIGNATURE_AGENT_INVALID',
       'the request already carries a Signature-Agent header that is not a dictionary; remove it or sign without signatureAgent',
     );
-  }
-}
-
-// Random bytes are drawn 4 KiB at a time (one getRandomValues call per 64 nonces) and
-// each byte is handed out once; the pool is zeroed as it is used.
-const RANDOM_POOL_BYTES = 4096;
-const randomPool = new Uint8Array(RANDOM_POOL_BYTES);
-let randomOffset = RANDOM_POOL_BYTES;
-
-function randomNonce(): string {
-  if (randomOffset + NONCE_BYTES > RANDOM_POOL_BYTES) {
-    globalThis.crypto.getRandomValues(randomPool);
-    randomOffset = 0;
-  }
-  const bytes = randomPool.subarray(randomOffset, randomOffset + NONCE_BYTES);
-  randomOffset += NONCE_BYTES;
-  const nonce = base64UrlEncode(bytes);
-  bytes.fill(0);
-  return nonce;
-}
-
-/**
- * Puts signature headers on a request: a `Request`, a `Headers`, a plain record
- * (as crawler frameworks pass), or an array of pairs. Values replace existing ones
- * of any letter case (they already contain the existing members, RFC 9421 §4.3).
- *
- * @throws TypeError when `target` or `headers` is not one of these shapes, or a
- *   `Request`'s headers are immutable.
- * @example
- * const headers = { 'user-agent': 'crawler' };
- * applySignatureHeaders(headers, await signRequest({ url, headers }, { key }));
- */
-export function applySignatureHeaders(
-  target: Request | Headers | Record<string, string | string[] | undefined> | Array<[string, string]>,
-  headers: SignatureHeaders,
-): void {
-  if (typeof headers !== 'object' || headers === null) throw new TypeError('headers must be the object signRequest returned');
-  const entries: Array<[string, string]> = [];
-  for (const name of ['signature-input', 'signature', 'signature-agent'] as const) {
-    const value = headers[name];
-    if (typeof value === 'string') entries.push([name, value]);
-  }
-  if (typeof Request !== 'undefined' && target instanceof Request) return applySignatureHeaders(target.headers, headers);
-  if (typeof Headers !== 'undefined' && target instanceof Headers) {
-    for (const [name, value] of entries) target.set(name, value);
-    return;
-  }
-  if (Array.isArray(target)) {
-    for (const [name, value] of entries) {
-      for (let i = target.length - 1; i >= 0; i--) if (target[i]![0].toLowerCase() === name) target.splice(i, 1);
-      target.push([name, value]);
-    }
-    return;
-  }
-  if (typeof target !== 'object' || target === null) throw new TypeError('cannot apply headers to this target');
-  const record = target as Record<string, string | string[] | undefined>;
-  for (const [name, value] of entries) {
-    for (const existing of Object.keys(record)) if (existing.toLowerCase() === name && existing !== name) delete record[existing];
-    record[name] = value;
   }
 }

@@ -2,7 +2,7 @@ import type { BotsigErrorCode } from '../core/errors';
 import type { Diagnostic } from '../core/diagnostics';
 import type { Clock } from '../core/time';
 import type { AlgorithmName, Jwk, SigningKey, VerifyingKey } from '../crypto/types';
-import type { NonceStore } from '../stores/nonce-store';
+import type { NonceStore } from './nonce-store';
 import type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType } from './signature-agent';
 
 /** The Web Bot Auth request tag (SPEC 5.1). */
@@ -59,7 +59,7 @@ export interface SignatureResult {
   readonly signatureAgent?: SignatureAgentMember;
   readonly keySource?: KeySource;
   /** Set when the key was accepted through a certificate chain (SPEC 5.5): the chain, anchor, form and certified subject. */
-  readonly delegation?: import('../directory/delegation').KeyDelegation;
+  readonly delegation?: KeyDelegation;
   readonly error?: ErrorInfo;
 }
 
@@ -101,6 +101,38 @@ export interface KeyLookup {
  */
 export type KeyResolver = (lookup: KeyLookup) => Promise<ResolvedKey | VerifyingKey | Jwk | undefined> | ResolvedKey | VerifyingKey | Jwk | undefined;
 
+/**
+ * How a certificate chain reached the verifier (SPEC 5.5 rules 1–3): in `x5c`,
+ * through an Authority Information Access CA Issuers URI, or from the `x5u` URL.
+ */
+export type DelegationForm = 'x5c' | 'aia' | 'x5u';
+
+/**
+ * What a successful delegation says about a key (reported with the key and in the
+ * verification result). Defined here, with the results that carry it; the directory
+ * layer (`directory/delegation.ts`) produces it.
+ */
+export interface KeyDelegation {
+  /** Subjects of the chain (RFC 4514 strings), leaf first, trust anchor last. */
+  readonly chain: readonly string[];
+  /** Subject of the trust anchor the chain ends at. */
+  readonly anchor: string;
+  /** `aia` when an issuer was fetched from an AIA URI; else `x5u` or `x5c`, where the chain came from. */
+  readonly via: DelegationForm;
+  /**
+   * The identity the anchor vouches for, from the leaf: its first `http(s)`
+   * SAN URI (normalised), else its first SAN DNS name (lowercase), else its
+   * subject (RFC 4514). Inline keys are identified by it.
+   */
+  readonly subject: string;
+  /** Which of the three {@link subject} is. */
+  readonly subjectSource: 'san-uri' | 'san-dns' | 'subject-dn';
+  /** Start of the chain's validity (the latest `notBefore`), seconds since the epoch. */
+  readonly notBefore: number;
+  /** End of the chain's validity (the earliest `notAfter`), seconds since the epoch. */
+  readonly notAfter: number;
+}
+
 /** A directory key after resolution: imported and ready. */
 export interface DirectoryResolvedKey {
   readonly thumbprint: string;
@@ -109,6 +141,8 @@ export interface DirectoryResolvedKey {
   readonly proof?: 'signed' | 'unsigned' | 'delegated';
   /** When accepted through delegation: the chain's subjects, leaf first. */
   readonly chain?: readonly string[];
+  /** When accepted through delegation: the chain, its anchor, its form and the subject it vouches for (reported in the result). */
+  readonly delegation?: KeyDelegation;
   /**
    * The identifier to report for this key when it is not the resolution's `url`
    * (inline `data:` keys are identified by their thumbprint).
@@ -266,4 +300,4 @@ export interface SignatureHeaders {
   readonly 'signature-agent'?: string;
 }
 
-export type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType };
+export type { NonceStore, ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType };

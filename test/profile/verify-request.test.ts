@@ -485,7 +485,7 @@ describe('key directory (KeyDirectory.resolve(member)); keys by (URL, keyid) (NO
   it('directory diagnostics are passed on in the request result', async () => {
     const s = await signed();
     const directory = {
-      resolve: async () => ({ url: AGENT_ID, keys: [{ thumbprint: s.vk.thumbprint, key: s.vk }], diagnostics: [{ level: 'warning' as const, code: 'alg-jose-name', message: 'm' }] }),
+      resolve: async () => ({ url: AGENT_ID, keys: [{ thumbprint: s.vk.thumbprint, key: s.vk }], diagnostics: [{ level: 'warning' as const, code: 'alg-jose-name' as const, message: 'm' }] }),
     };
     const r = await verifyRequest(s.req, { directory, now: at(NOW), nonce: freshNonce() });
     expect(r.diagnostics.map((d) => d.code)).toEqual(['alg-jose-name']);

@@ -1,0 +1,165 @@
+/**
+ * Signing keys (RFC 9421 §3.1): a private JWK, a `CryptoKey` (pair) or a key
+ * already imported becomes a {@link SigningKey}, probed once (sign, then verify)
+ * and imported once per provider; Ed25519 JWKs also synchronously through @noble.
+ */
+import { BotsigError } from '../../core/errors';
+import { ed25519JwkBytes, nobleEd25519Signer } from '../noble';
+import { getCryptoProvider } from '../provider';
+import { algorithmForJwk, algorithmFromWebCryptoKey } from '../registry';
+import { jwkThumbprintSync } from '../thumbprint';
+import type { AlgorithmName, Jwk, SigningKey } from '../types';
+import { webCryptoSigner, webCryptoVerifier } from '../webcrypto';
+import { forgetIfSame, keyCache, sameSnapshot, snapshot } from './cache';
+import { cryptoKeyAlgorithm, exportJwk, isCryptoKey, isCryptoKeyPair, publicFromExported } from './crypto-key';
+import {
+  asJwk,
+  checkMaterial,
+  checkOptions,
+  checkUse,
+  invalid,
+  materialId,
+  privateFingerprint,
+  providerCall,
+  publicJwkOf,
+  SELF_TEST_MESSAGE,
+  type ImportKeyOptions,
+} from './material';
+import { isSigningKey, makeSigningKey, toPlainBytes } from './objects';
+
+/**
+ * Imports a private key for signing (RFC 9421 §3.1). Accepts a private JWK, a
+ * `CryptoKeyPair`, a private `CryptoKey` (extractable, so the public half can be
+ * derived), or an already imported {@link SigningKey} (returned as is). On import
+ * the key signs and verifies a probe message, so a JWK whose public members do
+ * not belong to its private key is refused instead of publishing a wrong `kid`.
+ * With a synchronous provider (node:crypto, noble) the key also has `signSync`.
+ *
+ * A signer must know its algorithm: an RSA JWK needs an `alg` member (RFC 9421 or
+ * JOSE name) or `options.alg`.
+ *
+ * @throws BotsigError `ERR_KEY_INVALID` (missing `d`, bad members, mismatched
+ *   halves), `ERR_ALG_MISMATCH`, `ERR_ALG_UNKNOWN` (also: an RSA key with neither
+ *   `alg` nor `options.alg`), `ERR_ALG_NOT_ALLOWED`, `ERR_CRYPTO_UNSUPPORTED` (see
+ *   {@link importVerifyingKey}).
+ * @throws TypeError when `key` is not an object.
+ * @example
+ * const key = await importSigningKey(privateJwk);
+ * const signature = await key.sign(new TextEncoder().encode(base));
+ */
+export async function importSigningKey(key: Jwk | CryptoKey | CryptoKeyPair | SigningKey, options?: ImportKeyOptions): Promise<SigningKey> {
+  if (typeof key !== 'object' || key === null) throw new TypeError('key must be a JWK, a CryptoKey, a CryptoKeyPair or a SigningKey');
+  const opts = checkOptions(options);
+  if (isSigningKey(key)) {
+    if (opts.alg !== undefined && key.alg !== opts.alg) throw new BotsigError('ERR_ALG_MISMATCH', `the key is for ${key.alg}, not ${opts.alg}`);
+    return key;
+  }
+  if (isCryptoKeyPair(key)) return importSigningCryptoKey(key.privateKey, key.publicKey, opts.alg);
+  if (isCryptoKey(key)) return importSigningCryptoKey(key, undefined, opts.alg);
+  const jwk = asJwk(key);
+  const provider = opts.provider ?? getCryptoProvider();
+  const cache = keyCache.forProvider(provider);
+  const prior = cache.signByJwk.get(jwk);
+  if (prior !== undefined && sameSnapshot(prior.snap, jwk, opts.alg)) return prior.key;
+
+  const alg = algorithmForJwk(jwk, opts.alg);
+  checkUse(jwk);
+  const publicId = materialId(jwk, alg);
+  const id = publicId === undefined || typeof jwk.d !== 'string' ? undefined : publicId + '\n' + privateFingerprint(jwk.d);
+  let imported = id === undefined ? undefined : cache.sign.getRecent(id);
+  if (imported === undefined) {
+    const checked = checkMaterial(jwk, alg, true);
+    const thumbprint = jwkThumbprintSync(jwk);
+    const key = id!;
+    const pending = providerCall(alg, async () => {
+      const sign = await provider.importSign(checked.privateMaterial!, alg);
+      const verify = await provider.importVerify(checked.publicMaterial, alg);
+      let agrees = false;
+      try {
+        agrees = (await verify(SELF_TEST_MESSAGE, toPlainBytes(await sign(SELF_TEST_MESSAGE)))) === true;
+      } catch (cause) {
+        throw invalid('the private key could not sign', cause);
+      }
+      if (!agrees) throw invalid('the private key does not match the public members of the JWK');
+      return { sign, thumbprint };
+    });
+    imported = pending;
+    cache.sign.set(key, pending);
+    pending.catch(() => forgetIfSame(cache.sign, key, pending));
+  }
+  const publicJwk = publicJwkOf(jwk);
+  const synchronous = provider.synchronous === true;
+  const result = imported.then((i) => makeSigningKey(alg, i.thumbprint, publicJwk, i.sign, synchronous));
+  cache.signByJwk.set(jwk, { snap: snapshot(jwk, opts.alg), key: result });
+  result.catch(() => {
+    if (cache.signByJwk.get(jwk)?.key === result) cache.signByJwk.delete(jwk);
+  });
+  return result;
+}
+
+async function importSigningCryptoKey(privateKey: CryptoKey, publicKey: CryptoKey | undefined, requested: AlgorithmName | undefined): Promise<SigningKey> {
+  let pending = keyCache.signByCryptoKey.get(privateKey);
+  if (pending === undefined) {
+    pending = (async () => {
+      if (privateKey.type === 'secret') throw new BotsigError('ERR_ALG_NOT_ALLOWED', 'symmetric (shared-secret) keys are not allowed');
+      if (privateKey.type !== 'private') throw invalid('signing needs a private CryptoKey');
+      const alg = cryptoKeyAlgorithm(privateKey, undefined);
+      if (!privateKey.usages.includes('sign')) throw invalid('the CryptoKey is not usable for "sign"');
+      if (publicKey !== undefined) {
+        if (publicKey.type !== 'public') throw invalid('CryptoKeyPair.publicKey is not a public key');
+        if (algorithmFromWebCryptoKey(publicKey.algorithm) !== alg)
+          throw new BotsigError('ERR_ALG_MISMATCH', 'the CryptoKeyPair halves use different algorithms');
+      }
+      const exported = await exportJwk(publicKey ?? privateKey);
+      const { jwk, thumbprint } = publicFromExported(exported, alg);
+      const sign = webCryptoSigner(privateKey, alg);
+      if (publicKey !== undefined && publicKey.usages.includes('verify')) {
+        // Same probe as for JWKs: a pair whose halves differ would publish the wrong keyid.
+        const agrees = await webCryptoVerifier(publicKey, alg)(SELF_TEST_MESSAGE, await sign(SELF_TEST_MESSAGE));
+        if (!agrees) throw invalid('the CryptoKeyPair halves do not belong together');
+      }
+      return makeSigningKey(alg, thumbprint, jwk, sign, false);
+    })();
+    keyCache.signByCryptoKey.set(privateKey, pending);
+    const failed = pending;
+    failed.catch(() => {
+      if (keyCache.signByCryptoKey.get(privateKey) === failed) keyCache.signByCryptoKey.delete(privateKey);
+    });
+  }
+  const result = await pending;
+  if (requested !== undefined && result.alg !== requested) throw new BotsigError('ERR_ALG_MISMATCH', `the CryptoKey is for ${result.alg}, not ${requested}`);
+  return result;
+}
+
+/**
+ * Imports an Ed25519 private JWK for synchronous signing with @noble/ed25519 and
+ * @noble/hashes (pure JavaScript: portable, slower than WebCrypto). For hooks
+ * that cannot await. The key has both `sign` and `signSync`. RFC 8032 §5.1.6.
+ *
+ * @throws BotsigError `ERR_CRYPTO_UNSUPPORTED` for anything but Ed25519 keys,
+ *   `ERR_KEY_INVALID` for bad or mismatched `x`/`d`, `ERR_ALG_MISMATCH`,
+ *   `ERR_ALG_NOT_ALLOWED`, `ERR_ALG_UNKNOWN` (see {@link importVerifyingKey}).
+ * @throws TypeError when `jwk` is not an object.
+ * @example
+ * const key = importSigningKeySync(ed25519PrivateJwk);
+ * const signature = key.signSync!(bytes);
+ */
+export function importSigningKeySync(jwk: Jwk): SigningKey {
+  if (typeof jwk !== 'object' || jwk === null) throw new TypeError('jwk must be a JWK object');
+  if (isSigningKey(jwk)) return jwk;
+  asJwk(jwk);
+  const prior = keyCache.syncByJwk.get(jwk);
+  if (prior !== undefined && sameSnapshot(prior.snap, jwk, undefined)) return prior.key;
+  const alg = algorithmForJwk(jwk);
+  if (alg !== 'ed25519') throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', `synchronous signing supports ed25519 keys only, not ${alg}`);
+  checkMaterial(jwk, alg, true);
+  const id = materialId(jwk, alg)! + '\n' + privateFingerprint(jwk.d as string);
+  let imported = keyCache.syncSign.getRecent(id);
+  if (imported === undefined) {
+    imported = { sign: nobleEd25519Signer(ed25519JwkBytes(jwk, 'd'), ed25519JwkBytes(jwk, 'x')), thumbprint: jwkThumbprintSync(jwk) };
+    keyCache.syncSign.set(id, imported);
+  }
+  const key = makeSigningKey(alg, imported.thumbprint, publicJwkOf(jwk), imported.sign, true);
+  keyCache.syncByJwk.set(jwk, { snap: snapshot(jwk, undefined), key });
+  return key;
+}

@@ -1,0 +1,113 @@
+/**
+ * What signing remembers between requests. A crawler signs with one key, for one
+ * agent, under the same label (nearly always `sig1`) on every request: that state
+ * hangs off the signing key ({@link SignerState}: its provider internals, its
+ * label's component, its own Signature-Agent member), and the pure functions of the
+ * request shape are memoised process-wide.
+ */
+import { BoundedMap } from '../../core/bounded-map';
+import { signBaseWith, signingInternals, type SignInternals } from '../../crypto/keys';
+import type { SigningKey } from '../../crypto/types';
+import { parseComponentIdentifier, serializeComponentIdentifier, type ComponentIdentifier } from '../../httpsig/components';
+import { serializeSignatureAgent, signatureAgentComponent, type SignatureAgentType } from '../signature-agent';
+
+/** A requested component identifier, parsed, with its canonical serialisation. */
+export interface ParsedComponent {
+  readonly id: ComponentIdentifier;
+  readonly canonical: string;
+}
+
+// Requested component identifiers, parsed and canonicalised once per text. A cache of
+// a pure function, process-wide on purpose: the answer for a text is the same for
+// every caller, and the parsed identifiers are shared between signatures, never modified.
+const COMPONENT_CACHE_MAX = 256;
+const componentCache = new BoundedMap<string, ParsedComponent>(COMPONENT_CACHE_MAX);
+
+export function parsedComponent(text: string): ParsedComponent {
+  let hit = typeof text === 'string' ? componentCache.get(text) : undefined;
+  if (hit === undefined) {
+    const id = parseComponentIdentifier(text);
+    hit = { id, canonical: serializeComponentIdentifier(id) };
+    if (typeof text === 'string' && text.length <= 256) componentCache.set(text, hit);
+  }
+  return hit;
+}
+
+// Signature-Agent members, serialised and checked (SPEC 2.3) once per (label, url,
+// type). A cache of a pure function, process-wide on purpose: a member is the same
+// text whoever signs, and the signers of one process share a few agents.
+const OWN_AGENT_CACHE_MAX = 64;
+const ownAgentCache = new BoundedMap<string, string>(OWN_AGENT_CACHE_MAX);
+
+function serializedMember(label: string, url: string, type: SignatureAgentType | undefined): string {
+  const cacheKey = label + ' ' + (type ?? '') + ' ' + url;
+  let member = ownAgentCache.get(cacheKey);
+  if (member === undefined) {
+    member = serializeSignatureAgent([{ key: label, url, ...(type === undefined ? {} : { type }) }]);
+    ownAgentCache.set(cacheKey, member);
+  }
+  return member;
+}
+
+/**
+ * Signing with one key: the key's provider internals (looked up once, so signing
+ * costs no lookup of its own), and the last request's label component and own
+ * Signature-Agent member.
+ */
+export class SignerState {
+  readonly key: SigningKey;
+  private readonly internals: SignInternals | undefined;
+  // `"signature-agent";key="<label>"` for the last label.
+  private agentLabel: string | undefined = undefined;
+  private agentComponent = '';
+  // The member of the last request, checked before the process-wide cache (no key to build).
+  private ownLabel = '';
+  private ownUrl = '';
+  private ownType: SignatureAgentType | undefined = undefined;
+  private ownMember = '';
+
+  constructor(key: SigningKey) {
+    this.key = key;
+    this.internals = signingInternals(key);
+  }
+
+  /** The signature over `base` (RFC 9421 §3.1 step 6), as `signBase(key, base)`. */
+  sign(base: string): Uint8Array | Promise<Uint8Array> {
+    return signBaseWith(this.key, this.internals, base);
+  }
+
+  /** `"signature-agent";key="<label>"`. */
+  agentComponentFor(label: string): string {
+    if (label !== this.agentLabel) {
+      this.agentComponent = signatureAgentComponent(label);
+      this.agentLabel = label;
+    }
+    return this.agentComponent;
+  }
+
+  /** Our own Signature-Agent member `label=url` (with its type), serialised and checked (SPEC 2.3). */
+  memberFor(label: string, url: string, type: SignatureAgentType | undefined): string {
+    if (typeof url !== 'string') return serializeSignatureAgent([{ key: label, url, ...(type === undefined ? {} : { type }) }]);
+    if (label === this.ownLabel && url === this.ownUrl && type === this.ownType && this.ownMember !== '') return this.ownMember;
+    const member = serializedMember(label, url, type);
+    this.ownLabel = label;
+    this.ownUrl = url;
+    this.ownType = type;
+    this.ownMember = member;
+    return member;
+  }
+}
+
+// The state hangs off the signing key: it lives as long as the key, and two keys
+// (two agents in one process) never see each other's last request.
+const signerStates = new WeakMap<SigningKey, SignerState>();
+
+/** The signing state of `key`, made on its first request. */
+export function signerStateFor(key: SigningKey): SignerState {
+  let state = signerStates.get(key);
+  if (state === undefined) {
+    state = new SignerState(key);
+    signerStates.set(key, state);
+  }
+  return state;
+}

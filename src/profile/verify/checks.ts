@@ -1,0 +1,174 @@
+/**
+ * The per-signature profile checks that need no key: the tag, freshness, coverage
+ * (SPEC 5.1, NOTES "Signing profile"), the origin's authorities, and which
+ * Signature-Agent members a signature binds (SPEC 5.2).
+ */
+import { messageTarget } from '../../httpsig/message';
+import { serializeComponentIdentifier } from '../../httpsig/components';
+import type { ReceivedSignatureInput, SignatureInput } from '../../httpsig/signature-input';
+import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent';
+import { WEB_BOT_AUTH_TAG, type SignatureParamsView, type SignatureResult } from '../types';
+import { fail, type Draft } from './result';
+import { NO_STRINGS, type Context } from './state';
+
+/**
+ * Members of a Signature-Agent covered whole (first revision's String form, SPEC
+ * 2.3) tried in order against the directory; bounds the fetches one request causes.
+ */
+const MAX_AGENT_CANDIDATES = 4;
+const NO_MEMBERS: readonly SignatureAgentMember[] = Object.freeze([]);
+
+/**
+ * Freshness (SPEC 5.1: created and expires are required). Both are whole seconds,
+ * so the clock is compared at that resolution: a signature created during the
+ * current second is not "in the future", and one expiring during it has not expired.
+ * `undefined` when fresh.
+ */
+export function checkFreshness(d: Draft, params: SignatureParamsView, ctx: Context): SignatureResult | undefined {
+  const p = ctx.p;
+  const label = d.label;
+  const { created, expires } = params;
+  if (created === undefined) return fail(d, 'invalid', 'ERR_CREATED_MISSING', `signature "${label}" has no created parameter`);
+  if (expires === undefined) return fail(d, 'invalid', 'ERR_EXPIRES_MISSING', `signature "${label}" has no expires parameter`);
+  if (created > Math.ceil(ctx.nowMs / 1000) + p.skewSeconds) {
+    return fail(d, 'invalid', 'ERR_CREATED_IN_FUTURE', `signature "${label}" was created in the future`);
+  }
+  if (expires < Math.floor(ctx.nowMs / 1000) - p.skewSeconds) return fail(d, 'invalid', 'ERR_SIGNATURE_EXPIRED', `signature "${label}" has expired`);
+  if (expires < created) return fail(d, 'invalid', 'ERR_PARAM_INVALID', `signature "${label}" expires before it was created`);
+  if (expires - created > p.maxValiditySeconds) {
+    return fail(d, 'invalid', 'ERR_VALIDITY_TOO_LONG', `signature "${label}" is valid for longer than ${p.maxValiditySeconds} s`);
+  }
+  return undefined;
+}
+
+export function taggedWebBotAuth(input: ReceivedSignatureInput): boolean {
+  if (input.view !== undefined) return input.view.tag === WEB_BOT_AUTH_TAG;
+  const tag = input.params.get('tag');
+  return tag !== undefined && tag.type === 'string' && tag.value === WEB_BOT_AUTH_TAG;
+}
+
+/** Whether the request's `@authority` (the host of `@target-uri`: the same value) is the origin's own. */
+export function authorityAllowed(ctx: Context): boolean {
+  if (ctx.authorityAllowed === undefined) {
+    let authority: string | undefined;
+    try {
+      authority = messageTarget(ctx.message).authority;
+    } catch {
+      authority = undefined;
+    }
+    ctx.authorityAllowed = authority !== undefined && ctx.p.authorities!.has(authority);
+  }
+  return ctx.authorityAllowed;
+}
+
+export function coveredOf(input: ReceivedSignatureInput): readonly string[] {
+  const n = input.components.length;
+  if (n === 0) return NO_STRINGS;
+  // As received when canonical: the same strings, in an array made for this input.
+  if (input.idTexts !== undefined) return input.idTexts;
+  const out = new Array<string>(n);
+  for (let i = 0; i < n; i++) out[i] = serializeComponentIdentifier(input.components[i]!);
+  return out;
+}
+
+/**
+ * SPEC 5.1 / NOTES: `@authority` (or `@target-uri` unless strict) covered, the
+ * configured components covered, and a covered signature (`"signature";key=X`)
+ * accompanied by `"signature-input";key=X` and every component X covers.
+ */
+export function checkCoverage(input: SignatureInput, covered: readonly string[], ctx: Context, strict: boolean): string | undefined {
+  const label = input.label;
+  let authority = false;
+  let targetUri = false;
+  let coversSignature = false;
+  for (const c of input.components) {
+    if (c.name === '@authority') authority = true;
+    else if (c.name === '@target-uri') targetUri = true;
+    else if (c.name === 'signature') coversSignature = true;
+  }
+  if (!authority && (strict || !targetUri)) return `signature "${label}" covers neither @authority${strict ? '' : ' nor @target-uri'}`;
+  for (const required of ctx.p.required) {
+    if (!covered.includes(required)) return `signature "${label}" does not cover ${required}`;
+  }
+  if (!coversSignature) return undefined;
+  const have = new Set(covered);
+  for (const c of input.components) {
+    if (c.name !== 'signature') continue;
+    const key = c.params.get('key');
+    if (key === undefined || key.type !== 'string') return `signature "${label}" covers the whole Signature field; cover one member with ;key`;
+    const inner = ctx.entries.get(key.value)?.input;
+    if (inner === undefined) return `signature "${label}" covers a signature that has no Signature-Input`;
+    if (!have.has(serializeComponentIdentifier({ name: 'signature-input', params: c.params }))) {
+      return `signature "${label}" covers signature "${key.value}" but not its Signature-Input`;
+    }
+    for (const ic of inner.components) {
+      if (!have.has(serializeComponentIdentifier(ic))) return `signature "${label}" covers signature "${key.value}" but not every component it covers`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The Signature-Agent members a signature binds, in the order to try them, or
+ * `undefined` when the header is present and the signature covers none of it.
+ * - `"signature-agent";key="K"`: the member keyed K (whatever the label: the draft
+ *   signs label `sig2` over member `agent2`).
+ * - `"signature-agent"` (the whole field, earlier revisions): the signer vouched for
+ *   every value; for the first revision's String form they are tried in order, the
+ *   first that yields the key wins (SPEC 2.3). For a Dictionary, the member keyed by
+ *   the label comes first.
+ * An empty list means nothing usable is bound (no header, or the member was dropped).
+ */
+export function agentCandidates(input: SignatureInput, header: ParsedSignatureAgent | undefined): readonly SignatureAgentMember[] | undefined {
+  let whole = false;
+  let memberKey: string | undefined;
+  let covers = false;
+  for (const c of input.components) {
+    if (c.name !== 'signature-agent') continue;
+    covers = true;
+    const key = c.params.get('key');
+    if (key === undefined) whole = true;
+    else if (key.type === 'string' && memberKey === undefined) memberKey = key.value;
+  }
+  if (header === undefined) return NO_MEMBERS;
+  if (!covers) return undefined;
+  const members = header.members;
+  if (members.length === 0) return NO_MEMBERS;
+  if (memberKey !== undefined) {
+    const m = memberByKey(header, memberKey);
+    if (m !== undefined) return [m];
+    if (!whole) return NO_MEMBERS;
+  }
+  if (members.length === 1) return members;
+  const ordered: SignatureAgentMember[] = [];
+  if (header.form === 'dictionary') {
+    for (const m of members) if (m.key === input.label) ordered.push(m);
+  }
+  for (const m of members) {
+    if (ordered.length >= MAX_AGENT_CANDIDATES) break;
+    if (ordered[0] !== m) ordered.push(m);
+  }
+  return ordered;
+}
+
+// A request with thousands of signatures and members must not cost signatures × members.
+const MEMBER_INDEX_THRESHOLD = 8;
+// An index hangs off the (frozen) parsed header it indexes and lives as long as it: a
+// header cached by its options' AgentCache is indexed once for all its requests.
+const memberIndexes = new WeakMap<ParsedSignatureAgent, Map<string, SignatureAgentMember>>();
+
+/** The first member keyed `key` (a header parsed once per request, indexed once when large). */
+function memberByKey(header: ParsedSignatureAgent, key: string): SignatureAgentMember | undefined {
+  const members = header.members;
+  if (members.length <= MEMBER_INDEX_THRESHOLD) {
+    for (const m of members) if (m.key === key) return m;
+    return undefined;
+  }
+  let index = memberIndexes.get(header);
+  if (index === undefined) {
+    index = new Map();
+    for (const m of members) if (m.key !== undefined && !index.has(m.key)) index.set(m.key, m);
+    memberIndexes.set(header, index);
+  }
+  return index.get(key);
+}

@@ -1,0 +1,52 @@
+/**
+ * Nonces (SPEC 5.3 rule 5): the policy's checks on the `nonce` parameter before any
+ * key work, and the store's answer once the signature is valid (only a valid
+ * signature may consume a nonce).
+ */
+import { isBotsigError } from '../../core/errors';
+import type { SignatureParamsView, SignatureResult } from '../types';
+import { fail, finish, type Draft } from './result';
+import { isThenable, type Context, type MaybePromise, type Prepared } from './state';
+
+/** The nonce policy against the parameters (present when required, not too long); `undefined` when they pass. */
+export function checkNonceParam(d: Draft, params: SignatureParamsView, p: Prepared): SignatureResult | undefined {
+  if (p.policy === 'required' && params.nonce === undefined) return fail(d, 'invalid', 'ERR_NONCE_MISSING', `signature "${d.label}" has no nonce`);
+  if (p.policy !== 'none' && params.nonce !== undefined && params.nonce.length > p.maxNonceLength) {
+    return fail(d, 'invalid', 'ERR_NONCE_TOO_LONG', `the nonce of signature "${d.label}" is longer than ${p.maxNonceLength} characters`);
+  }
+  return undefined;
+}
+
+/** For a valid signature: records its nonce (when the policy checks one), and the signature is verified unless it is a replay. */
+export function recordNonce(ctx: Context, d: Draft, nonce: string | undefined, expires: number): MaybePromise<SignatureResult> {
+  const p = ctx.p;
+  if (p.policy === 'none' || nonce === undefined) return finish(d, 'verified');
+  let fresh: unknown;
+  try {
+    // Remembered for as long as the signature is accepted: through the last whole
+    // second that passes the expiry check.
+    // Scoped by agent identity: the unit a store shares its capacity fairly between.
+    fresh = p.store.checkAndRecord(d.agent!, nonce, (expires + p.skewSeconds + 1) * 1000, ctx.nowMs);
+  } catch (error) {
+    fresh = error;
+  }
+  if (isThenable(fresh)) {
+    return Promise.resolve(fresh).then(
+      (v) => withNonce(d, v),
+      (error: unknown) => withNonce(d, error),
+    );
+  }
+  return withNonce(d, fresh);
+}
+
+/** `fresh`: the store's answer, or what it threw. */
+function withNonce(d: Draft, fresh: unknown): SignatureResult {
+  if (typeof fresh !== 'boolean') {
+    if (isBotsigError(fresh) && (fresh.code === 'ERR_NONCE_QUOTA_EXCEEDED' || fresh.code === 'ERR_NONCE_TOO_LONG')) {
+      return fail(d, fresh.code === 'ERR_NONCE_TOO_LONG' ? 'invalid' : 'unverified', fresh.code, fresh.message);
+    }
+    return fail(d, 'unverified', 'ERR_NONCE_STORE_UNAVAILABLE', 'the nonce store could not be consulted; the nonce is unchecked');
+  }
+  if (!fresh) return fail(d, 'invalid', 'ERR_NONCE_REPLAYED', `the nonce of signature "${d.label}" was already used`);
+  return finish(d, 'verified');
+}

@@ -1,0 +1,200 @@
+/**
+ * Options of `verifyRequest`, validated and prepared once per options object: the
+ * option lists, defaults and ranges, static keys (imported once per array), the
+ * origin's authorities, the owned nonce store and Signature-Agent parse cache.
+ */
+import { checkOptionNames } from '../../core/options';
+import { systemClock } from '../../core/time';
+import { importVerifyingKey, isVerifyingKey } from '../../crypto/keys';
+import { ALGORITHMS, isAlgorithmName } from '../../crypto/registry';
+import type { AlgorithmName, Jwk, VerifyingKey } from '../../crypto/types';
+import { parseComponentIdentifier, serializeComponentIdentifier } from '../../httpsig/components';
+import { parseTargetUri } from '../../httpsig/message';
+import { publicJwkProblem } from '../key-check';
+import { MemoryNonceStore } from '../memory-nonce-store';
+import type { VerifyRequestOptions } from '../types';
+import { AgentCache } from './agent-cache';
+import { NO_STRINGS, type Found, type Prepared } from './state';
+
+const DEFAULT_SKEW_SECONDS = 60;
+const DEFAULT_MAX_VALIDITY_SECONDS = 86_400;
+/** Longest nonce remembered by default; longer ones are refused before the store sees them. */
+const DEFAULT_MAX_NONCE_LENGTH = 256;
+/** Distinct directories (Signature-Agent members) one request may make the verifier look up. */
+const DEFAULT_MAX_DIRECTORIES = 4;
+/** One deadline over all key discovery a request causes. */
+const DEFAULT_DISCOVERY_TIMEOUT_MS = 5_000;
+
+const DEFAULT_ALGORITHMS: ReadonlySet<AlgorithmName> = new Set(ALGORITHMS);
+
+// The prepared state hangs off the options object (and the static keys off their
+// array): it lives exactly as long as the caller keeps them, and is never shared
+// with another options object.
+const preparedByOptions = new WeakMap<VerifyRequestOptions, Prepared>();
+const staticKeysByArray = new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise<Map<string, Found>>>();
+
+const OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
+  'keys',
+  'resolveKey',
+  'directory',
+  'nonce',
+  'now',
+  'clockSkewSeconds',
+  'maxValiditySeconds',
+  'requiredComponents',
+  'strictAuthority',
+  'algorithms',
+  'allowInsecure',
+  'allowTestKeys',
+  'allowHttpSignatureAgent',
+  'label',
+  'authorities',
+  'discovery',
+];
+const NONCE_OPTION_NAMES: readonly string[] = ['policy', 'store', 'maxLength'];
+const DISCOVERY_OPTION_NAMES: readonly string[] = ['maxDirectories', 'timeoutMs'];
+
+/**
+ * Validates `options` and prepares what every verification with them reuses (static
+ * keys start importing), once per options object. `verifyRequest` does this on first
+ * use; `createVerifier` calls it at creation so that configuration mistakes surface
+ * there and not per request.
+ *
+ * @throws TypeError for malformed options: an unknown option name (with the closest
+ *   known one), a value of the wrong type or out of range, a static JWK that can
+ *   never be imported.
+ * @internal
+ */
+export function prepareVerifyOptions(options: VerifyRequestOptions): void {
+  prepare(options);
+}
+
+export function prepare(options: VerifyRequestOptions): Prepared {
+  const cached = preparedByOptions.get(options);
+  if (cached !== undefined) return cached;
+  if (typeof options !== 'object' || options === null) throw new TypeError('verifyRequest options must be an object');
+  checkOptionNames(options, OPTION_NAMES, 'verifyRequest options');
+  const { keys, resolveKey, directory, nonce, now, clockSkewSeconds, maxValiditySeconds, requiredComponents, algorithms } = options;
+  if (nonce !== undefined) {
+    if (typeof nonce !== 'object' || nonce === null) throw new TypeError('options.nonce must be an object');
+    checkOptionNames(nonce, NONCE_OPTION_NAMES, 'options.nonce');
+  }
+  if (options.discovery !== undefined && typeof options.discovery === 'object' && options.discovery !== null) {
+    checkOptionNames(options.discovery, DISCOVERY_OPTION_NAMES, 'options.discovery');
+  }
+
+  let pendingKeys: Promise<Map<string, Found>> | undefined;
+  if (keys !== undefined) {
+    if (!Array.isArray(keys)) throw new TypeError('options.keys must be an array of JWKs or verifying keys');
+    keys.forEach((k: unknown, i) => {
+      if (isVerifyingKey(k)) return;
+      const problem = publicJwkProblem(k as Jwk);
+      if (problem !== undefined) throw new TypeError(`options.keys[${i}] ${problem}`);
+    });
+    pendingKeys = staticKeysByArray.get(keys);
+    if (pendingKeys === undefined) {
+      // Each key's lookup answer is built here once; a hit allocates nothing.
+      pendingKeys = Promise.all(keys.map((k: Jwk | VerifyingKey) => importVerifyingKey(k))).then(
+        (list) => new Map(list.map((key): [string, Found] => [key.thumbprint, Object.freeze({ key, agent: key.thumbprint, source: 'static' })])),
+      );
+      // Handled in loadStaticKeys; keep an early rejection from being "unhandled".
+      pendingKeys.catch(() => undefined);
+      staticKeysByArray.set(keys, pendingKeys);
+    }
+  }
+  if (resolveKey !== undefined && typeof resolveKey !== 'function') throw new TypeError('options.resolveKey must be a function');
+  if (directory !== undefined && (typeof directory !== 'object' || directory === null || typeof directory.resolve !== 'function')) {
+    throw new TypeError('options.directory must have a resolve(member) method');
+  }
+  if (now !== undefined && typeof now !== 'function') throw new TypeError('options.now must be a function returning milliseconds');
+  const skewSeconds = clockSkewSeconds ?? DEFAULT_SKEW_SECONDS;
+  if (typeof skewSeconds !== 'number' || !Number.isFinite(skewSeconds) || skewSeconds < 0) {
+    throw new TypeError('options.clockSkewSeconds must be a non-negative number');
+  }
+  const maxValidity = maxValiditySeconds ?? DEFAULT_MAX_VALIDITY_SECONDS;
+  if (typeof maxValidity !== 'number' || Number.isNaN(maxValidity) || maxValidity <= 0) {
+    throw new TypeError('options.maxValiditySeconds must be a positive number');
+  }
+  const policy = nonce?.policy ?? 'optional';
+  if (policy !== 'none' && policy !== 'optional' && policy !== 'required') throw new TypeError('options.nonce.policy must be none, optional or required');
+  // No store given: one owned by this options object (keep one object per verifier),
+  // never a process-wide one that unrelated callers would share and could exhaust.
+  const store = nonce?.store ?? new MemoryNonceStore(now === undefined ? {} : { now });
+  const maxNonceLength = nonce?.maxLength ?? DEFAULT_MAX_NONCE_LENGTH;
+  if (!Number.isSafeInteger(maxNonceLength) || maxNonceLength < 1) throw new TypeError('options.nonce.maxLength must be a positive integer');
+  const discovery = options.discovery ?? {};
+  if (typeof discovery !== 'object' || discovery === null) throw new TypeError('options.discovery must be an object');
+  const maxDirectories = discovery.maxDirectories ?? DEFAULT_MAX_DIRECTORIES;
+  if (!Number.isSafeInteger(maxDirectories) || maxDirectories < 0 || maxDirectories > 64) {
+    throw new TypeError('options.discovery.maxDirectories must be an integer from 0 to 64');
+  }
+  const discoveryTimeoutMs = discovery.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
+  if (!Number.isSafeInteger(discoveryTimeoutMs) || discoveryTimeoutMs < 1 || discoveryTimeoutMs > 300_000) {
+    throw new TypeError('options.discovery.timeoutMs must be an integer number of milliseconds from 1 to 300,000');
+  }
+  if (typeof store !== 'object' || store === null || typeof store.checkAndRecord !== 'function') {
+    throw new TypeError('options.nonce.store must have a checkAndRecord method');
+  }
+  let algorithmSet = DEFAULT_ALGORITHMS;
+  if (algorithms !== undefined) {
+    if (!Array.isArray(algorithms) || !algorithms.every(isAlgorithmName)) throw new TypeError('options.algorithms must list RFC 9421 algorithm names');
+    algorithmSet = new Set(algorithms);
+  }
+  let required = NO_STRINGS;
+  if (requiredComponents !== undefined) {
+    if (!Array.isArray(requiredComponents)) throw new TypeError('options.requiredComponents must be an array of component identifiers');
+    required = requiredComponents.map((text: string) => {
+      try {
+        return serializeComponentIdentifier(parseComponentIdentifier(text));
+      } catch (error) {
+        throw new TypeError('options.requiredComponents has an invalid component identifier', { cause: error });
+      }
+    });
+  }
+  const prepared: Prepared = {
+    staticKeys: undefined,
+    pendingKeys,
+    algorithms: algorithmSet,
+    required,
+    skewSeconds,
+    maxValiditySeconds: maxValidity,
+    policy,
+    store,
+    maxNonceLength,
+    authorities: prepareAuthorities(options.authorities),
+    maxDirectories,
+    discoveryTimeoutMs,
+    now: now ?? systemClock,
+    agents: new AgentCache({ allowHttp: options.allowHttpSignatureAgent === true }),
+  };
+  preparedByOptions.set(options, prepared);
+  return prepared;
+}
+
+export async function loadStaticKeys(prepared: Prepared): Promise<void> {
+  try {
+    prepared.staticKeys = await prepared.pendingKeys!;
+  } catch (error) {
+    throw new TypeError('options.keys: a key cannot be imported', { cause: error });
+  }
+}
+
+/**
+ * `authorities` as the set of `@authority` values they stand for: lowercase host,
+ * port kept unless it is the default of the scheme the request arrives with.
+ */
+function prepareAuthorities(list: unknown): ReadonlySet<string> | undefined {
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list) || list.length === 0) throw new TypeError('options.authorities must be a non-empty array of host or host:port strings');
+  const out = new Set<string>();
+  for (const entry of list as unknown[]) {
+    const https = typeof entry === 'string' && /^[^/?#@\\\s]+$/.test(entry) ? parseTargetUri(`https://${entry}/`) : undefined;
+    const http = https === undefined ? undefined : parseTargetUri(`http://${entry as string}/`);
+    if (https === undefined || http === undefined || https.path !== '/') {
+      throw new TypeError(`options.authorities: ${JSON.stringify(entry)} is not a host or host:port`);
+    }
+    out.add(https.authority);
+    out.add(http.authority);
+  }
+  return out;
+}

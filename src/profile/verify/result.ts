@@ -1,0 +1,72 @@
+/**
+ * Results: what is known about one signature ({@link Draft}) turned into a
+ * {@link SignatureResult}, and the signatures' results summarised into the
+ * request's {@link VerificationResult}.
+ */
+import type { Diagnostic } from '../../core/diagnostics';
+import { isBotsigError, type BotsigErrorCode } from '../../core/errors';
+import type { SignatureAgentMember } from '../signature-agent';
+import type { ErrorInfo, KeyDelegation, KeySource, Outcome, SignatureParamsView, SignatureResult, VerificationResult } from '../types';
+import type { Context } from './state';
+
+/** What is known about one signature so far; turned into a {@link SignatureResult} by {@link finish}. */
+export interface Draft {
+  readonly label: string;
+  covered: readonly string[];
+  params: SignatureParamsView;
+  agent?: string;
+  signatureAgent?: SignatureAgentMember;
+  keySource?: KeySource;
+  delegation?: KeyDelegation;
+}
+
+export function finish(d: Draft, outcome: Outcome, error?: ErrorInfo, skipped = false): SignatureResult {
+  const r: { -readonly [K in keyof SignatureResult]: SignatureResult[K] } = { label: d.label, outcome, skipped, params: d.params, covered: d.covered };
+  const { keyid, alg, tag } = d.params;
+  if (keyid !== undefined) r.keyid = keyid;
+  if (alg !== undefined) r.alg = alg;
+  if (tag !== undefined) r.tag = tag;
+  if (d.agent !== undefined) r.agent = d.agent;
+  if (d.signatureAgent !== undefined) r.signatureAgent = d.signatureAgent;
+  if (d.keySource !== undefined) r.keySource = d.keySource;
+  if (d.delegation !== undefined) r.delegation = d.delegation;
+  if (error !== undefined) r.error = error;
+  return r;
+}
+
+export function fail(d: Draft, outcome: 'invalid' | 'unverified', code: BotsigErrorCode, message: string): SignatureResult {
+  return finish(d, outcome, { code, message });
+}
+
+export function summarise(ctx: Context, results: SignatureResult[], malformed: boolean, agentDiagnostics: readonly Diagnostic[]): VerificationResult {
+  if (ctx.deadline !== undefined) clearTimeout(ctx.deadline.timer);
+  let outcome: Outcome = 'unverified';
+  let verified: SignatureResult | undefined;
+  for (const r of results) {
+    if (r.outcome === 'verified') {
+      outcome = 'verified';
+      verified = r;
+      break;
+    }
+    if (r.outcome === 'invalid') outcome = 'invalid';
+  }
+  const diagnostics = ctx.diagnostics === undefined ? agentDiagnostics : [...agentDiagnostics, ...ctx.diagnostics];
+  const result: { -readonly [K in keyof VerificationResult]: VerificationResult[K] } = { outcome, signatures: results, malformed, diagnostics };
+  if (verified !== undefined) {
+    if (verified.agent !== undefined) result.agent = verified.agent;
+    return result;
+  }
+  const explaining = results.find((r) => r.outcome === outcome && r.error !== undefined) ?? results.find((r) => r.error !== undefined);
+  if (explaining?.error !== undefined) result.error = explaining.error;
+  return result;
+}
+
+export function toInfo(error: unknown, fallback: BotsigErrorCode): ErrorInfo {
+  if (isBotsigError(error)) return { code: error.code, message: error.message };
+  // Not ours: its message may quote the input, so it is not passed on.
+  return { code: fallback, message: error instanceof TypeError ? 'malformed input' : 'verification step failed' };
+}
+
+export function requestResult(outcome: Outcome, malformed: boolean, error: ErrorInfo, diagnostics: readonly Diagnostic[]): VerificationResult {
+  return { outcome, signatures: [], malformed, error, diagnostics };
+}

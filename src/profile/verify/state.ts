@@ -1,0 +1,85 @@
+/**
+ * The state of a verification, by lifetime: {@link Prepared} lives as long as an
+ * options object (validated options, static keys, the nonce store, the
+ * Signature-Agent parse cache); {@link Context} lives for one request (its
+ * message, parsed fields, discovery budget); what a key lookup finds is a
+ * {@link Found}. Types and shared constants only.
+ */
+import type { Diagnostic } from '../../core/diagnostics';
+import type { Clock } from '../../core/time';
+import type { AlgorithmName, VerifyingKey } from '../../crypto/types';
+import type { HttpMessage } from '../../httpsig/message';
+import type { ReceivedSignatureInput, SignatureEntry } from '../../httpsig/signature-input';
+import type { NonceStore } from '../nonce-store';
+import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent';
+import type { DirectoryResolution, KeyDelegation, KeySource, NoncePolicy, SignatureParamsView, VerifyRequestOptions } from '../types';
+import type { AgentCache } from './agent-cache';
+
+export const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
+export const NO_STRINGS: readonly string[] = Object.freeze([]);
+export const NO_PARAMS: SignatureParamsView = Object.freeze({});
+
+/** A value or a promise of it: what each verification step returns. */
+export type MaybePromise<T> = T | PromiseLike<T>;
+
+export function isThenable<T>(value: MaybePromise<T>): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** A key found for a signature, and what to report about where it came from. */
+export interface Found {
+  readonly key: VerifyingKey;
+  readonly agent: string;
+  readonly source: KeySource;
+  /** The member whose directory held the key. */
+  readonly member?: SignatureAgentMember;
+  /** Set when the directory accepted the key through a certificate chain (SPEC 5.5). */
+  readonly delegation?: KeyDelegation;
+}
+
+/** Per-options state, validated and built once (options objects are read once, never mutated). */
+export interface Prepared {
+  /** Set once the static keys are imported. */
+  staticKeys: Map<string, Found> | undefined;
+  pendingKeys: Promise<Map<string, Found>> | undefined;
+  readonly algorithms: ReadonlySet<AlgorithmName>;
+  readonly required: readonly string[];
+  readonly skewSeconds: number;
+  readonly maxValiditySeconds: number;
+  readonly policy: NoncePolicy;
+  /** The caller's store, or one this options object owns (never one shared by unrelated callers). */
+  readonly store: NonceStore;
+  readonly maxNonceLength: number;
+  /** Normalised `@authority` values this origin answers to; `undefined`: any. */
+  readonly authorities: ReadonlySet<string> | undefined;
+  readonly maxDirectories: number;
+  readonly discoveryTimeoutMs: number;
+  readonly now: Clock;
+  /** Signature-Agent values this options object has parsed (with its `allowHttp` rule). */
+  readonly agents: AgentCache;
+}
+
+/** One request's discovery deadline. */
+export interface Deadline {
+  readonly expired: Promise<never>;
+  readonly timer: ReturnType<typeof setTimeout>;
+  passed: boolean;
+}
+
+/** Per-request state, shared by the request's signatures. */
+export interface Context {
+  readonly message: HttpMessage;
+  readonly options: VerifyRequestOptions;
+  readonly p: Prepared;
+  readonly nowMs: number;
+  /** Present when the request carries a non-empty Signature-Agent. */
+  readonly agentHeader: ParsedSignatureAgent | undefined;
+  readonly entries: Map<string, SignatureEntry<ReceivedSignatureInput>>;
+  diagnostics: Diagnostic[] | undefined;
+  /** Whether the request's `@authority` is one of `authorities` (computed on first need). */
+  authorityAllowed: boolean | undefined;
+  /** Directory lookups of this request by member, shared by its signatures (the discovery budget). */
+  lookups: Map<string, Promise<DirectoryResolution>> | undefined;
+  /** The request's discovery deadline, started by its first lookup. */
+  deadline: Deadline | undefined;
+}

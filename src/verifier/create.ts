@@ -1,0 +1,103 @@
+/**
+ * The origin-side verifier: one object that holds everything a server needs to
+ * judge Web Bot Auth requests (policy, key sources, nonce store, transport
+ * rules) and that every origin adapter (`botsig/node`, `botsig/express`,
+ * `botsig/fastify`, `botsig/hono`) shares. Isomorphic: no `node:*` here.
+ *
+ * State (static keys, the nonce store, the directory cache, the origin-nonce
+ * key) is built once at creation and shared by every request and adapter, so
+ * verifying costs one `verifyRequest` call and nothing else on the hot path.
+ */
+import type { MessageObject } from '../httpsig/message';
+import { createChallenge } from '../profile/challenge';
+import type { Challenge } from '../profile/challenge';
+import type { VerificationResult } from '../profile/types';
+import { verifyRequest } from '../profile/verify-request';
+import { originNonceMinter } from './origin-nonce';
+import { buildChallengeOptions, buildVerifyOptions, checkTrustProxy } from './options';
+import { checkDecision, policyRequest } from './policy';
+import { adjust } from './transport';
+import type { HandleResult, TransportInfo, Verifier, VerifierOptions } from './types';
+
+const verifiers = new WeakSet<Verifier>();
+
+// Process-wide on purpose: a deployment warning, said once however many middlewares are built.
+let warnedNoAuthorities = false;
+
+/**
+ * Adapters call this when they are set up: one warning per process when the
+ * origin's own names (`authorities`) are not configured, because then a signature
+ * an agent made for any other site verifies here too.
+ * @internal
+ */
+export function warnIfNoAuthorities(verifier: Verifier, adapter: string): void {
+  if (warnedNoAuthorities || verifier.verifyOptions.authorities !== undefined) return;
+  warnedNoAuthorities = true;
+  console.warn(
+    `botsig (${adapter}): no "authorities" configured, so a signature made for another site verifies here too; ` +
+      `set authorities: ['your.host.example'] (README "Security model").`,
+  );
+}
+
+/** True for objects made by {@link createVerifier}. */
+export function isVerifier(value: unknown): value is Verifier {
+  return typeof value === 'object' && value !== null && verifiers.has(value as Verifier);
+}
+
+const MODES: ReadonlySet<string> = new Set(['observe', 'enforce']);
+
+/**
+ * Creates the verifier an origin shares across requests and adapters (SPEC 5.3;
+ * RFC 9421 §3.2). Options are checked here, once; the returned object is frozen.
+ *
+ * @throws TypeError for malformed options (unknown mode, a policy in observe mode,
+ *   a bad `trustProxy`, challenge components that are not component identifiers,
+ *   an origin-nonce secret shorter than 16 bytes, a required origin nonce with
+ *   nonce policy `none`).
+ * @example
+ * const verifier = createVerifier({ mode: 'enforce' });
+ * const { result, challenge } = await verifier.handle(request);
+ * if (challenge) return challengeResponse(challenge);
+ */
+export function createVerifier(options: VerifierOptions = {}): Verifier {
+  if (typeof options !== 'object' || options === null) throw new TypeError('createVerifier options must be an object');
+  const policy = options.policy;
+  if (policy !== undefined && typeof policy !== 'function') throw new TypeError('options.policy must be a function');
+  const mode = options.mode ?? (policy === undefined ? 'observe' : 'enforce');
+  if (typeof mode !== 'string' || !MODES.has(mode)) throw new TypeError("options.mode must be 'observe' or 'enforce'");
+  if (policy !== undefined && mode === 'observe') throw new TypeError("options.policy decides what to block: it needs mode 'enforce'");
+  const trustProxy = options.trustProxy ?? false;
+  checkTrustProxy(trustProxy);
+  const verifyOptions = buildVerifyOptions(options);
+  const minter = originNonceMinter(options.originNonce, verifyOptions);
+  const challengeOptions = buildChallengeOptions(options);
+
+  const decide = (result: VerificationResult): Challenge | undefined => {
+    if (result.outcome === 'verified') return undefined;
+    if (minter === undefined || result.malformed) return createChallenge(result, challengeOptions);
+    return createChallenge(result, { ...challengeOptions, nonce: minter.mint() });
+  };
+
+  const verifyMessage = async (message: Request | MessageObject): Promise<VerificationResult> => {
+    const result = await verifyRequest(message, verifyOptions);
+    return minter?.required === true ? minter.enforce(result) : result;
+  };
+
+  const verify = (request: Request | MessageObject, transport?: TransportInfo): Promise<VerificationResult> =>
+    verifyMessage(adjust(request, transport, trustProxy));
+
+  const handle = async (request: Request | MessageObject, transport?: TransportInfo): Promise<HandleResult> => {
+    const message = adjust(request, transport, trustProxy);
+    const result = await verifyMessage(message);
+    if (mode === 'observe') return { result, challenge: undefined };
+    const fallback = decide(result);
+    if (policy === undefined) return { result, challenge: fallback };
+    const decision = await policy(result, policyRequest(message), fallback);
+    checkDecision(decision);
+    return { result, challenge: decision };
+  };
+
+  const verifier: Verifier = Object.freeze({ mode, trustProxy, verifyOptions, verify, decide, handle });
+  verifiers.add(verifier);
+  return verifier;
+}

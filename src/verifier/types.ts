@@ -1,0 +1,147 @@
+/**
+ * The public types of the origin-side verifier: its options, the verdicts it
+ * returns, and what a policy sees and answers. Types only.
+ */
+import type { DirectoryClientOptions } from '../directory/client';
+import type { MessageObject } from '../httpsig/message';
+import type { Challenge } from '../profile/challenge';
+import type { KeyDirectory, NonceOptions, VerificationResult, VerifyRequestOptions } from '../profile/types';
+
+/** `observe`: annotate every request with its result, never block. `enforce`: answer 400 / 403 / 429 (or what `policy` decides). */
+export type VerifierMode = 'observe' | 'enforce';
+
+/**
+ * Which proxy headers (`Forwarded`, RFC 7239; `X-Forwarded-Host`; `X-Forwarded-Proto`)
+ * may say what scheme and authority the client used:
+ * - `false` (default): none; the scheme is the connection's and the authority the `Host` / `:authority` received.
+ * - `true`: trust them, taking the first (client-most) element. Only safe when the
+ *   proxy in front replaces (rather than appends to) client-sent values.
+ * - a number `n`: `n` proxies append to these headers; the element the outermost of
+ *   them wrote (the `n`-th from the right) is used. Safer when proxies append.
+ * - a function: called with the peer address of the connection (when known);
+ *   `true` trusts the headers as for `true`.
+ */
+export type TrustProxy = boolean | number | ((remoteAddress: string | undefined) => boolean);
+
+/** What the challenge asks for (RFC 9421 §5.1 `Accept-Signature`; SPEC 4.3). */
+export interface VerifierChallengeOptions {
+  /** Label of the requested signature. Default `sig1`. */
+  readonly label?: string;
+  /** Components to request. Default `@authority` plus `requiredComponents`. */
+  readonly components?: readonly string[];
+  /** Ask for a specific key. */
+  readonly keyid?: string;
+}
+
+/**
+ * Origin-supplied nonces (SPEC 5.3 rule 8): every challenge carries a fresh nonce
+ * that the verifier minted (an HMAC over a timestamp and random bytes, so no
+ * state is kept and processes that share `secret` accept each other's nonces).
+ */
+export interface OriginNonceOptions {
+  /** HMAC key (at least 16 bytes). Default: 32 random bytes per verifier (one process only). */
+  readonly secret?: Uint8Array | string;
+  /** How long a minted nonce is accepted, in seconds. Default 300. */
+  readonly maxAgeSeconds?: number;
+  /**
+   * Require every signature to carry a nonce this origin minted; others become
+   * `invalid` (`ERR_NONCE_INVALID`, or `ERR_NONCE_MISSING`) and get a 403 with a
+   * fresh nonce. Costs agents a round trip per request. Default false: nonces are
+   * offered in challenges, and signatures with the agent's own nonces still pass.
+   */
+  readonly required?: boolean;
+}
+
+/** An answer that replaces the route: a {@link Challenge} is one, and a policy may return others. */
+export interface Rejection {
+  /** HTTP status, 200–599. */
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Short text body (`text/plain`). */
+  readonly reason?: string;
+}
+
+/** What a policy returns: a rejection, a ready `Response`, or `undefined` to let the request through. */
+export type PolicyDecision = Rejection | Response | undefined;
+
+/** The request as a policy sees it (after transport and proxy rules). */
+export interface PolicyRequest {
+  readonly method: string;
+  /** The absolute URL the verifier reconstructed, or `''` when the request named no valid authority. */
+  readonly url: string;
+  /**
+   * The path of the request (no query), always set: from `url`, or from the request
+   * target when there is no valid authority (`/` when neither has one). Policies that
+   * route by path should use it rather than `new URL(url)`, which throws on `''`.
+   */
+  readonly path: string;
+  /** A header field, lines joined with `, `; `undefined` when absent. */
+  header(name: string): string | undefined;
+}
+
+/**
+ * A custom enforcement decision, called for every request in `enforce` mode
+ * (verified ones too). `fallback` is what the default rules would answer
+ * ({@link Verifier.decide}); return it to keep them.
+ */
+export type VerifierPolicy = (result: VerificationResult, request: PolicyRequest, fallback: Challenge | undefined) => PolicyDecision | Promise<PolicyDecision>;
+
+/** Options of {@link createVerifier}: the options of `verifyRequest` plus the origin's rules. Validated once. */
+export interface VerifierOptions extends Omit<VerifyRequestOptions, 'directory' | 'nonce'> {
+  /**
+   * Key discovery through `Signature-Agent`: a `DirectoryClient` (or any
+   * `KeyDirectory`), options for a new `DirectoryClient`, or `false` for none.
+   * Default: a new `DirectoryClient` when neither `keys` nor `resolveKey` is given,
+   * none otherwise.
+   */
+  readonly directory?: KeyDirectory | DirectoryClientOptions | false;
+  /** Nonce policy (default `optional`) and store (default: a `MemoryNonceStore` owned by this verifier). */
+  readonly nonce?: NonceOptions;
+  /** Default `observe`, or `enforce` when a `policy` is given. */
+  readonly mode?: VerifierMode;
+  /** Replaces the default enforcement rules; implies `enforce`. */
+  readonly policy?: VerifierPolicy;
+  /** Whether proxy headers may name the scheme and authority. Default false. */
+  readonly trustProxy?: TrustProxy;
+  /** What challenges ask for. */
+  readonly challenge?: VerifierChallengeOptions;
+  /** Mint origin nonces for challenges (SPEC 5.3 rule 8); `true` for the defaults. */
+  readonly originNonce?: boolean | OriginNonceOptions;
+}
+
+/** What the transport says about a request when the runtime knows more than the `Request` object. */
+export interface TransportInfo {
+  /** True when the connection to this server is TLS; overrides the scheme of a `Request`'s URL. */
+  readonly secure?: boolean;
+  /** The peer address of the connection, for a `trustProxy` function. */
+  readonly remoteAddress?: string;
+}
+
+/** The verdict of {@link Verifier.handle}. */
+export interface HandleResult {
+  readonly result: VerificationResult;
+  /** What to answer instead of the route (enforce mode); `undefined` lets the request through. */
+  readonly challenge: Rejection | Response | undefined;
+}
+
+/** A configured verifier; see {@link createVerifier}. */
+export interface Verifier {
+  readonly mode: VerifierMode;
+  readonly trustProxy: TrustProxy;
+  /** The options every `verifyRequest` call gets (frozen). */
+  readonly verifyOptions: Readonly<VerifyRequestOptions>;
+  /**
+   * Verifies one request. A `Request` goes through the transport rules (`transport.secure`,
+   * `trustProxy`); a message object is taken as it is (build it with `toMessage`
+   * from `botsig/node`, which applies them). Never throws for request content.
+   */
+  verify(request: Request | MessageObject, transport?: TransportInfo): Promise<VerificationResult>;
+  /**
+   * The default enforcement rules (SPEC 4.3, 7), whatever the mode: `undefined`
+   * when verified; 400 for unparseable signature headers; 429 with
+   * `Accept-Signature` for a replay; 403 with `Accept-Signature` otherwise.
+   */
+  decide(result: VerificationResult): Challenge | undefined;
+  /** Verifies and, in enforce mode, decides (with `policy` when given). */
+  handle(request: Request | MessageObject, transport?: TransportInfo): Promise<HandleResult>;
+}
