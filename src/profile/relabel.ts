@@ -15,7 +15,7 @@ export interface RelabelOptions {
    * Also rename the Signature-Agent member keyed `from` (SPEC 5.2 rule 5). Refused
    * when any signature covers that member (`"signature-agent";key="from"`) or the
    * whole field: the covered identifier is part of the signature base, so renaming
-   * it breaks the signature whatever Signature-Input says (NOTES.md "Signing
+   * it breaks the signature whatever Signature-Input says (NOTES "Signing
    * profile"; this overrides SPEC 5.2 rule 5). Only an uncovered member is renamed.
    */
   readonly renameSignatureAgentMember?: boolean;

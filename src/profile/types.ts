@@ -9,7 +9,7 @@ import type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType } f
 export const WEB_BOT_AUTH_TAG = 'web-bot-auth';
 
 /**
- * What a verifier concluded (NOTES.md "What every verifier decision produces"):
+ * What a verifier concluded (NOTES "What every verifier decision produces"):
  * - `verified`: the signature, the key material and every profile check pass;
  * - `invalid`: a signature, covered component, key or freshness check failed;
  * - `unverified`: not enough information to decide (no signature, unknown key, discovery failed).
@@ -230,7 +230,7 @@ export interface VerifyRequestOptions {
   readonly maxValiditySeconds?: number;
   /**
    * Components every signature must cover, in addition to the profile rule.
-   * Default: none beyond `@authority` or `@target-uri` (NOTES.md).
+   * Default: none beyond `@authority` or `@target-uri` (NOTES, docs/notes.md).
    */
   readonly requiredComponents?: readonly string[];
   /** Require `@authority` itself (SPEC 5.1) rather than accepting `@target-uri` in its place. */

@@ -6,11 +6,9 @@
 import type { BotsigError } from '../../core/errors';
 import type { Jwk } from '../../crypto/types';
 
-/**
- * How a chain reached the verifier (SPEC 5.5 rules 1–3): in `x5c`, through an
- * Authority Information Access CA Issuers URI, or from the `x5u` URL.
- */
-export type DelegationForm = 'x5c' | 'aia' | 'x5u';
+// The result types live with the verification results that carry them (profile layer).
+import type { DelegationForm, KeyDelegation } from '../../profile/types';
+export type { DelegationForm, KeyDelegation };
 
 /** Every form, the default when trust anchors are given. */
 export const DELEGATION_FORMS: readonly DelegationForm[] = Object.freeze(['x5c', 'aia', 'x5u']);
@@ -36,27 +34,6 @@ export interface DelegationOptions {
   readonly maxChainLength?: number;
 }
 
-/** What a successful delegation says about a key (reported with the key and in the verification result). */
-export interface KeyDelegation {
-  /** Subjects of the chain (RFC 4514 strings), leaf first, trust anchor last. */
-  readonly chain: readonly string[];
-  /** Subject of the trust anchor the chain ends at. */
-  readonly anchor: string;
-  /** `aia` when an issuer was fetched from an AIA URI; else `x5u` or `x5c`, where the chain came from. */
-  readonly via: DelegationForm;
-  /**
-   * The identity the anchor vouches for, from the leaf: its first `http(s)`
-   * SAN URI (normalised), else its first SAN DNS name (lowercase), else its
-   * subject (RFC 4514). Inline keys are identified by it.
-   */
-  readonly subject: string;
-  /** Which of the three {@link subject} is. */
-  readonly subjectSource: 'san-uri' | 'san-dns' | 'subject-dn';
-  /** Start of the chain's validity (the latest `notBefore`), seconds since the epoch. */
-  readonly notBefore: number;
-  /** End of the chain's validity (the earliest `notAfter`), seconds since the epoch. */
-  readonly notAfter: number;
-}
 
 /**
  * Why a chain was refused; the client reports it as the diagnostic code
