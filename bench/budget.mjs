@@ -30,13 +30,7 @@ const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
 const signingKey = await importSigningKey(privateKey.export({ format: 'jwk' }));
 const verifyingKey = await importVerifyingKey(publicKey.export({ format: 'jwk' }));
 const request = baseRequest;
-const { signed, bases, signatures } = await signedPool(
-  { signRequest, toHttpMessage, readSignatures, createSignatureBase },
-  signingKey,
-  AGENT,
-  POOL,
-  3600,
-);
+const { signed, bases, signatures } = await signedPool({ signRequest, toHttpMessage, readSignatures, createSignatureBase }, signingKey, AGENT, POOL, 3600);
 
 let vi = 0;
 let bi = 0;

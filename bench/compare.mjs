@@ -51,7 +51,12 @@ const publicJwk = publicKey.export({ format: 'jwk' });
 // One pool of real signed requests (build A signs them), verified by both builds.
 const a = builds[0].api;
 const { signed } = await signedPool(
-  { signRequest: a.signRequest, toHttpMessage: builds[0].http.toHttpMessage, readSignatures: builds[0].http.readSignatures, createSignatureBase: builds[0].http.createSignatureBase },
+  {
+    signRequest: a.signRequest,
+    toHttpMessage: builds[0].http.toHttpMessage,
+    readSignatures: builds[0].http.readSignatures,
+    createSignatureBase: builds[0].http.createSignatureBase,
+  },
   await a.importSigningKey(privateJwk),
   AGENT,
   POOL,
@@ -107,5 +112,7 @@ console.log('| call | A (µs/call) | B (µs/call) | B / A median | quartiles |')
 console.log('|---|---:|---:|---:|---:|');
 for (const op of OPS) {
   const r = await compare(op === 'sign' ? signBlock : verifyBlock);
-  console.log(`| \`${op === 'sign' ? 'signRequest' : 'verifyRequest'}\` | ${r.a.toFixed(2)} | ${r.b.toFixed(2)} | ${r.median.toFixed(3)} | ${r.p25.toFixed(3)}–${r.p75.toFixed(3)} |`);
+  console.log(
+    `| \`${op === 'sign' ? 'signRequest' : 'verifyRequest'}\` | ${r.a.toFixed(2)} | ${r.b.toFixed(2)} | ${r.median.toFixed(3)} | ${r.p25.toFixed(3)}–${r.p75.toFixed(3)} |`,
+  );
 }

@@ -35,7 +35,9 @@ function request(n, onlyLast) {
   const inputs = [];
   for (let i = 1; i <= n; i++) {
     agent.push(`s${i}="https://agent${i}.example"`);
-    inputs.push(`s${i}=("@authority" "signature-agent";key="s${i}");created=${created};expires=${created + 300};keyid="${keyid}";nonce="n${i}";tag="web-bot-auth"`);
+    inputs.push(
+      `s${i}=("@authority" "signature-agent";key="s${i}");created=${created};expires=${created + 300};keyid="${keyid}";nonce="n${i}";tag="web-bot-auth"`,
+    );
   }
   const headers = { host: 'origin.example', 'signature-agent': agent.join(', '), 'signature-input': inputs.join(', ') };
   const message = http.toHttpMessage({ url, headers });
@@ -88,7 +90,9 @@ for (const n of counts) {
     if (r.outcome !== 'verified') throw new Error(`verifyRequest: ${r.outcome} ${r.error?.code}`);
   });
   rows.push({ n, read, bases, vm, vr });
-  console.log(`${String(n).padStart(5)} signatures  read ${read.toFixed(1).padStart(8)} ms  bases ${bases.toFixed(1).padStart(8)} ms  verifyMessage ${vm.toFixed(1).padStart(8)} ms  verifyRequest ${vr.toFixed(1).padStart(8)} ms`);
+  console.log(
+    `${String(n).padStart(5)} signatures  read ${read.toFixed(1).padStart(8)} ms  bases ${bases.toFixed(1).padStart(8)} ms  verifyMessage ${vm.toFixed(1).padStart(8)} ms  verifyRequest ${vr.toFixed(1).padStart(8)} ms`,
+  );
 }
 const a = rows[0];
 const b = rows[rows.length - 1];

@@ -77,7 +77,9 @@ async function startRedis() {
   const dir = mkdtempSync(join(tmpdir(), 'botsig-bench-redis-'));
   const port = await freePort();
   const binary = process.env.BOTSIG_REDIS_SERVER ?? 'redis-server';
-  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], { stdio: 'ignore' });
+  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], {
+    stdio: 'ignore',
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.once('error', (e) => {
     console.error(`cannot start ${binary}: ${e.message}`);
@@ -196,7 +198,11 @@ async function main() {
 
   console.log(`botsig RedisNonceStore: nonce checks per second against a local redis-server (loopback)`);
   console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'cpu'} × ${cpus().length} (Redis and Node share these cores)`);
-  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (figures are only meaningful on an idle machine)`);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} (figures are only meaningful on an idle machine)`,
+  );
   console.log(`sequential: ${SEQUENTIAL} checks awaited one by one; pipelined: ${PIPELINED} checks, ${WINDOW} in flight\n`);
   const rows = [];
   for (const spec of clients) {

@@ -78,14 +78,13 @@ const agentRequest = { ...baseRequest, headers: { ...baseRequest.headers, 'signa
 
 // Distinct signed requests (distinct nonces), so that replay checks see fresh nonces,
 // and the bytes the bare calls verify and sign: the same bytes botsig does.
-const { signed, bases, signatures } = await signedPool(
-  { signRequest, toHttpMessage, readSignatures, createSignatureBase },
-  signingKey,
-  AGENT,
-  POOL,
-  VALIDITY,
-);
-const descriptor = (r) => ({ kind: 'request', method: r.method, targetUri: r.url, fields: Object.entries(r.headers).map(([name, value]) => ({ name, value })) });
+const { signed, bases, signatures } = await signedPool({ signRequest, toHttpMessage, readSignatures, createSignatureBase }, signingKey, AGENT, POOL, VALIDITY);
+const descriptor = (r) => ({
+  kind: 'request',
+  method: r.method,
+  targetUri: r.url,
+  fields: Object.entries(r.headers).map(([name, value]) => ({ name, value })),
+});
 // http-message-sig's plain message shape (field lines in order), its counterpart of a request object.
 const descriptors = signed.map(descriptor);
 const agentDescriptor = descriptor(agentRequest);

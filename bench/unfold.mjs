@@ -12,9 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const dir = process.env.BENCH_BOTSIG ?? 'dist';
-const { componentValues, parseComponentIdentifier, parseRawHttpMessage, toHttpMessage } = await import(
-  pathToFileURL(path.resolve(dir, 'httpsig.js')).href
-);
+const { componentValues, parseComponentIdentifier, parseRawHttpMessage, toHttpMessage } = await import(pathToFileURL(path.resolve(dir, 'httpsig.js')).href);
 
 const sizes = (process.env.UNFOLD_SIZES ?? '65536,524288,1048576').split(',').map(Number);
 const LINE = Number(process.env.UNFOLD_LINE ?? 16);

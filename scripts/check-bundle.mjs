@@ -68,7 +68,8 @@ function exportProblems() {
     const e = pkg.exports?.[subpath];
     const targets = { browser: pick(e?.browser) ?? pick(e), workerd: pick(e?.workerd) ?? pick(e), import: pick(e) };
     for (const [cond, target] of Object.entries(targets)) {
-      if (target !== `./dist/${file}`) problems.push(`package.json exports["${subpath}"] under "${cond}" resolves to ${JSON.stringify(target)}, not ./dist/${file}`);
+      if (target !== `./dist/${file}`)
+        problems.push(`package.json exports["${subpath}"] under "${cond}" resolves to ${JSON.stringify(target)}, not ./dist/${file}`);
     }
   }
   return problems;
@@ -297,7 +298,11 @@ function table(sizes, budgets, markdown) {
     ];
   });
   if (markdown) {
-    return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r[0]} | \`${r[1]}\` | ${r.slice(2).join(' | ')} |`)].join('\n');
+    return [
+      `| ${head.join(' | ')} |`,
+      `|${head.map(() => '---').join('|')}|`,
+      ...rows.map((r) => `| ${r[0]} | \`${r[1]}\` | ${r.slice(2).join(' | ')} |`),
+    ].join('\n');
   }
   const all = [head, ...rows];
   const widths = head.map((_, i) => Math.max(...all.map((r) => String(r[i]).length)));

@@ -153,10 +153,16 @@ async function startRedis(dir) {
     if (child.exitCode !== null) break;
     const up = await new Promise((done) => {
       const socket = new Socket();
-      socket.setTimeout(500, () => { socket.destroy(); done(false); });
+      socket.setTimeout(500, () => {
+        socket.destroy();
+        done(false);
+      });
       socket.once('error', () => done(false));
       socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
-      socket.once('data', (data) => { socket.destroy(); done(String(data).startsWith('+PONG')); });
+      socket.once('data', (data) => {
+        socket.destroy();
+        done(String(data).startsWith('+PONG'));
+      });
     });
     if (up) return { url, stop: () => child.kill('SIGKILL') };
     await new Promise((r) => setTimeout(r, 100));
@@ -175,20 +181,30 @@ function shBlockAbove(blocks, block) {
 /** README line of a position in a block file, for stack traces (the runs use source maps). */
 function toReadmeLines(text, dir, blocks) {
   const byName = new Map(blocks.map((b) => [fileName(b), b]));
-  return text.replace(/(?:file:\/\/)?(?:\/[^\s:()]*\/)?(block-L\d+\.m[jt]s):(\d+)(?::(\d+))?/g, (all, name, line, col) => {
-    const b = byName.get(name);
-    if (b === undefined) return all;
-    return `${DOC}:${b.codeLine + Number(line) - 1}${col === undefined ? '' : `:${col}`}`;
-  }).replaceAll(dir + sep, '');
+  return text
+    .replace(/(?:file:\/\/)?(?:\/[^\s:()]*\/)?(block-L\d+\.m[jt]s):(\d+)(?::(\d+))?/g, (all, name, line, col) => {
+      const b = byName.get(name);
+      if (b === undefined) return all;
+      return `${DOC}:${b.codeLine + Number(line) - 1}${col === undefined ? '' : `:${col}`}`;
+    })
+    .replaceAll(dir + sep, '');
 }
 
 function runBlock(dir, blocks, block, { timeoutMs, env, cwd }) {
   return new Promise((done) => {
     const compiled = join(dir, 'out', fileName(block).replace(/\.mts$/, '.mjs'));
-    const child = spawn(process.execPath, ['--enable-source-maps', RUNNER, compiled], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--enable-source-maps', RUNNER, compiled], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = ''; // stdout and stderr, in the order they came
-    child.stdout.on('data', (d) => { output += d; });
-    child.stderr.on('data', (d) => { output += d; });
+    child.stdout.on('data', (d) => {
+      output += d;
+    });
+    child.stderr.on('data', (d) => {
+      output += d;
+    });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -206,9 +222,13 @@ function runShell(code, cwd, timeoutMs) {
   return new Promise((done) => {
     const child = spawn('bash', ['-euo', 'pipefail', '-c', code], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (error) => { stderr += error.message; });
+    child.on('error', (error) => {
+      stderr += error.message;
+    });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       done({ status: code, signal, stderr });
@@ -319,7 +339,13 @@ async function main(argv) {
         const why = r.message ?? (r.timedOut ? `did not finish within ${args.timeoutMs / 1000} s` : `exited with ${r.code ?? r.signal}`);
         console.log(`${where}: the \`\`\`${r.block.lang} block failed to run: ${why}`);
         const output = (r.output ?? '').trim();
-        if (output !== '') console.log(output.split('\n').map((l) => `  ${l}`).join('\n'));
+        if (output !== '')
+          console.log(
+            output
+              .split('\n')
+              .map((l) => `  ${l}`)
+              .join('\n'),
+          );
       }
       console.log(`check-readme: ${ran} block${ran === 1 ? '' : 's'} ran${notRun.length > 0 ? `; not run: ${notRun.join(', ')}` : ''}`);
     }

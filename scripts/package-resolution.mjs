@@ -198,10 +198,14 @@ export async function typeCheckProject(dir, name, pkgDir, typescript = join(ROOT
     const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
     return `${relative(dir, d.file.fileName)}(${line + 1},${character + 1}): error TS${d.code}: ${text}`;
   };
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(dir, `tsconfig.${name}.json`), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => errors.push(format(d)),
-  });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(dir, `tsconfig.${name}.json`),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => errors.push(format(d)),
+    },
+  );
   if (parsed === undefined) return { errors, declarations: [] };
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options, configFileParsingDiagnostics: parsed.errors });
   const dist = realpathSync(join(pkgDir, 'dist')) + sep;
@@ -240,7 +244,8 @@ export async function checkTypes(dir, pkgDir) {
       for (const e of errors) problems.push(`[types ${name}] ${e}`);
       for (const spec of Object.keys(ENTRY_PROBES)) {
         const want = `${p.files(spec)}${p.ext}`;
-        if (!declarations.includes(want)) problems.push(`[types ${name}] "${spec}" did not resolve to dist/${want} (botsig declarations loaded: ${declarations.join(', ') || 'none'})`);
+        if (!declarations.includes(want))
+          problems.push(`[types ${name}] "${spec}" did not resolve to dist/${want} (botsig declarations loaded: ${declarations.join(', ') || 'none'})`);
       }
       const wrongExt = p.ext === '.d.cts' ? (f) => !f.endsWith('.d.cts') : (f) => f.endsWith('.d.cts');
       const wrong = declarations.filter(wrongExt);
@@ -326,7 +331,9 @@ async function main(argv) {
   for (const p of problems) console.log(`RESOLUTION ${p}`);
   if (problems.length === 0) {
     const n = Object.keys(ENTRY_PROBES).length;
-    console.log(`package-resolution: ${n} entries type-check from node16 CJS (.cts), node16 ESM (.mts), node10 and bundler, and load with require() and import(); BotsigError is one brand across the CJS and ESM builds`);
+    console.log(
+      `package-resolution: ${n} entries type-check from node16 CJS (.cts), node16 ESM (.mts), node10 and bundler, and load with require() and import(); BotsigError is one brand across the CJS and ESM builds`,
+    );
   }
   return problems.length === 0 ? 0 : 1;
 }

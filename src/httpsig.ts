@@ -7,12 +7,7 @@ export type { SignMessageOptions, SignedMessage } from './httpsig/sign';
 export { verifyMessage, verifySignatureBytes } from './httpsig/verify';
 export type { VerifyMessageOptions, VerifiedMessage } from './httpsig/verify';
 export { createSignatureBase } from './httpsig/base';
-export {
-  componentValues,
-  parseComponentIdentifier,
-  serializeComponentIdentifier,
-  STRUCTURED_FIELDS,
-} from './httpsig/components';
+export { componentValues, parseComponentIdentifier, serializeComponentIdentifier, STRUCTURED_FIELDS } from './httpsig/components';
 export type { ComponentIdentifier, ComponentOptions, StructuredFieldType } from './httpsig/components';
 export {
   isValidLabel,

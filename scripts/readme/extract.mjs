@@ -63,7 +63,15 @@ export function extractBlocks(markdown) {
       break;
     }
     const body = lines.slice(i + 1, end).map((l) => (indent.length > 0 && l.startsWith(indent) ? l.slice(indent.length) : l));
-    const block = { line: i + 1, codeLine: i + 2, lang: info.toLowerCase(), code: `${body.join('\n')}\n`, directive: undefined, directiveText: undefined, directiveLine: undefined };
+    const block = {
+      line: i + 1,
+      codeLine: i + 2,
+      lang: info.toLowerCase(),
+      code: `${body.join('\n')}\n`,
+      directive: undefined,
+      directiveText: undefined,
+      directiveLine: undefined,
+    };
     const d = findDirective(lines, i);
     if (d !== undefined) {
       block.directiveText = d.text;

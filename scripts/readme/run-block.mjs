@@ -28,11 +28,12 @@ const fail = (line) => {
 };
 
 const isLoopback = (host) => {
-  const h = String(host).replace(/^\[|\]$/g, '').toLowerCase();
+  const h = String(host)
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase();
   return h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1' || /^127\.\d+\.\d+\.\d+$/.test(h) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(h);
 };
-const refuse = (what) =>
-  fail(`refused ${what}: a README block that runs may reach loopback only (mark it <!-- readme: typecheck-only: why -->)`);
+const refuse = (what) => fail(`refused ${what}: a README block that runs may reach loopback only (mark it <!-- readme: typecheck-only: why -->)`);
 
 // --- outgoing connections: loopback only -------------------------------------------------
 function connectTarget(args) {

@@ -245,7 +245,8 @@ export function classifyJwk(jwk: Record<string, unknown>): JwkKind {
     if (typeof value !== 'string' || !BASE64URL.test(value)) return { kind: 'malformed', reason: `"${m}" is not a base64url string` };
   }
   if (present.length === 0) return { kind: 'public' };
-  if (!present.includes('d')) return { kind: 'malformed', reason: `the JWK has private member${present.length === 1 ? '' : 's'} ${quoted(present)} but no "d"` };
+  if (!present.includes('d'))
+    return { kind: 'malformed', reason: `the JWK has private member${present.length === 1 ? '' : 's'} ${quoted(present)} but no "d"` };
   return { kind: 'private' };
 }
 
@@ -331,7 +332,9 @@ export async function loadSigningKeys(path: string, alg?: AlgorithmName): Promis
   const out: LoadedSigningKey[] = [];
   for (const [i, { jwk, at }] of contents.jwks.entries()) {
     if (kinds[i] !== 'private') {
-      throw keyError(`${keyLabel(path)} holds a public key${at === '' ? '' : ` (${at.slice(0, -2)})`}; a private key is needed here (the file botsig keygen wrote)`);
+      throw keyError(
+        `${keyLabel(path)} holds a public key${at === '' ? '' : ` (${at.slice(0, -2)})`}; a private key is needed here (the file botsig keygen wrote)`,
+      );
     }
     try {
       out.push({ path, key: await importSigningKey(jwk, options) });

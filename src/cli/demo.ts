@@ -300,9 +300,7 @@ export async function runDemo(log: (line: string) => void, style: Style): Promis
     for (const s of scenarios) {
       const answer = await s.run();
       const ok =
-        answer.outcome === s.expected.outcome &&
-        answer.status === s.expected.status &&
-        (s.expected.code === undefined || answer.code === s.expected.code);
+        answer.outcome === s.expected.outcome && answer.status === s.expected.status && (s.expected.code === undefined || answer.code === s.expected.code);
       rows.push({
         scenario: s.scenario,
         ...(s.note === undefined ? {} : { note: s.note }),

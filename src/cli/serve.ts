@@ -47,7 +47,9 @@ async function serve(options: ServeOptions): Promise<number> {
     maxAgeSeconds: maxAge,
     ...(options.signatureValidity === undefined ? {} : { signatureValiditySeconds: options.signatureValidity }),
     ...(options.authority === undefined ? {} : { authorities: options.authority }),
-    ...(options.quiet === true ? {} : {
+    ...(options.quiet === true
+      ? {}
+      : {
           onRequest: (info: DirectoryRequestInfo): void => {
             if (logging) err(`${info.method} ${info.path} ${info.status}`);
           },
@@ -110,7 +112,11 @@ export function registerServe(program: Command, run: (action: () => Promise<numb
     .option('-p, --port <port>', 'TCP port (0: any free port)', integerOption('--port', 0, 65535), 0)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--max-age <seconds>', `Cache-Control max-age (default ${DEFAULT_DIRECTORY_MAX_AGE_SECONDS})`, integerOption('--max-age', 0, 31_536_000))
-    .option('--signature-validity <seconds>', 'validity of each response signature (default: max(3600, 2 × max-age))', integerOption('--signature-validity', 1, 31_536_000))
+    .option(
+      '--signature-validity <seconds>',
+      'validity of each response signature (default: max(3600, 2 × max-age))',
+      integerOption('--signature-validity', 1, 31_536_000),
+    )
     .option('--authority <host[:port]>', 'only sign for this authority (421 for others); repeatable. Set it in production', collect)
     .option('-q, --quiet', 'do not log requests to stderr')
     .option('--json', 'print the start-up information as one JSON line')

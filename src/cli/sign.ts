@@ -250,9 +250,9 @@ export function registerSign(program: Command, run: (action: () => Promise<numbe
       'after',
       '\nExamples:\n' +
         '  $ botsig sign --key agent.jwk --agent https://bot.example https://origin.example/page\n' +
-        '  $ botsig sign --key agent.jwk --agent https://bot.example -X POST -d \'{"q":1}\' -H \'Content-Type: application/json\' --send https://origin.example/api\n' +
+        "  $ botsig sign --key agent.jwk --agent https://bot.example -X POST -d '{\"q\":1}' -H 'Content-Type: application/json' --send https://origin.example/api\n" +
         '  $ botsig sign --key - --agent https://bot.example https://origin.example/page < agent.jwk\n' +
-        '  $ botsig sign --key agent.jwk -H \'Content-Type: application/json\' --data - --send https://origin.example/api < body.json',
+        "  $ botsig sign --key agent.jwk -H 'Content-Type: application/json' --data - --send https://origin.example/api < body.json",
     )
     .action((target: string, options: SignOptions) => run(() => sign(target, options)));
 }

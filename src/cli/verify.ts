@@ -91,7 +91,12 @@ async function readInput(target: string | undefined, options: VerifyOptions): Pr
     throw usageError(`stdin is not a raw HTTP request: ${isBotsigError(error) ? error.message : describeError(error)}`, 'ERR_INPUT');
   }
   if (raw.status !== undefined) throw usageError('stdin holds an HTTP response; botsig verify checks requests', 'ERR_INPUT');
-  const message: MessageObject = { method: raw.method ?? 'GET', url: raw.url!, headers: raw.headers, ...(raw.target === undefined ? {} : { target: raw.target }) };
+  const message: MessageObject = {
+    method: raw.method ?? 'GET',
+    url: raw.url!,
+    headers: raw.headers,
+    ...(raw.target === undefined ? {} : { target: raw.target }),
+  };
   return { message, body: raw.body === '' ? undefined : raw.body };
 }
 
@@ -166,7 +171,8 @@ function printSignature(style: Style, s: SignatureResult): void {
   if (s.alg !== undefined) parts.push(`alg=${s.alg}`);
   out(parts.join(' '));
   if (s.agent !== undefined) out(`         agent   ${s.agent}${s.keySource === undefined ? '' : ` (key from ${s.keySource})`}`);
-  if (s.signatureAgent !== undefined) out(`         Signature-Agent ${s.signatureAgent.url}${s.signatureAgent.type === 'directory' ? '' : ` type=${s.signatureAgent.type}`}`);
+  if (s.signatureAgent !== undefined)
+    out(`         Signature-Agent ${s.signatureAgent.url}${s.signatureAgent.type === 'directory' ? '' : ` type=${s.signatureAgent.type}`}`);
   if (s.covered.length > 0) out(`         covers  ${s.covered.join(' ')}`);
   if (s.params.created !== undefined || s.params.expires !== undefined) {
     out(`         created ${formatTime(s.params.created)}  expires ${formatTime(s.params.expires)}`);
@@ -183,7 +189,11 @@ function printDiagnostic(style: Style, d: Diagnostic, indent = ''): void {
 async function verify(target: string | undefined, options: VerifyOptions): Promise<number> {
   const keyFromStdin = (options.key ?? []).filter((k) => k === STDIN).map(() => '--key -');
   // (--data without a URL is refused by readInput, with its own message.)
-  checkStdinUsers([...keyFromStdin, target !== undefined && dataReadsStdin(options.data) && '--data -', target === undefined && 'the raw request (no URL given)']);
+  checkStdinUsers([
+    ...keyFromStdin,
+    target !== undefined && dataReadsStdin(options.data) && '--data -',
+    target === undefined && 'the raw request (no URL given)',
+  ]);
   const input = await readInput(target, options);
   const alg = algorithmOption(options.alg);
   const keys: VerifyingKey[] = [];
@@ -278,7 +288,11 @@ export function registerVerify(program: Command, run: (action: () => Promise<num
     .option('--allow-private', 'allow directories on private-network addresses')
     // The earlier spelling, kept (hidden) so scripts keep working.
     .addOption(new Option('--directory-allow-loopback').hideHelp().implies({ allowLoopback: true }))
-    .option('--timeout <seconds>', `give up on a key directory after this long (default ${DEFAULT_DIRECTORY_TIMEOUT_SECONDS})`, integerOption('--timeout', 1, 300))
+    .option(
+      '--timeout <seconds>',
+      `give up on a key directory after this long (default ${DEFAULT_DIRECTORY_TIMEOUT_SECONDS})`,
+      integerOption('--timeout', 1, 300),
+    )
     .option('--require-proof', 'use only directory keys proven by a directory response signature (SPEC 5.4)')
     .option('--allow-insecure', 'accept signatures on a plain-http request (SPEC 5.3 rule 6)')
     .option('--allow-test-keys', 'accept the public RFC 9421 example keys')
@@ -291,9 +305,8 @@ export function registerVerify(program: Command, run: (action: () => Promise<num
       'after',
       '\nExamples:\n' +
         '  $ botsig verify < request.http\n' +
-        "  $ botsig sign --key agent.jwk --agent http://127.0.0.1:8080 --raw https://origin.example/ | botsig verify --allow-loopback\n" +
+        '  $ botsig sign --key agent.jwk --agent http://127.0.0.1:8080 --raw https://origin.example/ | botsig verify --allow-loopback\n' +
         "  $ botsig verify --key agent.pub.jwk -H 'Signature-Input: sig1=…' -H 'Signature: sig1=:…:' https://origin.example/",
     )
     .action((target: string | undefined, options: VerifyOptions) => run(() => verify(target, options)));
 }
-

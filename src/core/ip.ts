@@ -384,9 +384,7 @@ export type SpecialHostName =
   | 'single-label';
 
 /** What {@link classifyHost} learns about a URL host. */
-export type HostInfo =
-  | { readonly kind: 'ip'; readonly ip: IpInfo }
-  | { readonly kind: 'name'; readonly special?: SpecialHostName };
+export type HostInfo = { readonly kind: 'ip'; readonly ip: IpInfo } | { readonly kind: 'name'; readonly special?: SpecialHostName };
 
 function endsWithLabel(name: string, suffix: string): boolean {
   return name === suffix || (name.length > suffix.length && name.endsWith(suffix) && name.charCodeAt(name.length - suffix.length - 1) === 0x2e);

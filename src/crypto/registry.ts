@@ -123,13 +123,7 @@ const SPECS: Readonly<Record<AlgorithmName, AlgorithmSpec>> = {
 };
 
 /** The algorithms botsig signs and verifies with, in order of preference. */
-export const ALGORITHMS: readonly AlgorithmName[] = Object.freeze([
-  'ed25519',
-  'ecdsa-p256-sha256',
-  'ecdsa-p384-sha384',
-  'rsa-pss-sha512',
-  'rsa-v1_5-sha256',
-]);
+export const ALGORITHMS: readonly AlgorithmName[] = Object.freeze(['ed25519', 'ecdsa-p256-sha256', 'ecdsa-p384-sha384', 'rsa-pss-sha512', 'rsa-v1_5-sha256']);
 
 // JOSE names seen in JWK `alg` members. `Ed25519` is the fully specified name (RFC 9864).
 const JOSE_TO_HTTPSIG: ReadonlyMap<string, AlgorithmName> = new Map<string, AlgorithmName>([

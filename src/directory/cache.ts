@@ -178,8 +178,7 @@ export interface DirectoryRefreshOptions {
  * the result with `set` (or `delete` it), then call `release`, also on failure.
  */
 export type DirectoryRefreshTicket =
-  | { readonly entry: DirectoryCacheEntry; readonly release?: undefined }
-  | { readonly entry?: undefined; readonly release: () => Promise<void> };
+  { readonly entry: DirectoryCacheEntry; readonly release?: undefined } | { readonly entry?: undefined; readonly release: () => Promise<void> };
 
 /**
  * A {@link DirectoryCache} that can coordinate refreshes across processes, so a

@@ -248,7 +248,12 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
   if (typeof now !== 'function') throw new TypeError('options.now must be a function returning milliseconds');
   const maxAge = checkSeconds(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_DIRECTORY_MAX_AGE_SECONDS, 0);
   // Twice max-age by default, so that one signature serves at least one max-age period.
-  const validity = checkSeconds(options.signatureValiditySeconds, 'signatureValiditySeconds', Math.max(DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS, 2 * maxAge), 1);
+  const validity = checkSeconds(
+    options.signatureValiditySeconds,
+    'signatureValiditySeconds',
+    Math.max(DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS, 2 * maxAge),
+    1,
+  );
   if (validity < maxAge) throw new TypeError('signatureValiditySeconds must be at least maxAgeSeconds');
   const path = options.path ?? WELL_KNOWN_PATH;
   if (typeof path !== 'string' || path.charCodeAt(0) !== 0x2f) throw new TypeError('options.path must start with "/"');

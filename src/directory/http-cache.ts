@@ -364,7 +364,10 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number,
 }
 
 /** Conditional-request fields for revalidating a stored response (RFC 9110 §13.1.1–13.1.2). */
-export function validatorHeaders(stored: { readonly etag?: string | null | undefined; readonly 'last-modified'?: string | null | undefined }): Record<string, string> {
+export function validatorHeaders(stored: {
+  readonly etag?: string | null | undefined;
+  readonly 'last-modified'?: string | null | undefined;
+}): Record<string, string> {
   const out: Record<string, string> = {};
   const etag = stored.etag;
   if (typeof etag === 'string' && etag.length > 0) out['if-none-match'] = etag;

@@ -104,7 +104,8 @@ export async function verifyDirectoryResponse(response: DirectoryResponseInput, 
   if (typeof response !== 'object' || response === null || typeof response.url !== 'string' || typeof response.status !== 'number') {
     throw new TypeError('response must be { url, status, headers, body }');
   }
-  if (typeof options !== 'object' || options === null || !(options.keys instanceof Map)) throw new TypeError('options.keys must be a Map of thumbprint to VerifyingKey');
+  if (typeof options !== 'object' || options === null || !(options.keys instanceof Map))
+    throw new TypeError('options.keys must be a Map of thumbprint to VerifyingKey');
   const skew = options.clockSkewSeconds ?? 60;
   if (typeof skew !== 'number' || !(skew >= 0)) throw new TypeError('clockSkewSeconds must be a non-negative number');
   const nowSeconds = (options.now ?? systemClock)() / 1000;
@@ -129,7 +130,9 @@ export async function verifyDirectoryResponse(response: DirectoryResponseInput, 
       diagnostics.push({
         level: 'error',
         code: mismatch ? 'content-digest-mismatch' : 'content-digest-invalid',
-        message: mismatch ? 'Content-Digest does not match the response body (RFC 9530)' : 'Content-Digest is malformed or names no supported algorithm (RFC 9530)',
+        message: mismatch
+          ? 'Content-Digest does not match the response body (RFC 9530)'
+          : 'Content-Digest is malformed or names no supported algorithm (RFC 9530)',
       });
     }
   }
@@ -149,7 +152,11 @@ export async function verifyDirectoryResponse(response: DirectoryResponseInput, 
     signatures = parseSignature(signatureHeader ?? '');
   } catch (error) {
     if (!isBotsigError(error)) throw error;
-    diagnostics.push({ level: 'error', code: 'response-signature-malformed', message: 'Signature or Signature-Input of the directory response does not parse (RFC 9421 §4)' });
+    diagnostics.push({
+      level: 'error',
+      code: 'response-signature-malformed',
+      message: 'Signature or Signature-Input of the directory response does not parse (RFC 9421 §4)',
+    });
     return { proofs, digestValid, diagnostics };
   }
 
@@ -229,4 +236,3 @@ export async function verifyDirectoryResponse(response: DirectoryResponseInput, 
   }
   return { proofs, digestValid, diagnostics };
 }
-

@@ -4,12 +4,7 @@
  */
 import { BotsigError } from '../core/errors';
 import type { Parameters } from '../core/sf-types';
-import {
-  isValidLabel,
-  memberToSignatureInput,
-  parseSignatureDictionary,
-  serializeSignatureInputMember,
-} from './signature-input';
+import { isValidLabel, memberToSignatureInput, parseSignatureDictionary, serializeSignatureInputMember } from './signature-input';
 import type { SignatureInput } from './signature-input';
 
 /** What an Accept-Signature member asks of the signer (RFC 9421 §5.1). */

@@ -13,13 +13,7 @@ import { componentValues, parseComponentIdentifier } from './components';
 import type { ComponentIdentifier, ComponentOptions } from './components';
 import { toHttpMessage } from './message';
 import type { HttpMessage, MessageInput } from './message';
-import {
-  fieldValue,
-  isValidLabel,
-  nextLabel,
-  parseSignatureDictionary,
-  signatureParams,
-} from './signature-input';
+import { fieldValue, isValidLabel, nextLabel, parseSignatureDictionary, signatureParams } from './signature-input';
 import type { SignatureInput } from './signature-input';
 
 /** Options for {@link signMessage}. */

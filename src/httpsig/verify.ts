@@ -77,11 +77,7 @@ export async function verifySignatureBytes(key: VerifyingKey, base: string, sign
   }
 }
 
-async function verifyEntry(
-  message: HttpMessage,
-  entry: SignatureEntry,
-  options: VerifyMessageOptions,
-): Promise<VerifiedMessage> {
+async function verifyEntry(message: HttpMessage, entry: SignatureEntry, options: VerifyMessageOptions): Promise<VerifiedMessage> {
   if (!entry.ok) throw entry.error;
   const { input, signature } = entry;
   const params = signatureParams(input.params);

@@ -202,7 +202,8 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
             reject(fetchFailed('DNS resolution failed', error));
             return;
           }
-          const list: LookupAddress[] = typeof addresses === 'string' ? [{ address: addresses, family: family ?? 0 }] : Array.isArray(addresses) ? addresses : [];
+          const list: LookupAddress[] =
+            typeof addresses === 'string' ? [{ address: addresses, family: family ?? 0 }] : Array.isArray(addresses) ? addresses : [];
           if (list.length === 0) {
             reject(fetchFailed('DNS resolution returned no address'));
             return;
@@ -233,7 +234,7 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
     const req = input instanceof Request ? input : undefined;
     let url: URL;
     try {
-      url = new URL(req !== undefined ? req.url : input instanceof URL ? input.href : String(input));
+      url = new URL(req !== undefined ? req.url : input instanceof URL ? input.href : String(input as string));
     } catch (error) {
       throw new BotsigError('ERR_URL_INVALID', 'the URL is not a valid absolute URL', { cause: error });
     }

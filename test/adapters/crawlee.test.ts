@@ -54,7 +54,10 @@ async function verifyingSite(page: Page): Promise<LoopbackServer & { seen: Seen[
   const seen: Seen[] = [];
   const options: VerifyRequestOptions = { keys: [publicJwk], allowInsecure: true, nonce: { store: new MemoryNonceStore() } };
   const server = await startLoopbackServer(async (req, res) => {
-    const result = await verifyRequest({ method: req.method ?? 'GET', url: `http://${req.headers.host ?? ''}${req.url ?? '/'}`, headers: req.headers }, options);
+    const result = await verifyRequest(
+      { method: req.method ?? 'GET', url: `http://${req.headers.host ?? ''}${req.url ?? '/'}`, headers: req.headers },
+      options,
+    );
     // rawHeaders keep the names as sent, so the test sees what got-scraping did to them.
     seen.push({ path: req.url ?? '/', headerNames: req.rawHeaders.filter((_, i) => i % 2 === 0), result });
     const answer = page(req);
@@ -191,7 +194,16 @@ describeWithChromium('createSigningHook in a browser crawler (the page path, on 
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: chromiumExecutable(),
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
+      ],
       timeout: 30_000,
     });
   });

@@ -46,7 +46,10 @@ async function verifyingOrigin(reply: Reply, extra: Partial<VerifyRequestOptions
   const server = await startLoopbackServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const result = await verifyRequest({ method: req.method ?? 'GET', url: `http://${req.headers.host ?? ''}${req.url ?? '/'}`, headers: req.headers }, options);
+    const result = await verifyRequest(
+      { method: req.method ?? 'GET', url: `http://${req.headers.host ?? ''}${req.url ?? '/'}`, headers: req.headers },
+      options,
+    );
     const entry: Seen = { method: req.method ?? 'GET', path: req.url ?? '/', body: Buffer.concat(chunks).toString('utf8'), headers: req.headers, result };
     seen.push(entry);
     const answer = reply(entry, seen.length - 1);
@@ -73,7 +76,11 @@ describe('createSignedFetch: every request signed (SPEC 5.1)', () => {
     const get = await signedFetch(`${origin.origin}/page?q=1`);
     expect(get.status).toBe(200);
     expect(await get.text()).toBe('ok');
-    const post = await signedFetch(new URL('/form', origin.origin), { method: 'POST', body: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const post = await signedFetch(new URL('/form', origin.origin), {
+      method: 'POST',
+      body: 'a=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(post.status).toBe(200);
     await post.arrayBuffer();
 
@@ -293,9 +300,13 @@ describe('createSignedFetch: Accept-Signature challenges (RFC 9421 §5.1, SPEC 4
   it('answers the challenge of each redirect hop once, then follows on', async () => {
     let b!: LoopbackServer & { seen: Seen[] };
     const a = await verifyingOrigin((_, i) =>
-      i === 0 ? { status: 403, headers: { 'accept-signature': 'sig1=("@authority");tag="web-bot-auth"' } } : { status: 302, headers: { location: `${b.origin}/` } },
+      i === 0
+        ? { status: 403, headers: { 'accept-signature': 'sig1=("@authority");tag="web-bot-auth"' } }
+        : { status: 302, headers: { location: `${b.origin}/` } },
     );
-    b = await verifyingOrigin((_, i) => (i === 0 ? { status: 403, headers: { 'accept-signature': 'sig1=("@authority");tag="web-bot-auth"' } } : { status: 200 }));
+    b = await verifyingOrigin((_, i) =>
+      i === 0 ? { status: 403, headers: { 'accept-signature': 'sig1=("@authority");tag="web-bot-auth"' } } : { status: 200 },
+    );
     const response = await createSignedFetch(options())(`${a.origin}/`);
     expect(response.status).toBe(200);
     expect([a.count(), b.count()]).toEqual([2, 2]);

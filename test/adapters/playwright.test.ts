@@ -70,7 +70,10 @@ async function origin(route: Route): Promise<LoopbackServer & { seen: Seen[] }> 
   const seen: Seen[] = [];
   const options: VerifyRequestOptions = { keys: [publicJwk], allowInsecure: true, nonce: { store: new MemoryNonceStore() } };
   const server = await startLoopbackServer(async (req, res) => {
-    const result = await verifyRequest({ method: req.method ?? 'GET', url: `http://${req.headers.host ?? ''}${req.url ?? '/'}`, headers: req.headers }, options);
+    const result = await verifyRequest(
+      { method: req.method ?? 'GET', url: `http://${req.headers.host ?? ''}${req.url ?? '/'}`, headers: req.headers },
+      options,
+    );
     const raw = req.headers['signature-input'];
     const signatureInput = Array.isArray(raw) ? raw.join(', ') : raw;
     seen.push({ path: req.url ?? '/', signed: signatureInput !== undefined || req.headers.signature !== undefined, signatureInput, result });
@@ -209,7 +212,10 @@ describe('signBrowserContext: each request signed for its own authority (SPEC 5.
     const a = await origin(() => ({ body: 'plain' }));
     const { context, page } = await newPage();
     const errors: Array<[string, string]> = [];
-    await signBrowserContext(context, options({ components: ['content-digest'], onError: (error, url) => errors.push([(error as { code: string }).code, url]) }));
+    await signBrowserContext(
+      context,
+      options({ components: ['content-digest'], onError: (error, url) => errors.push([(error as { code: string }).code, url]) }),
+    );
     await page.goto(`${a.origin}/`, { timeout: WAIT_MS });
     expect(errors).toEqual([['ERR_COMPONENT_MISSING', `${a.origin}/`]]);
     expect(a.seen.map((s) => s.signed)).toEqual([false]);
@@ -221,7 +227,9 @@ describe('signBrowserContext: each request signed for its own authority (SPEC 5.
     await expect(signBrowserContext(context, options({ origins: ['https://example.com/path'] }))).rejects.toThrow(TypeError);
     await expect(signBrowserContext(context, options({ origins: ['ftp://example.com'] }))).rejects.toThrow(TypeError);
     await expect(signBrowserContext(context, options({ components: ['bad name'] }))).rejects.toMatchObject({ code: 'ERR_COMPONENT_INVALID' });
-    await expect(signBrowserContext(context, options({ key: { kty: 'OKP', crv: 'Ed25519', x: 'AAAA', d: 'AAAA' } }))).rejects.toMatchObject({ code: 'ERR_KEY_INVALID' });
+    await expect(signBrowserContext(context, options({ key: { kty: 'OKP', crv: 'Ed25519', x: 'AAAA', d: 'AAAA' } }))).rejects.toMatchObject({
+      code: 'ERR_KEY_INVALID',
+    });
   });
 });
 

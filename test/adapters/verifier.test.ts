@@ -200,7 +200,9 @@ describe('transport and proxy rules on web-standard Requests', () => {
     const headers = { 'x-forwarded-host': 'shop.example', 'x-forwarded-proto': 'https' };
     expect((await staticVerifier({ allowInsecure: true }).verify(await signedForPublic(headers))).outcome).toBe('invalid');
     expect((await staticVerifier({ trustProxy: true }).verify(await signedForPublic(headers))).outcome).toBe('verified');
-    expect((await staticVerifier({ trustProxy: () => true }).verify(await signedForPublic({ forwarded: 'host=shop.example;proto=https' }))).outcome).toBe('verified');
+    expect((await staticVerifier({ trustProxy: () => true }).verify(await signedForPublic({ forwarded: 'host=shop.example;proto=https' }))).outcome).toBe(
+      'verified',
+    );
     const refusedPeer = staticVerifier({ trustProxy: (addr) => addr === '10.0.0.1', allowInsecure: true });
     expect((await refusedPeer.verify(await signedForPublic(headers), { remoteAddress: '192.0.2.1' })).outcome).toBe('invalid');
     expect((await refusedPeer.verify(await signedForPublic(headers), { remoteAddress: '10.0.0.1' })).outcome).toBe('verified');
@@ -234,7 +236,14 @@ describe('policies and responses', () => {
     const headersSeen: (string | undefined)[] = [];
     const v = createVerifier({ directory: false, policy: (_r, request) => void headersSeen.push(request.header('x-a')) });
     await v.handle({ method: 'GET', url: URL_HTTPS, headers: { 'X-A': ['1', '2'] } });
-    await v.handle({ method: 'GET', url: URL_HTTPS, headers: [['x-a', '3'], ['X-A', '4']] });
+    await v.handle({
+      method: 'GET',
+      url: URL_HTTPS,
+      headers: [
+        ['x-a', '3'],
+        ['X-A', '4'],
+      ],
+    });
     expect(headersSeen).toEqual(['1, 2', '3, 4']);
   });
 
@@ -291,8 +300,25 @@ describe('parseForwarded (RFC 7239 §4) and isValidAuthority', () => {
   });
 
   it('isValidAuthority: host[:port], IP literals in brackets, nothing else', () => {
-    for (const ok of ['a.example', 'a.example:1', 'a.example:65535', '127.0.0.1:8080', '[::1]', '[::1]:443', 'xn--bcher-kva.example']) expect(isValidAuthority(ok), ok).toBe(true);
-    for (const bad of ['', ':80', 'a.example:', 'a.example:123456', 'a/b', 'u@a', 'a b', '[::1', '::1]', '[::1]x', 'a[::1]', '\u00e9.example', 'a#b', 'a?b', 'x'.repeat(300)]) {
+    for (const ok of ['a.example', 'a.example:1', 'a.example:65535', '127.0.0.1:8080', '[::1]', '[::1]:443', 'xn--bcher-kva.example'])
+      expect(isValidAuthority(ok), ok).toBe(true);
+    for (const bad of [
+      '',
+      ':80',
+      'a.example:',
+      'a.example:123456',
+      'a/b',
+      'u@a',
+      'a b',
+      '[::1',
+      '::1]',
+      '[::1]x',
+      'a[::1]',
+      '\u00e9.example',
+      'a#b',
+      'a?b',
+      'x'.repeat(300),
+    ]) {
       expect(isValidAuthority(bad), JSON.stringify(bad)).toBe(false);
     }
   });

@@ -90,7 +90,22 @@ describe('botsig check: a clean directory', () => {
     expect(report.ok).toBe(true);
     expect(failed(report)).toEqual([]);
     const byRule = new Map(report.rules.map((r) => [r.rule, r.status]));
-    for (const rule of ['fetch', 'redirect', 'status', 'size', 'media-type', 'json', 'shape', 'keys[0].fields', 'keys[0].private', 'keys[0].kid', 'keys[0].alg', 'keys[0].validity', 'content-digest', 'cache-control']) {
+    for (const rule of [
+      'fetch',
+      'redirect',
+      'status',
+      'size',
+      'media-type',
+      'json',
+      'shape',
+      'keys[0].fields',
+      'keys[0].private',
+      'keys[0].kid',
+      'keys[0].alg',
+      'keys[0].validity',
+      'content-digest',
+      'cache-control',
+    ]) {
       expect(byRule.get(rule), rule).toBe('pass');
     }
     expect(byRule.get('response-signatures')).toBe('warning');

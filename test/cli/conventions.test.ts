@@ -108,16 +108,22 @@ describe('"-" reads stdin for --key and --data', () => {
     expect(signed.code, signed.stderr).toBe(0);
     const headers = Object.entries(JSON.parse(signed.stdout) as Record<string, string>).flatMap(([n, v]) => ['-H', `${n}: ${v}`]);
 
-    const byKey = await runCli(['verify', '--no-directory', '--key', '-', '--data', 'the body', ...headers, '--json', 'https://origin.example/v'], { input: publicText });
+    const byKey = await runCli(['verify', '--no-directory', '--key', '-', '--data', 'the body', ...headers, '--json', 'https://origin.example/v'], {
+      input: publicText,
+    });
     expect(byKey.code, byKey.stdout + byKey.stderr).toBe(0);
     expect((JSON.parse(byKey.stdout) as { outcome: string }).outcome).toBe('verified');
 
     const pubFile = join(dir.path, 'agent.pub.jwk');
     await writeFile(pubFile, publicText);
-    const byData = await runCli(['verify', '--no-directory', '--key', pubFile, '--data', '-', ...headers, '--json', 'https://origin.example/v'], { input: 'the body' });
+    const byData = await runCli(['verify', '--no-directory', '--key', pubFile, '--data', '-', ...headers, '--json', 'https://origin.example/v'], {
+      input: 'the body',
+    });
     expect(byData.code, byData.stdout).toBe(0);
     expect((JSON.parse(byData.stdout) as { contentDigest: { status: string } }).contentDigest.status).toBe('match');
-    const other = await runCli(['verify', '--no-directory', '--key', pubFile, '--data', '-', ...headers, '--json', 'https://origin.example/v'], { input: 'another body' });
+    const other = await runCli(['verify', '--no-directory', '--key', pubFile, '--data', '-', ...headers, '--json', 'https://origin.example/v'], {
+      input: 'another body',
+    });
     expect(other.code).toBe(1);
     expect((JSON.parse(other.stdout) as { contentDigest: { status: string } }).contentDigest.status).toBe('mismatch');
   });
@@ -165,7 +171,11 @@ describe('--json: every error is one JSON object on stdout, exit code unchanged'
     const cases: Array<{ args: string[]; code: string; message: string; input?: string }> = [
       { args: ['sign', '--key', 'no-such.jwk', 'https://origin.example/'], code: 'ERR_KEY_FILE', message: 'key file no-such.jwk does not exist' },
       { args: ['sign', '--key', keyFile, 'not a url'], code: 'ERR_USAGE', message: 'not an absolute URL' },
-      { args: ['sign', '--key', keyFile, '--data', '@no-such-body.txt', 'https://origin.example/'], code: 'ERR_INPUT', message: 'data file no-such-body.txt does not exist' },
+      {
+        args: ['sign', '--key', keyFile, '--data', '@no-such-body.txt', 'https://origin.example/'],
+        code: 'ERR_INPUT',
+        message: 'data file no-such-body.txt does not exist',
+      },
       { args: ['sign', '--key', '-', '--data', '-', 'https://origin.example/'], code: 'ERR_USAGE', message: 'stdin can feed only one input' },
       { args: ['verify'], code: 'ERR_INPUT', message: 'stdin is empty', input: '' },
       { args: ['verify'], code: 'ERR_INPUT', message: 'not a raw HTTP request', input: 'this is not http\n' },
@@ -264,12 +274,18 @@ describe('argument errors: one "botsig: …" line on stderr, exit 2', () => {
     [['sign', '--key'], /^botsig: option '-k, --key <file>' argument missing; see 'botsig sign --help'\n$/],
     [['sign', '--key', 'k.jwk'], /^botsig: missing required argument 'url'; see 'botsig sign --help'\n$/],
     [['sign', '--key', 'k.jwk', 'https://a.example/', 'https://b.example/'], /^botsig: too many arguments for 'sign'.*; see 'botsig sign --help'\n$/],
-    [['verify', '--scheme', 'ftp'], /^botsig: option '--scheme <scheme>' argument 'ftp' is invalid\. Allowed choices are https, http; see 'botsig verify --help'\n$/],
+    [
+      ['verify', '--scheme', 'ftp'],
+      /^botsig: option '--scheme <scheme>' argument 'ftp' is invalid\. Allowed choices are https, http; see 'botsig verify --help'\n$/,
+    ],
     [['verify', '--now', 'yesterday'], /^botsig: --now expects an integer, got "yesterday"\n$/],
     [['check'], /^botsig: missing required argument 'target'; see 'botsig check --help'\n$/],
     [['check', '--timeout', '0', 'https://bot.example'], /^botsig: --timeout must be an integer from 1 to 300\n$/],
     [['serve', '--port', '70000'], /^botsig: --port must be an integer from 0 to 65535\n$/],
-    [['keygen', '--alg', 'hmac-sha256'], /^botsig: option '--alg <alg>' argument 'hmac-sha256' is invalid\. Allowed choices are .*; see 'botsig keygen --help'\n$/],
+    [
+      ['keygen', '--alg', 'hmac-sha256'],
+      /^botsig: option '--alg <alg>' argument 'hmac-sha256' is invalid\. Allowed choices are .*; see 'botsig keygen --help'\n$/,
+    ],
     [['demo', 'extra'], /^botsig: too many arguments for 'demo'.*\n$/],
     [['nonsense'], /^botsig: unknown command 'nonsense'; see 'botsig --help'\n$/],
     [['--bogus'], /^botsig: unknown option '--bogus'; see 'botsig --help'\n$/],
@@ -381,7 +397,10 @@ describe('check shows progress on stderr', () => {
     const lines = r.stderr.trimEnd().split('\n');
     for (const line of lines) expect(line).toMatch(/^botsig check: /);
     expect(lines[0]).toBe(`botsig check: fetching ${origin}/.well-known/http-message-signatures-directory (timeout 10 s)`);
-    expect(lines.some((l) => /^botsig check: still waiting for http:\/\/127\.0\.0\.1:\d+ to answer \(\d+ s of 10 s\)$/.test(l)), r.stderr).toBe(true);
+    expect(
+      lines.some((l) => /^botsig check: still waiting for http:\/\/127\.0\.0\.1:\d+ to answer \(\d+ s of 10 s\)$/.test(l)),
+      r.stderr,
+    ).toBe(true);
     expect(r.stderr).toMatch(/botsig check: HTTP 200 after \d+ ms/);
     expect(r.stderr).toMatch(/botsig check: read \d+ bytes/);
     expect(r.stderr).toContain('botsig check: checking 1 key, response signatures and cache headers');
@@ -412,7 +431,7 @@ describe('check shows progress on stderr', () => {
     const output = await new Promise<string>((resolve, reject) => {
       // util-linux script(1) runs the command on a pseudo-terminal: stdout and stderr are TTYs.
       execFile('script', ['-qec', command, '/dev/null'], { env: { ...process.env, NO_COLOR: '1' }, timeout: 20_000 }, (error, stdout) =>
-        error === null ? resolve(stdout) : reject(error),
+        error === null ? resolve(stdout) : reject(error instanceof Error ? error : new Error('script failed')),
       );
     });
     expect(output).toContain('botsig check: fetching');

@@ -108,7 +108,19 @@ describe('sign --send → verify', () => {
   });
 
   it('POST with --data: Content-Digest is added, covered and checked against the body (RFC 9530)', async () => {
-    const sent = await runCli(['sign', '--key', keyFile, '--agent', agentOrigin, '-H', 'Content-Type: text/plain', '-d', 'hello body', '--send', `${origin.origin}/submit`]);
+    const sent = await runCli([
+      'sign',
+      '--key',
+      keyFile,
+      '--agent',
+      agentOrigin,
+      '-H',
+      'Content-Type: text/plain',
+      '-d',
+      'hello body',
+      '--send',
+      `${origin.origin}/submit`,
+    ]);
     expect(sent.code, sent.stderr).toBe(0);
     const received = origin.requests.at(-1)!;
     expect(received.method).toBe('POST');

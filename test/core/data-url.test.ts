@@ -121,7 +121,10 @@ describe('parseDataUrl (RFC 2397)', () => {
   it('never throws anything but ERR_URL_INVALID on random input (property)', () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.string({ unit: 'binary', maxLength: 120 }), fc.string({ maxLength: 120 }).map((s) => `data:${s}`)),
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 120 }),
+          fc.string({ maxLength: 120 }).map((s) => `data:${s}`),
+        ),
         (s) => {
           try {
             parseDataUrl(s);

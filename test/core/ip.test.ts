@@ -1,15 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  classifyHost,
-  classifyIp,
-  classifyIpv4,
-  formatIpv4,
-  isAddressAllowed,
-  isHostAllowed,
-  parseIpv4,
-  parseIpv6,
-} from '../../src/core/ip';
+import { classifyHost, classifyIp, classifyIpv4, formatIpv4, isAddressAllowed, isHostAllowed, parseIpv4, parseIpv6 } from '../../src/core/ip';
 import type { IpRange } from '../../src/core/ip';
 
 function range(text: string): IpRange | undefined {

@@ -10,16 +10,7 @@ import fc from 'fast-check';
 import * as SH from 'structured-headers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isBotsigError } from '../../src/core/errors';
-import {
-  innerList,
-  item,
-  parseDictionary,
-  parseItem,
-  parseList,
-  serializeDictionary,
-  serializeItem,
-  serializeList,
-} from '../../src/core/sf';
+import { innerList, item, parseDictionary, parseItem, parseList, serializeDictionary, serializeItem, serializeList } from '../../src/core/sf';
 import type { BareItem, Dictionary, InnerList, Item, List, Member, Parameters } from '../../src/core/sf-types';
 import { toPlain, type Typed } from './sf-test-helpers';
 
@@ -54,12 +45,8 @@ const LC = 'abcdefghijklmnopqrstuvwxyz';
 const UC = LC.toUpperCase();
 const DIG = '0123456789';
 
-const keyArb = fc
-  .tuple(chars(LC + '*'), fc.string({ unit: chars(LC + DIG + '_-.*'), maxLength: 6 }))
-  .map(([a, b]) => a + b);
-const tokenArb = fc
-  .tuple(chars(LC + UC + '*'), fc.string({ unit: chars(LC + UC + DIG + "!#$%&'*+-.^_`|~:/"), maxLength: 8 }))
-  .map(([a, b]) => a + b);
+const keyArb = fc.tuple(chars(LC + '*'), fc.string({ unit: chars(LC + DIG + '_-.*'), maxLength: 6 })).map(([a, b]) => a + b);
+const tokenArb = fc.tuple(chars(LC + UC + '*'), fc.string({ unit: chars(LC + UC + DIG + "!#$%&'*+-.^_`|~:/"), maxLength: 8 })).map(([a, b]) => a + b);
 const printable = fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c));
 const MAX_INT = 999_999_999_999_999;
 
@@ -78,9 +65,7 @@ const paramsArb: fc.Arbitrary<Parameters> = fc
   .uniqueArray(fc.tuple(keyArb, bareArb), { selector: (t) => t[0], maxLength: 3 })
   .map((entries) => new Map(entries));
 const itemArb: fc.Arbitrary<Item> = fc.tuple(bareArb, paramsArb).map(([v, p]) => item(v, p));
-const innerListArb: fc.Arbitrary<InnerList> = fc
-  .tuple(fc.array(itemArb, { maxLength: 4 }), paramsArb)
-  .map(([items, p]) => innerList(items, p));
+const innerListArb: fc.Arbitrary<InnerList> = fc.tuple(fc.array(itemArb, { maxLength: 4 }), paramsArb).map(([items, p]) => innerList(items, p));
 const memberArb: fc.Arbitrary<Member> = fc.oneof({ weight: 3, arbitrary: itemArb }, { weight: 1, arbitrary: innerListArb });
 const listArb: fc.Arbitrary<List> = fc.array(memberArb, { maxLength: 5 });
 const dictArb: fc.Arbitrary<Dictionary> = fc
@@ -97,10 +82,73 @@ const structureArb: fc.Arbitrary<[Kind, Typed]> = fc.oneof(
 // Generators of hostile text: SF-shaped fragments, and small mutations of valid fields
 
 const FRAGMENTS = [
-  'a', 'z', 'A', '*', 'b1', 'foo', 'text/html', '0', '1', '-', '.', '1.5', '-0', '123456789012345', '1234567890123',
-  '1.1234', '"', '\\', '\\"', '"abc"', '(', ')', '()', ';', '=', ',', ', ', ' ', '  ', '\t', '?', '?1', '?0', '@',
-  '@1659578233', '%', '%"', '%22', '%e2%82%ac', '%C3', '%c3', ':', '::', ':aGVsbG8=:', 'aGVs', '==', '=', '_', '!',
-  '#', '$', '&', "'", '+', '/', '^', '`', '|', '~', 'é', '\u0101', '😀', '\x00', '\x7f', '\r\n', 'sig1=', ';key="a"',
+  'a',
+  'z',
+  'A',
+  '*',
+  'b1',
+  'foo',
+  'text/html',
+  '0',
+  '1',
+  '-',
+  '.',
+  '1.5',
+  '-0',
+  '123456789012345',
+  '1234567890123',
+  '1.1234',
+  '"',
+  '\\',
+  '\\"',
+  '"abc"',
+  '(',
+  ')',
+  '()',
+  ';',
+  '=',
+  ',',
+  ', ',
+  ' ',
+  '  ',
+  '\t',
+  '?',
+  '?1',
+  '?0',
+  '@',
+  '@1659578233',
+  '%',
+  '%"',
+  '%22',
+  '%e2%82%ac',
+  '%C3',
+  '%c3',
+  ':',
+  '::',
+  ':aGVsbG8=:',
+  'aGVs',
+  '==',
+  '=',
+  '_',
+  '!',
+  '#',
+  '$',
+  '&',
+  "'",
+  '+',
+  '/',
+  '^',
+  '`',
+  '|',
+  '~',
+  'é',
+  '\u0101',
+  '😀',
+  '\x00',
+  '\x7f',
+  '\r\n',
+  'sig1=',
+  ';key="a"',
 ];
 const fragmentText = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 14 }).map((a) => a.join(''));
 
@@ -115,17 +163,11 @@ const mutatedText = fc
   });
 
 // fast-check's default size keeps strings short; lengths here are drawn uniformly instead.
-const digits = (min: number, max: number) =>
-  fc.integer({ min, max }).chain((n) => fc.string({ unit: chars(DIG), minLength: n, maxLength: n }));
+const digits = (min: number, max: number) => fc.integer({ min, max }).chain((n) => fc.string({ unit: chars(DIG), minLength: n, maxLength: n }));
 
 // Numbers around the length limits of §4.2.4 (15 integer digits; 12 + 3 for decimals).
 const numberText = fc
-  .tuple(
-    fc.constantFrom('', '-', '@', '@-'),
-    digits(1, 17),
-    fc.option(digits(0, 5).map((f) => '.' + f)),
-    fc.constantFrom('', ';a', ', 1', ')', ' ', '.', 'a'),
-  )
+  .tuple(fc.constantFrom('', '-', '@', '@-'), digits(1, 17), fc.option(digits(0, 5).map((f) => '.' + f)), fc.constantFrom('', ';a', ', 1', ')', ' ', '.', 'a'))
   .map(([sign, int, frac, tail]) => sign + int + (frac ?? '') + tail);
 
 const hostileText = fc.oneof(
@@ -178,10 +220,16 @@ describe('RFC 9651 §4.1 then §4.2: serialise → parse round trip keeps values
 
   it('field lines joined with ", " (RFC 9651 §4.2) parse as one List or Dictionary', () => {
     fc.assert(
-      fc.property(fc.array(listArb.filter((l) => l.length > 0), { minLength: 1, maxLength: 3 }), (lists) => {
-        const joined = lists.map((l) => serializeList(l)).join(', ');
-        expect(toPlain(parseList(joined))).toEqual(toPlain(lists.flat()));
-      }),
+      fc.property(
+        fc.array(
+          listArb.filter((l) => l.length > 0),
+          { minLength: 1, maxLength: 3 },
+        ),
+        (lists) => {
+          const joined = lists.map((l) => serializeList(l)).join(', ');
+          expect(toPlain(parseList(joined))).toEqual(toPlain(lists.flat()));
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -228,9 +276,7 @@ const normOursParams = (p: Parameters) => Array.from(p, ([k, v]) => [k, normOurs
 const normTheirsParams = (p: SH.Parameters) => Array.from(p, ([k, v]) => [k, normTheirsBare(v)]);
 
 function normOursMember(m: Member): unknown {
-  return m.kind === 'item'
-    ? ['item', normOursBare(m.value), normOursParams(m.params)]
-    : ['inner', m.items.map(normOursMember), normOursParams(m.params)];
+  return m.kind === 'item' ? ['item', normOursBare(m.value), normOursParams(m.params)] : ['inner', m.items.map(normOursMember), normOursParams(m.params)];
 }
 
 function normTheirsMember(m: ShMember): unknown {

@@ -210,9 +210,7 @@ function plainParams(p: Parameters): Plain {
 }
 
 function plainMember(m: Member): Plain {
-  return m.kind === 'item'
-    ? ['item', plainBare(m.value), plainParams(m.params)]
-    : ['inner-list', m.items.map(plainMember), plainParams(m.params)];
+  return m.kind === 'item' ? ['item', plainBare(m.value), plainParams(m.params)] : ['inner-list', m.items.map(plainMember), plainParams(m.params)];
 }
 
 /** An order-preserving plain form (Maps become entry arrays, bytes become number arrays). */

@@ -296,11 +296,14 @@ describe('errors', () => {
 
 describe('constructors and member serialisers', () => {
   it('build the typed values the parser produces', () => {
-    const built = innerList([item(sfString('@authority')), item(sfString('signature-agent'), new Map([['key', sfString('sig1')]]))], new Map<string, BareItem>([
-      ['created', sfInteger(1735689600)],
-      ['keyid', sfString('abc')],
-      ['tag', sfString('web-bot-auth')],
-    ]));
+    const built = innerList(
+      [item(sfString('@authority')), item(sfString('signature-agent'), new Map([['key', sfString('sig1')]]))],
+      new Map<string, BareItem>([
+        ['created', sfInteger(1735689600)],
+        ['keyid', sfString('abc')],
+        ['tag', sfString('web-bot-auth')],
+      ]),
+    );
     const text = '("@authority" "signature-agent";key="sig1");created=1735689600;keyid="abc";tag="web-bot-auth"';
     expect(serializeInnerList(built)).toBe(text);
     expect(serializeMember(built)).toBe(text);
@@ -312,10 +315,10 @@ describe('constructors and member serialisers', () => {
   });
 
   it('RFC 9421 §4.1 Signature-Input example round-trips byte for byte', () => {
-    const text =
-      'sig1=("@method" "@target-uri" "@authority" "content-digest" "cache-control");created=1618884475;keyid="test-key-rsa-pss"';
+    const text = 'sig1=("@method" "@target-uri" "@authority" "content-digest" "cache-control");created=1618884475;keyid="test-key-rsa-pss"';
     expect(serializeDictionary(parseDictionary(text))).toBe(text);
-    const sig = 'sig1=:P0wLUszWQjoi54udOtydf9IWTfNhy+r53jGFj9XZuP4uKwxyJo1RSHi+oEF1FuX6O29d+lbxwwBao1BAgadijW+7O/PyezlTnqAOVPWx9GlyntiCiHzC87qmSQjvu1CFyFuWSjdGa3qLYYlNm7pVaJFalQiKWnUaqfT4LyttaXyoyZW84jS8gyarxAiWI97mPXU+OVM64+HVBHmnEsS+lTeIsEQo36T3NFf2CujWARPQg53r58RmpZ+J9eKR2CD6IJQvacn5A4Ix5BUAVGqlyp8JYm+S/CWJi31PNUjRRCusCVRj05NrxABNFv3r5S9IXf2fYJK+eyW4AiGVMvMcOg==:';
+    const sig =
+      'sig1=:P0wLUszWQjoi54udOtydf9IWTfNhy+r53jGFj9XZuP4uKwxyJo1RSHi+oEF1FuX6O29d+lbxwwBao1BAgadijW+7O/PyezlTnqAOVPWx9GlyntiCiHzC87qmSQjvu1CFyFuWSjdGa3qLYYlNm7pVaJFalQiKWnUaqfT4LyttaXyoyZW84jS8gyarxAiWI97mPXU+OVM64+HVBHmnEsS+lTeIsEQo36T3NFf2CujWARPQg53r58RmpZ+J9eKR2CD6IJQvacn5A4Ix5BUAVGqlyp8JYm+S/CWJi31PNUjRRCusCVRj05NrxABNFv3r5S9IXf2fYJK+eyW4AiGVMvMcOg==:';
     expect(serializeDictionary(parseDictionary(sig))).toBe(sig);
   });
 });

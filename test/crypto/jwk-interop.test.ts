@@ -13,8 +13,18 @@ import { enc } from './helpers';
 /** What a JOSE implementation calls each algorithm, with independent WebCrypto parameters. */
 const JOSE: ReadonlyArray<{ alg: AlgorithmName; jose: string; importParams: EcKeyImportParams | Algorithm; signParams: EcdsaParams | Algorithm }> = [
   { alg: 'ed25519', jose: 'EdDSA', importParams: { name: 'Ed25519' }, signParams: { name: 'Ed25519' } },
-  { alg: 'ecdsa-p256-sha256', jose: 'ES256', importParams: { name: 'ECDSA', namedCurve: 'P-256' }, signParams: { name: 'ECDSA', hash: 'SHA-256' } as EcdsaParams },
-  { alg: 'ecdsa-p384-sha384', jose: 'ES384', importParams: { name: 'ECDSA', namedCurve: 'P-384' }, signParams: { name: 'ECDSA', hash: 'SHA-384' } as EcdsaParams },
+  {
+    alg: 'ecdsa-p256-sha256',
+    jose: 'ES256',
+    importParams: { name: 'ECDSA', namedCurve: 'P-256' },
+    signParams: { name: 'ECDSA', hash: 'SHA-256' } as EcdsaParams,
+  },
+  {
+    alg: 'ecdsa-p384-sha384',
+    jose: 'ES384',
+    importParams: { name: 'ECDSA', namedCurve: 'P-384' },
+    signParams: { name: 'ECDSA', hash: 'SHA-384' } as EcdsaParams,
+  },
 ];
 
 const pairs = new Map<AlgorithmName, GeneratedKeyPair>();
@@ -51,7 +61,9 @@ describe('generateKeyPair output imports unchanged into jose and WebCrypto (key 
       const verifier = await importVerifyingKey(publicJwk);
       expect(verifier.alg).toBe(alg);
       expect(await verifier.verify(data, new Uint8Array(await crypto.subtle.sign(signParams, wcPrivate, data as Uint8Array<ArrayBuffer>)))).toBe(true);
-      expect(await verifier.verify(data, new Uint8Array(await crypto.subtle.sign(signParams, josePrivate as CryptoKey, data as Uint8Array<ArrayBuffer>)))).toBe(true);
+      expect(await verifier.verify(data, new Uint8Array(await crypto.subtle.sign(signParams, josePrivate as CryptoKey, data as Uint8Array<ArrayBuffer>)))).toBe(
+        true,
+      );
       const signature = await (await importSigningKey(privateJwk)).sign(data);
       for (const key of [wcPublic, josePublic, fromSet]) {
         expect(await crypto.subtle.verify(signParams, key as CryptoKey, signature as Uint8Array<ArrayBuffer>, data as Uint8Array<ArrayBuffer>)).toBe(true);
@@ -95,7 +107,9 @@ describe('RSA: the key type does not fix the algorithm', () => {
     if (bound instanceof BotsigError) throw bound;
     expect(await verifyBase(bound, 'interop rsa', signature)).toBe(true);
     for (const k of [josePublic, fromSet]) {
-      expect(await crypto.subtle.verify({ name: 'RSA-PSS', saltLength: 64 }, k as CryptoKey, signature as Uint8Array<ArrayBuffer>, data as Uint8Array<ArrayBuffer>)).toBe(true);
+      expect(
+        await crypto.subtle.verify({ name: 'RSA-PSS', saltLength: 64 }, k as CryptoKey, signature as Uint8Array<ArrayBuffer>, data as Uint8Array<ArrayBuffer>),
+      ).toBe(true);
     }
   });
 });

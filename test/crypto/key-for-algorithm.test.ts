@@ -214,11 +214,10 @@ describe('keyForAlgorithm (RFC 9421 §3.2 step 6)', () => {
   it('a key type that fixes the algorithm is bound at import; an RSA CryptoKey is bound by its WebCrypto algorithm', async () => {
     const p256 = await importVerifyingKey((await generateKeyPair('ecdsa-p256-sha256')).publicJwk);
     expect(p256.alg).toBe('ecdsa-p256-sha256');
-    const pair = (await crypto.subtle.generateKey(
-      { name: 'RSA-PSS', hash: 'SHA-512', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) },
-      true,
-      ['sign', 'verify'],
-    )) as CryptoKeyPair;
+    const pair = (await crypto.subtle.generateKey({ name: 'RSA-PSS', hash: 'SHA-512', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }, true, [
+      'sign',
+      'verify',
+    ])) as CryptoKeyPair;
     const fromCryptoKey = await importVerifyingKey(pair.publicKey);
     expect(fromCryptoKey.alg).toBe('rsa-pss-sha512');
     expect(fromCryptoKey.jwk.alg, 'RSA: the RFC 9421 name is written (SPEC 2.1 rule 2)').toBe('rsa-pss-sha512');

@@ -466,9 +466,13 @@ describe('keys: hostile input (fast-check)', () => {
       const verifiers = await Promise.all(providersFor(alg).map((provider) => importVerifyingKey(pairs.get(alg)!.publicJwk, { provider })));
       const size = alg.startsWith('rsa') ? 256 : alg === 'ecdsa-p384-sha384' ? 96 : 64;
       await fc.assert(
-        fc.asyncProperty(fc.oneof(fc.uint8Array({ minLength: size, maxLength: size }), fc.uint8Array({ maxLength: 300 })), fc.uint8Array({ maxLength: 100 }), async (signature, data) => {
-          for (const verifier of verifiers) expect(await verifier.verify(data, signature)).toBe(false);
-        }),
+        fc.asyncProperty(
+          fc.oneof(fc.uint8Array({ minLength: size, maxLength: size }), fc.uint8Array({ maxLength: 300 })),
+          fc.uint8Array({ maxLength: 100 }),
+          async (signature, data) => {
+            for (const verifier of verifiers) expect(await verifier.verify(data, signature)).toBe(false);
+          },
+        ),
         { numRuns: alg.startsWith('rsa') ? 100 : 200 },
       );
     });

@@ -41,7 +41,9 @@ export const signatureCases: SignatureCase[] = (rfc9421.signatures as unknown as
   .map((s) => {
     const key = keys.get(s.key)!;
     const { kid: _kid, ...privateJwk } = key.jwk;
-    const publicJwk = Object.fromEntries(Object.entries(key.publicJwk ?? key.jwk).filter(([m]) => !['d', 'p', 'q', 'dp', 'dq', 'qi', 'kid'].includes(m))) as Jwk;
+    const publicJwk = Object.fromEntries(
+      Object.entries(key.publicJwk ?? key.jwk).filter(([m]) => !['d', 'p', 'q', 'dp', 'dq', 'qi', 'kid'].includes(m)),
+    ) as Jwk;
     return {
       id: s.id,
       source: s.source,

@@ -59,7 +59,11 @@ describe('thumbprint: cloudflare/web-bot-auth jsonwebkey-thumbprint vectors (vec
   }
 });
 
-const b64url = fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.split('')), minLength: 1, maxLength: 400 });
+const b64url = fc.string({
+  unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.split('')),
+  minLength: 1,
+  maxLength: 400,
+});
 // jose only hashes ASCII; printable ASCII still exercises JSON escaping of '"' and '\\'.
 const member = fc.oneof(b64url, fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 40 }));
 const extras = fc.dictionary(fc.constantFrom('kid', 'alg', 'use', 'd', 'p', 'q', 'zz', 'a'), fc.oneof(fc.string(), fc.integer()), { maxKeys: 4 });

@@ -75,7 +75,9 @@ describe('time and size bounds', () => {
   it('a small gzip-encoded directory is decoded and accepted', async () => {
     const clock = new TestClock();
     const a = await testKey();
-    const srv = await startLoopbackServer((req, res) => send(res, clock, 200, { 'content-type': DIRECTORY_TYPE, 'content-encoding': 'gzip' }, gzipSync(jwks(a))));
+    const srv = await startLoopbackServer((req, res) =>
+      send(res, clock, 200, { 'content-type': DIRECTORY_TYPE, 'content-encoding': 'gzip' }, gzipSync(jwks(a))),
+    );
     const r = await client(clock).resolve(member(srv.origin));
     expect(r.keys.map((k) => k.thumbprint)).toEqual([a.thumbprint]);
   });

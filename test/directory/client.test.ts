@@ -10,17 +10,7 @@ import { createDirectoryHandler } from '../../src/directory/handler';
 import { signRequest } from '../../src/profile/sign-request';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer } from '../helpers/loopback';
-import {
-  DIRECTORY_TYPE,
-  expectCode,
-  jwks,
-  member,
-  send,
-  signatureHeaders,
-  TestClock,
-  testKey,
-  WELL_KNOWN,
-} from './client-fixtures';
+import { DIRECTORY_TYPE, expectCode, jwks, member, send, signatureHeaders, TestClock, testKey, WELL_KNOWN } from './client-fixtures';
 import type { TestKey } from './client-fixtures';
 
 afterEach(closeAllLoopbackServers);
@@ -399,9 +389,7 @@ describe('one fetch per URL under load (NOTES "Discovery": coalesce concurrent f
   it('1,000 concurrent verifyRequest calls naming one cold directory cause one fetch, and all verify', async () => {
     const clock = new TestClock();
     const a = await testKey();
-    const srv = await startLoopbackServer((req, res) =>
-      send(res, clock, 200, { 'content-type': DIRECTORY_TYPE, 'cache-control': 'max-age=300' }, jwks(a)),
-    );
+    const srv = await startLoopbackServer((req, res) => send(res, clock, 200, { 'content-type': DIRECTORY_TYPE, 'cache-control': 'max-age=300' }, jwks(a)));
     const directory = client(clock);
     const requests = await Promise.all(
       Array.from({ length: 1000 }, async (_, i) => {
@@ -443,7 +431,12 @@ describe('directory response signatures (SPEC 5.4)', () => {
     expect(thumbprints(strict.keys)).toEqual([a.thumbprint]);
     expect(strict.diagnostics).toContainEqual(expect.objectContaining({ code: 'key-unproven' }));
     const lax = await client(clock).resolve(member(srv.origin));
-    expect(lax.keys.map((k) => [k.thumbprint, k.proof]).sort()).toEqual([[a.thumbprint, 'signed'], [b.thumbprint, 'unsigned']].sort());
+    expect(lax.keys.map((k) => [k.thumbprint, k.proof]).sort()).toEqual(
+      [
+        [a.thumbprint, 'signed'],
+        [b.thumbprint, 'unsigned'],
+      ].sort(),
+    );
     expect(lax.proof).toBe('partial');
     expect(strict.proof).toBe('signed');
   });

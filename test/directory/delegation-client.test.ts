@@ -163,7 +163,13 @@ describe('keys of a fetched directory with an x5c chain (SPEC 5.5 rule 1)', () =
     const short = await leafFor(pki.key, pki.inter, { notBefore: new Date(c.t - days(1)), notAfter: new Date(c.t + 600_000) });
     serveDirectory(withX5c(pki.key, short, pki.inter));
     const lax = new DirectoryClient({ now: c.now, allow: { http: true, loopback: true }, fetch: loopbackOnly(), delegation: delegation() });
-    const strict = new DirectoryClient({ now: c.now, allow: { http: true, loopback: true }, fetch: loopbackOnly(), delegation: delegation(), requireDelegation: true });
+    const strict = new DirectoryClient({
+      now: c.now,
+      allow: { http: true, loopback: true },
+      fetch: loopbackOnly(),
+      delegation: delegation(),
+      requireDelegation: true,
+    });
     expect(onlyKey((await lax.resolve(member(http.origin))).keys).proof).toBe('delegated');
     expect(onlyKey((await strict.resolve(member(http.origin))).keys).proof).toBe('delegated');
     const fetchesBefore = http.count(WELL_KNOWN);
@@ -197,7 +203,13 @@ describe('AIA CA Issuers through the guarded fetch (SPEC 5.5 rule 2, 4.4)', () =
   });
 
   it('an AIA URI pointing to a private address is refused before any request (ERR_URL_BLOCKED → aia-blocked)', async () => {
-    for (const target of ['http://10.0.0.7/inter.cer', 'http://169.254.169.254/latest/meta-data', 'http://[fd00::1]/inter.cer', 'http://192.168.1.1/ca.cer', 'http://localhost.internal/ca.cer']) {
+    for (const target of [
+      'http://10.0.0.7/inter.cer',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[fd00::1]/inter.cer',
+      'http://192.168.1.1/ca.cer',
+      'http://localhost.internal/ca.cer',
+    ]) {
       const leaf = await leafFor(pki.key, pki.inter, { aia: target });
       serveDirectory(withX5c(pki.key, leaf));
       const rec = loopbackOnly();
@@ -282,7 +294,9 @@ describe('over TLS on loopback (x5u, and an http AIA URI without allow.http)', (
     const leaf = await leafFor(pki.key, pki.inter, { aia: `${http.origin}/ca/inter.cer` });
     routes.set('/ca/inter.cer', { type: 'application/pkix-cert', body: pki.inter.der });
     tlsRoutes.set(WELL_KNOWN, { type: DIRECTORY_TYPE, body: JSON.stringify({ keys: [withX5c(pki.key, leaf)] }) });
-    const rec = loopbackOnly((input, init) => (input.startsWith('https:') ? createGuardedFetch({ allow: { loopback: true }, ca: tlsRoot.pem })(input, init) : globalThis.fetch(input, init)));
+    const rec = loopbackOnly((input, init) =>
+      input.startsWith('https:') ? createGuardedFetch({ allow: { loopback: true }, ca: tlsRoot.pem })(input, init) : globalThis.fetch(input, init),
+    );
     const { c } = tlsClient({}, rec);
     const k = onlyKey((await c.resolve(member(origin))).keys);
     expect(k.delegation?.via).toBe('aia');
@@ -339,7 +353,11 @@ describe('inline data: directories (SPEC 5.5 rule 5, SPEC 2.3)', () => {
   it('a bad chain leaves the signature unverified with ERR_DELEGATION_INVALID and the reason', async () => {
     const other = await rootCa('CN=Untrusted Root');
     const cases: Array<[string, Jwk, RegExp]> = [
-      ['expired', withX5c(pki.key, await leafFor(pki.key, pki.inter, { notBefore: new Date(clock.t - days(9)), notAfter: new Date(clock.t - days(2)) }), pki.inter), /expired/],
+      [
+        'expired',
+        withX5c(pki.key, await leafFor(pki.key, pki.inter, { notBefore: new Date(clock.t - days(9)), notAfter: new Date(clock.t - days(2)) }), pki.inter),
+        /expired/,
+      ],
       ['untrusted root', withX5c(pki.key, await leafFor(pki.key, other), other), /not a trust anchor/],
       ['wrong key', withX5c(pki.key, await leafFor(await agentKey('ed25519'), pki.inter), pki.inter), /another key/],
       ['no chain', pki.key.publicJwk, /carries no certificate chain/],
@@ -385,7 +403,10 @@ describe('inline data: directories (SPEC 5.5 rule 5, SPEC 2.3)', () => {
     const unrelated = await rootCa('CN=Unrelated');
     routes.set('/ca/unrelated.cer', { type: 'application/pkix-cert', body: unrelated.der, cacheControl: 'no-store' });
     const broken = member(dataUrl(withX5c(pki.key, await leafFor(pki.key, pki.inter, { aia: `${http.origin}/ca/unrelated.cer` }))));
-    await expect(c.resolve(broken)).rejects.toMatchObject({ code: 'ERR_DELEGATION_INVALID', message: expect.stringMatching(/not issued by the next certificate/) });
+    await expect(c.resolve(broken)).rejects.toMatchObject({
+      code: 'ERR_DELEGATION_INVALID',
+      message: expect.stringMatching(/not issued by the next certificate/),
+    });
     await expect(c.resolve(broken)).rejects.toMatchObject({ code: 'ERR_DELEGATION_INVALID' });
     expect(http.count('/ca/unrelated.cer')).toBe(1);
 

@@ -10,7 +10,7 @@ import type { Jwk } from '../../src/crypto/types';
 import { DirectoryClient } from '../../src/directory/client';
 import { projectVectors } from '../helpers/vectors';
 import { closeAllLoopbackServers, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
-import { DIRECTORY_TYPE, member, send, TestClock, WELL_KNOWN } from './client-fixtures';
+import { DIRECTORY_TYPE, member, send, TestClock } from './client-fixtures';
 
 const loads = vi.hoisted(() => ({ x509: 0 }));
 vi.mock('@peculiar/asn1-x509', async (importOriginal) => {
@@ -31,7 +31,9 @@ const clock = new TestClock();
 clock.t = Date.parse('2026-01-01T00:00:00Z');
 let srv: LoopbackServer;
 beforeAll(async () => {
-  srv = await startLoopbackServer((_req, res) => send(res, clock, 200, { 'content-type': DIRECTORY_TYPE, 'cache-control': 'max-age=60' }, JSON.stringify({ keys: [draftKey] })));
+  srv = await startLoopbackServer((_req, res) =>
+    send(res, clock, 200, { 'content-type': DIRECTORY_TYPE, 'cache-control': 'max-age=60' }, JSON.stringify({ keys: [draftKey] })),
+  );
 });
 afterAll(() => closeAllLoopbackServers());
 

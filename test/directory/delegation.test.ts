@@ -176,7 +176,7 @@ describe('refusals (each with its reason; RFC 5280 §6.1)', () => {
   });
 
   it('broken chain: issuer name mismatch, wrong order, or a certificate not signed by the next', async () => {
-    const { root, inter, key, leaf, otherRoot } = await fixtures();
+    const { root, key, leaf, otherRoot } = await fixtures();
     // The leaf is issued by inter; x5c puts the root next: names differ.
     expect(reason(await check(withX5c(key, leaf, root), anchorsOf(root)))).toBe('broken-chain');
     // Same issuer name, another key: an impostor intermediate.
@@ -421,7 +421,11 @@ describe('trust anchors, configuration and certificate resources', () => {
   it('property: decodeCertificates throws only ERR_DELEGATION_INVALID on arbitrary bytes and PEM-like text', async () => {
     const { root } = await fixtures();
     const pemish = fc
-      .tuple(fc.string({ maxLength: 40 }), fc.base64String({ maxLength: 400 }), fc.constantFrom('', '-----END CERTIFICATE-----', '-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----'))
+      .tuple(
+        fc.string({ maxLength: 40 }),
+        fc.base64String({ maxLength: 400 }),
+        fc.constantFrom('', '-----END CERTIFICATE-----', '-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----'),
+      )
       .map(([pre, b64, end]) => new TextEncoder().encode(`${pre}-----BEGIN CERTIFICATE-----\n${b64}\n${end}`));
     const mutatedDer = fc.tuple(fc.nat({ max: root.der.length - 1 }), fc.integer({ min: 1, max: 255 })).map(([at, x]) => {
       const d = root.der.slice();
@@ -462,7 +466,19 @@ interface DelegationVectors {
         kidAsPrinted: string;
         x5u?: string;
       };
-      delegation?: Array<{ anchors: string[]; at: string; ok: boolean; reason?: string; via?: string; chain?: string[]; anchor?: string; subject?: string; subjectSource?: string; notBefore?: string; notAfter?: string }>;
+      delegation?: Array<{
+        anchors: string[];
+        at: string;
+        ok: boolean;
+        reason?: string;
+        via?: string;
+        chain?: string[];
+        anchor?: string;
+        subject?: string;
+        subjectSource?: string;
+        notBefore?: string;
+        notAfter?: string;
+      }>;
     };
   }>;
 }

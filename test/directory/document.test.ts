@@ -45,8 +45,7 @@ const CF_RSAPSS_KEYID = 'oD0HwocPBSfpNy5W3bpJeyFGY_IQ_YpqxSjQ3Yd-CLA';
 const WK_URL = `https://agent.example${WELL_KNOWN_PATH}`;
 
 function publicOf(jwk: Jwk): Jwk {
-  const { d, p, q, dp, dq, qi, ...rest } = jwk;
-  void d, p, q, dp, dq, qi;
+  const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...rest } = jwk;
   return rest as Jwk;
 }
 
@@ -353,11 +352,7 @@ describe('parseDirectory: key rules (SPEC 2.1 rule 3, 2.2)', () => {
       const now = () => 2_000_000_000_000;
       const r = parseDirectorySync(
         {
-          keys: [
-            { ...RFC8037_KEY, exp: 1_999_999_999 },
-            { kty: 'OKP', crv: 'Ed25519', x: CF_ED25519.x, nbf: 2_000_000_001 },
-            P256,
-          ],
+          keys: [{ ...RFC8037_KEY, exp: 1_999_999_999 }, { kty: 'OKP', crv: 'Ed25519', x: CF_ED25519.x, nbf: 2_000_000_001 }, P256],
         },
         { now },
       );
@@ -430,16 +425,20 @@ describe('parseDirectory: key rules (SPEC 2.1 rule 3, 2.2)', () => {
       { requiredKeys: [] },
     );
     fc.assert(
-      fc.property(fc.array(entry, { maxLength: 6 }), fc.constantFrom('well-known', 'jwks_uri') as fc.Arbitrary<'well-known' | 'jwks_uri'>, (entries, source) => {
-        const r = parseDirectorySync({ keys: entries }, { source });
-        const accepted = new Set(r.keys.map((k) => k.index));
-        for (let i = 0; i < entries.length; i++) {
-          const errors = r.diagnostics.filter((d) => d.at === `keys[${i}]` && d.level === 'error');
-          const duplicate = r.diagnostics.some((d) => d.at === `keys[${i}]` && d.code === 'key-duplicate');
-          expect(accepted.has(i), `keys[${i}]`).toBe(errors.length === 0 && !duplicate);
-        }
-        for (const k of r.keys) for (const m of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']) expect(k.jwk).not.toHaveProperty(m);
-      }),
+      fc.property(
+        fc.array(entry, { maxLength: 6 }),
+        fc.constantFrom('well-known', 'jwks_uri') as fc.Arbitrary<'well-known' | 'jwks_uri'>,
+        (entries, source) => {
+          const r = parseDirectorySync({ keys: entries }, { source });
+          const accepted = new Set(r.keys.map((k) => k.index));
+          for (let i = 0; i < entries.length; i++) {
+            const errors = r.diagnostics.filter((d) => d.at === `keys[${i}]` && d.level === 'error');
+            const duplicate = r.diagnostics.some((d) => d.at === `keys[${i}]` && d.code === 'key-duplicate');
+            expect(accepted.has(i), `keys[${i}]`).toBe(errors.length === 0 && !duplicate);
+          }
+          for (const k of r.keys) for (const m of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']) expect(k.jwk).not.toHaveProperty(m);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -494,7 +493,14 @@ describe('parseDirectory: hostile input (property)', () => {
           fc.string({ unit: 'binary', maxLength: 100 }),
           fc.uint8Array({ maxLength: 100 }),
           fc.record({ keys: fc.oneof(fc.jsonValue(), fc.array(fc.jsonValue())) }),
-          fc.array(fc.dictionary(fc.constantFrom('kty', 'crv', 'x', 'y', 'n', 'e', 'alg', 'kid', 'nbf', 'exp', 'use', 'x5c', 'x5u', 'key_ops', 'd'), fc.jsonValue({ maxDepth: 2 }))).map((keys) => ({ keys })),
+          fc
+            .array(
+              fc.dictionary(
+                fc.constantFrom('kty', 'crv', 'x', 'y', 'n', 'e', 'alg', 'kid', 'nbf', 'exp', 'use', 'x5c', 'x5u', 'key_ops', 'd'),
+                fc.jsonValue({ maxDepth: 2 }),
+              ),
+            )
+            .map((keys) => ({ keys })),
         ),
         onlyDirectoryInvalid,
       ),

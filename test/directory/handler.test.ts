@@ -97,7 +97,10 @@ async function verifyAll(res: Response, request: Request | { url: string }): Pro
       },
     });
     expect(verified.params.tag, 'SPEC 5.4: tag').toBe('http-message-signatures-directory');
-    expect(input.components.map((c) => c.name), 'SPEC 5.4 covered components').toEqual(['@authority', 'content-digest']);
+    expect(
+      input.components.map((c) => c.name),
+      'SPEC 5.4 covered components',
+    ).toEqual(['@authority', 'content-digest']);
     expect(input.components[0]!.params.get('req'), 'SPEC 5.4: @authority carries req').toEqual({ type: 'boolean', value: true });
     keyids.push(verified.params.keyid!);
   }
@@ -149,7 +152,10 @@ describe('createDirectoryHandler: GET/HEAD (SPEC 4.1)', () => {
 
     const parsed = await parseDirectory(new TextDecoder().decode(bytes), { url: 'https://bot.example' + WK });
     expect(parsed.diagnostics.filter((d) => d.level === 'error')).toEqual([]);
-    expect(parsed.keys.map((k) => k.thumbprint), 'published JWKs keep the order given (DESIGN.md)').toEqual([ed.thumbprint, ec.thumbprint]);
+    expect(
+      parsed.keys.map((k) => k.thumbprint),
+      'published JWKs keep the order given (DESIGN.md)',
+    ).toEqual([ed.thumbprint, ec.thumbprint]);
     for (const k of parsed.keys) expect(k.jwk.d, 'no private member is published').toBeUndefined();
   });
 
@@ -225,7 +231,13 @@ describe('published keys interoperate (issue 14)', () => {
   }
 
   it('Ed25519 and EC keys are published without alg, even from key files that carry one, and import unchanged into jose and WebCrypto', async () => {
-    const handler = createDirectoryHandler({ keys: [{ ...ed.privateJwk, alg: 'ed25519' }, { ...ec.privateJwk, alg: 'ES256' }], now: clock(T0).now });
+    const handler = createDirectoryHandler({
+      keys: [
+        { ...ed.privateJwk, alg: 'ed25519' },
+        { ...ec.privateJwk, alg: 'ES256' },
+      ],
+      now: clock(T0).now,
+    });
     const req = get('bot.example');
     const res = await handler(req);
     const doc = (await res.clone().json()) as { keys: jose.JWK[] };

@@ -96,7 +96,10 @@ describe('OutboundLimiter', () => {
 
   it('global rate: a burst of twice the per-second rate, then refusals until tokens come back', async () => {
     const clock = new TestClock();
-    const o = new OutboundLimiter({ ...SETTINGS, maxConcurrent: 1000, maxConcurrentPerHost: 1000, fetchesPerSecond: 5, newHostsPerSitePerMinute: 1000 }, clock.now);
+    const o = new OutboundLimiter(
+      { ...SETTINGS, maxConcurrent: 1000, maxConcurrentPerHost: 1000, fetchesPerSecond: 5, newHostsPerSitePerMinute: 1000 },
+      clock.now,
+    );
     for (let i = 0; i < 10; i++) (await o.admit(`h${i}.example`, false))();
     expect(await code(o.admit('h10.example', false))).toBe('ERR_DISCOVERY_LIMITED');
     clock.advance(1);
@@ -147,7 +150,9 @@ describe('DirectoryClient under the limiter', () => {
     const clock = new TestClock();
     const a = await testKey();
     let fail = true;
-    const { fetch, calls } = recording(() => (fail ? new Response('', { status: 500 }) : new Response(jwks(a), { status: 200, headers: { 'content-type': 'application/jwk-set+json' } })));
+    const { fetch, calls } = recording(() =>
+      fail ? new Response('', { status: 500 }) : new Response(jwks(a), { status: 200, headers: { 'content-type': 'application/jwk-set+json' } }),
+    );
     const client = new DirectoryClient({ fetch, now: clock.now, negativeTtlSeconds: 10 });
     await code(client.resolve(rawMember('https://h.example/1', 'jwks_uri')));
     await code(client.resolve(rawMember('https://h.example/2', 'jwks_uri')));
@@ -176,15 +181,23 @@ describe('DirectoryClient under the limiter', () => {
     const clock = new TestClock();
     const alice = await testKey();
     const mallory = await testKey();
-    const { fetch } = recording((url) =>
-      new Response(jwks(new URL(url).searchParams.get('tenant') === 'alice' ? alice : mallory), { status: 200, headers: { 'content-type': 'application/jwk-set+json' } }),
+    const { fetch } = recording(
+      (url) =>
+        new Response(jwks(new URL(url).searchParams.get('tenant') === 'alice' ? alice : mallory), {
+          status: 200,
+          headers: { 'content-type': 'application/jwk-set+json' },
+        }),
     );
     const directory = new DirectoryClient({ fetch, now: clock.now });
     const verify = async (tenant: string, key: typeof alice) => {
       const req = { method: 'GET', url: 'https://origin.example/', headers: {} as Record<string, string> };
       applySignatureHeaders(
         req.headers,
-        await signRequest(req, { key: key.privateJwk, now: clock.now, signatureAgent: { url: `https://keys.host.example/jwks?tenant=${tenant}`, type: 'jwks_uri' } }),
+        await signRequest(req, {
+          key: key.privateJwk,
+          now: clock.now,
+          signatureAgent: { url: `https://keys.host.example/jwks?tenant=${tenant}`, type: 'jwks_uri' },
+        }),
       );
       return verifyRequest(req, { directory, now: clock.now });
     };

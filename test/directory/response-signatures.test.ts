@@ -166,7 +166,10 @@ describe('verifyDirectoryResponse (SPEC 5.4)', () => {
     const nearly = await signResponse(body, [{ key: a.signing, opts: { created: NOW_S + 59 } }]);
     const r2 = await verifyDirectoryResponse({ url: URL_FETCHED, status: 200, headers: nearly, body }, { keys: keyMap(a.verifying), now });
     expect(r2.proofs.size).toBe(1);
-    const strict = await verifyDirectoryResponse({ url: URL_FETCHED, status: 200, headers: nearly, body }, { keys: keyMap(a.verifying), now, clockSkewSeconds: 0 });
+    const strict = await verifyDirectoryResponse(
+      { url: URL_FETCHED, status: 200, headers: nearly, body },
+      { keys: keyMap(a.verifying), now, clockSkewSeconds: 0 },
+    );
     expect(strict.proofs.size).toBe(0);
   });
 

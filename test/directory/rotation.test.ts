@@ -89,7 +89,11 @@ describe('planRotation (SPEC 2.2 rotation rules)', () => {
 
   it('the published keys build a directory that parses cleanly', async () => {
     const real = [
-      { privateJwk: { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A' }, nbf: T0, exp: T0 + 10 * DAY },
+      {
+        privateJwk: { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A' },
+        nbf: T0,
+        exp: T0 + 10 * DAY,
+      },
       { privateJwk: { kty: 'OKP', crv: 'Ed25519', x: 'JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs' }, nbf: T0 + 5 * DAY, exp: T0 + 20 * DAY },
     ];
     const plan = planRotation(real, T0 + 6 * DAY);

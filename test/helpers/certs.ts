@@ -147,7 +147,15 @@ export async function mint(options: CertOptions): Promise<Cert> {
   const signingAlg = issuer?.alg ?? alg;
   const cert =
     issuer === undefined
-      ? await lib.X509CertificateGenerator.createSelfSigned({ serialNumber, name: options.name, notBefore, notAfter, signingAlgorithm: SIGNING[signingAlg], keys: keys!, extensions })
+      ? await lib.X509CertificateGenerator.createSelfSigned({
+          serialNumber,
+          name: options.name,
+          notBefore,
+          notAfter,
+          signingAlgorithm: SIGNING[signingAlg],
+          keys: keys!,
+          extensions,
+        })
       : await lib.X509CertificateGenerator.create({
           serialNumber,
           subject: options.name,

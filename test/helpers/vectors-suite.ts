@@ -141,7 +141,6 @@ interface NegativeFile {
   cases: NegativeCase[];
 }
 
-
 const load = projectVectors;
 
 const rfc = load<Rfc9421File>('rfc9421.json');
@@ -193,10 +192,6 @@ function paramPairs(params: SignatureInput['params']): ParamPairs {
   const out: ParamPairs = [];
   for (const [k, v] of params) out.push([k, v.value as ParamValue]);
   return out;
-}
-
-function memberValue(member: string, label: string): string {
-  return member.slice(label.length + 1);
 }
 
 function signatureBytes(member: string): Uint8Array {
@@ -408,9 +403,13 @@ export function defineVectorTests(env: VectorTestEnv = {}): void {
   function prepare(rec: SignatureRecord): Prepared {
     const { lines, scheme } = rawLines(rec.message);
     const parsed = parseLines(lines, rec.scheme ?? scheme);
-    const signed = rec.signedMessageCarriesHeaders === false
-      ? withFields(parsed, [['Signature-Input', rec.signatureInput], ['Signature', rec.signature]])
-      : parsed;
+    const signed =
+      rec.signedMessageCarriesHeaders === false
+        ? withFields(parsed, [
+            ['Signature-Input', rec.signatureInput],
+            ['Signature', rec.signature],
+          ])
+        : parsed;
     let unsigned: RawHttpMessage = { ...parsed, headers: parsed.headers.filter(([n]) => !isSignatureField(n)) };
     if (rec.signFrom !== undefined) {
       const from = rawLines(rec.signFrom);
@@ -568,7 +567,10 @@ export function defineVectorTests(env: VectorTestEnv = {}): void {
             const alg = typed.alg as AlgorithmName;
             const pub: Jwk = v.key.kty === 'OKP' ? { kty: 'OKP', crv: v.key.crv!, x: v.key.x! } : { kty: 'RSA', n: v.key.n!, e: v.key.e! };
             expect(await jwkThumbprint(pub), `${id} keyid is the thumbprint`).toBe(typed.keyid);
-            const headers: Array<[string, string]> = [['Signature', v.signature], ['Signature-Input', v.signature_input]];
+            const headers: Array<[string, string]> = [
+              ['Signature', v.signature],
+              ['Signature-Input', v.signature_input],
+            ];
             if (v.signature_agent !== undefined) headers.push(['Signature-Agent', v.signature_agent]);
             const request: MessageObject = { method: 'GET', url: v.target_url, headers };
             const vk = await importVerifyingKey(pub, { alg, provider: provider.provider });
@@ -577,7 +579,12 @@ export function defineVectorTests(env: VectorTestEnv = {}): void {
               const priv: Jwk = { kty: 'OKP', crv: v.key.crv!, x: v.key.x!, d: v.key.d! };
               const sk = await importSigningKey(priv, { alg, provider: provider.provider });
               const unsigned: MessageObject = { method: 'GET', url: v.target_url, headers: headers.slice(2) };
-              const signed = await signMessage(unsigned, { key: sk, label: v.label, components: input.components, params: Object.fromEntries(paramPairs(input.params)) });
+              const signed = await signMessage(unsigned, {
+                key: sk,
+                label: v.label,
+                components: input.components,
+                params: Object.fromEntries(paramPairs(input.params)),
+              });
               expect(signed.headers['signature-input'], `${id} Signature-Input`).toBe(v.signature_input);
               expect(signed.headers.signature, `${id} Signature`).toBe(v.signature);
             }
@@ -600,7 +607,10 @@ export function defineVectorTests(env: VectorTestEnv = {}): void {
           const id = parseComponentIdentifier(identifier);
           expect(serializeComponentIdentifier(id), `${where(rec)} identifier ${identifier}`).toBe(identifier);
           const values = componentValues(msg, id, options);
-          expect(values.map((v) => identifier + ': ' + v), `${where(rec)} base line for ${identifier}`).toEqual([line]);
+          expect(
+            values.map((v) => identifier + ': ' + v),
+            `${where(rec)} base line for ${identifier}`,
+          ).toEqual([line]);
         }
       });
     }

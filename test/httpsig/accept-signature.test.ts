@@ -42,7 +42,12 @@ describe('Accept-Signature (RFC 9421 §5.1)', () => {
       { label: 'sig2', components: [], params: new Map() },
     ]);
     expect(built).toBe('sig1=("@authority" "signature-agent";key="sig1");created;expires;nonce="abc";tag="web-bot-auth", sig2=()');
-    expect(acceptSignatureRequest(parseAcceptSignature(built).get('sig1')!.params)).toEqual({ created: true, expires: true, nonce: 'abc', tag: 'web-bot-auth' });
+    expect(acceptSignatureRequest(parseAcceptSignature(built).get('sig1')!.params)).toEqual({
+      created: true,
+      expires: true,
+      nonce: 'abc',
+      tag: 'web-bot-auth',
+    });
   });
 
   it('created/expires as Integers still count as requested; wrong types are ERR_PARAM_INVALID', () => {
@@ -68,7 +73,9 @@ describe('Accept-Signature (RFC 9421 §5.1)', () => {
       fc.property(
         fc.oneof(
           fc.string(),
-          fc.array(fc.constantFrom('sig1', '=', '(', ')', '"@method"', ';', 'created', '=1', ', ', ' ', '"', 'tag="x"'), { maxLength: 16 }).map((a) => a.join('')),
+          fc
+            .array(fc.constantFrom('sig1', '=', '(', ')', '"@method"', ';', 'created', '=1', ', ', ' ', '"', 'tag="x"'), { maxLength: 16 })
+            .map((a) => a.join('')),
         ),
         (text) => {
           try {

@@ -57,7 +57,9 @@ describe('createSignatureBase (RFC 9421 §2.5)', () => {
   });
 
   it('B.2.2: @query-param and a tag', () => {
-    expect(base(testRequest, 'sig-b22=("@authority" "content-digest" "@query-param";name="Pet");created=1618884473;keyid="test-key-rsa-pss";tag="header-example"')).toBe(
+    expect(
+      base(testRequest, 'sig-b22=("@authority" "content-digest" "@query-param";name="Pet");created=1618884473;keyid="test-key-rsa-pss";tag="header-example"'),
+    ).toBe(
       '"@authority": example.com\n' +
         `"content-digest": ${REQ_DIGEST}\n` +
         '"@query-param";name="Pet": dog\n' +

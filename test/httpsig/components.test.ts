@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { isBotsigError } from '../../src/core/errors';
-import {
-  componentValues,
-  parseComponentIdentifier,
-  queryParamValues,
-  serializeComponentIdentifier,
-} from '../../src/httpsig/components';
+import { componentValues, parseComponentIdentifier, queryParamValues, serializeComponentIdentifier } from '../../src/httpsig/components';
 import { toHttpMessage } from '../../src/httpsig/message';
 import type { HttpMessage, MessageObject } from '../../src/httpsig/message';
 
@@ -169,7 +164,10 @@ describe('derived components (RFC 9421 §2.2)', () => {
 
   it('request-only derived components refuse a response without ;req', () => {
     for (const name of ['@method', '@target-uri', '@authority', '@scheme', '@request-target', '@path', '@query']) {
-      expect(codeOf(() => values({ status: 200 }, name)), name).toBe('ERR_COMPONENT_INVALID');
+      expect(
+        codeOf(() => values({ status: 200 }, name)),
+        name,
+      ).toBe('ERR_COMPONENT_INVALID');
     }
   });
 
@@ -181,7 +179,10 @@ describe('derived components (RFC 9421 §2.2)', () => {
 
   it('derived components refuse sf, key, bs and tr; name only on @query-param', () => {
     for (const p of [';sf', ';key="a"', ';bs', ';tr']) {
-      expect(codeOf(() => values(post, `"@authority"${p}`)), p).toBe('ERR_COMPONENT_INVALID');
+      expect(
+        codeOf(() => values(post, `"@authority"${p}`)),
+        p,
+      ).toBe('ERR_COMPONENT_INVALID');
     }
     expect(codeOf(() => values(post, '"@authority";name="a"'))).toBe('ERR_COMPONENT_INVALID');
     expect(codeOf(() => values(post, '"@authority";foo'))).toBe('ERR_COMPONENT_UNSUPPORTED');
@@ -255,8 +256,29 @@ describe('HTTP fields (RFC 9421 §2.1)', () => {
     });
 
     it('combines several lines of a List or Dictionary before serialising', () => {
-      expect(value({ headers: [['proxy-status', 'a;error=x'], ['Proxy-Status', '  b ']] }, 'proxy-status;sf')).toBe('a;error=x, b');
-      expect(value({ headers: [['priority', 'u=1'], ['priority', ''], ['priority', 'i']] }, 'priority;sf')).toBe('u=1, i');
+      expect(
+        value(
+          {
+            headers: [
+              ['proxy-status', 'a;error=x'],
+              ['Proxy-Status', '  b '],
+            ],
+          },
+          'proxy-status;sf',
+        ),
+      ).toBe('a;error=x, b');
+      expect(
+        value(
+          {
+            headers: [
+              ['priority', 'u=1'],
+              ['priority', ''],
+              ['priority', 'i'],
+            ],
+          },
+          'priority;sf',
+        ),
+      ).toBe('u=1, i');
     });
 
     it('keeps Integer and Decimal apart', () => {
@@ -311,15 +333,29 @@ describe('HTTP fields (RFC 9421 §2.1)', () => {
 
   describe(';bs (§2.1.3)', () => {
     it('the examples of §2.1.3', () => {
-      expect(value({ headers: [['Example-Header', 'value, with, lots'], ['Example-Header', 'of, commas']] }, 'example-header;bs')).toBe(
-        ':dmFsdWUsIHdpdGgsIGxvdHM=:, :b2YsIGNvbW1hcw==:',
-      );
-      expect(value({ headers: { 'Example-Header': 'value, with, lots, of, commas' } }, 'example-header;bs')).toBe(
-        ':dmFsdWUsIHdpdGgsIGxvdHMsIG9mLCBjb21tYXM=:',
-      );
-      expect(value({ headers: [['Example-Header', 'value, with, lots'], ['Example-Header', 'of, commas']] }, 'example-header')).toBe(
-        'value, with, lots, of, commas',
-      );
+      expect(
+        value(
+          {
+            headers: [
+              ['Example-Header', 'value, with, lots'],
+              ['Example-Header', 'of, commas'],
+            ],
+          },
+          'example-header;bs',
+        ),
+      ).toBe(':dmFsdWUsIHdpdGgsIGxvdHM=:, :b2YsIGNvbW1hcw==:');
+      expect(value({ headers: { 'Example-Header': 'value, with, lots, of, commas' } }, 'example-header;bs')).toBe(':dmFsdWUsIHdpdGgsIGxvdHMsIG9mLCBjb21tYXM=:');
+      expect(
+        value(
+          {
+            headers: [
+              ['Example-Header', 'value, with, lots'],
+              ['Example-Header', 'of, commas'],
+            ],
+          },
+          'example-header',
+        ),
+      ).toBe('value, with, lots, of, commas');
     });
 
     it('wraps non-ASCII octets instead of refusing them', () => {

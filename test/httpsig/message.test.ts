@@ -33,9 +33,20 @@ describe('toHttpMessage', () => {
   });
 
   it('pairs, Map and Headers are accepted', () => {
-    expect(toHttpMessage({ headers: [['A', '1'], ['a', '2']] }).headers.get('a')).toEqual(['1', '2']);
+    expect(
+      toHttpMessage({
+        headers: [
+          ['A', '1'],
+          ['a', '2'],
+        ],
+      }).headers.get('a'),
+    ).toEqual(['1', '2']);
     expect(toHttpMessage({ headers: new Map([['A', '1']]) }).headers.get('a')).toEqual(['1']);
-    const h = new Headers([['Set-Cookie', 'a=1'], ['Set-Cookie', 'b=2'], ['X', 'y']]);
+    const h = new Headers([
+      ['Set-Cookie', 'a=1'],
+      ['Set-Cookie', 'b=2'],
+      ['X', 'y'],
+    ]);
     const m = toHttpMessage({ headers: h });
     expect(m.headers.get('set-cookie')).toEqual(['a=1', 'b=2']);
     expect(m.headers.get('x')).toEqual(['y']);

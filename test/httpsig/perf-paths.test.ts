@@ -42,7 +42,9 @@ describe('createSignatureBaseParts', () => {
     const withTrailer = toHttpMessage({ url: 'https://example.com/', headers: { a: '1' }, trailers: { a: 'x=1' } });
     const reordered = parseSignatureInput('s=("a";key="x";tr "a";tr;key="x")').get('s')!;
     expect(() => createSignatureBase(withTrailer, reordered)).toThrow(expect.objectContaining({ code: 'ERR_COMPONENT_DUPLICATE' }));
-    expect(() => createSignatureBase(message, parseSignatureInput('s=("a" "a";tr)').get('s')!)).toThrow(expect.objectContaining({ code: 'ERR_COMPONENT_MISSING' }));
+    expect(() => createSignatureBase(message, parseSignatureInput('s=("a" "a";tr)').get('s')!)).toThrow(
+      expect.objectContaining({ code: 'ERR_COMPONENT_MISSING' }),
+    );
   });
 });
 

@@ -80,7 +80,9 @@ describe('parseRawHttpMessage: requests (RFC 9112 §3)', () => {
   });
 
   it('strips OWS around field values, keeps inner whitespace and empty values (RFC 9421 §2.1)', () => {
-    const msg = parseRawHttpMessage('GET / HTTP/1.1\nHost: h.example\nX-OWS-Header:   Leading and trailing whitespace.  \t\nX-Empty-Header: \nExample-Dict:  a=1,    b=2\n\n');
+    const msg = parseRawHttpMessage(
+      'GET / HTTP/1.1\nHost: h.example\nX-OWS-Header:   Leading and trailing whitespace.  \t\nX-Empty-Header: \nExample-Dict:  a=1,    b=2\n\n',
+    );
     expect(msg.headers.slice(1)).toEqual([
       ['X-OWS-Header', 'Leading and trailing whitespace.'],
       ['X-Empty-Header', ''],
@@ -205,13 +207,18 @@ describe('parseRawHttpMessage: hostile and malformed input', () => {
     const alphabet = fc.constantFrom('G', 'E', 'T', 'P', 'H', '/', ' ', ':', '\r', '\n', '\t', '1', '0', '.', 'a', '*', ';', 'x', '\u0000', 'é');
     const prefix = fc.constantFrom('', 'GET / HTTP/1.1\n', 'HTTP/1.1 200 OK\n', 'HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n', 'GET / HTTP/1.1\nHost: h\n');
     fc.assert(
-      fc.property(prefix, fc.array(alphabet, { maxLength: 80 }).map((a) => a.join('')), fc.string({ maxLength: 40 }), (p, body, tail) => {
-        try {
-          parseRawHttpMessage(p + body + tail);
-        } catch (err) {
-          if (!isBotsigError(err) || err.code !== 'ERR_MESSAGE_INVALID') throw err;
-        }
-      }),
+      fc.property(
+        prefix,
+        fc.array(alphabet, { maxLength: 80 }).map((a) => a.join('')),
+        fc.string({ maxLength: 40 }),
+        (p, body, tail) => {
+          try {
+            parseRawHttpMessage(p + body + tail);
+          } catch (err) {
+            if (!isBotsigError(err) || err.code !== 'ERR_MESSAGE_INVALID') throw err;
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -220,14 +227,12 @@ describe('parseRawHttpMessage: hostile and malformed input', () => {
 describe('parseRawHttpMessage: round trip (property)', () => {
   const token = fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,12}$/);
   const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/);
-  const host = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }))
+  const host = fc
+    .tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }))
     .map(([labels, port]) => labels.join('.') + (port === undefined ? '' : ':' + port));
   const path = fc.stringMatching(/^(\/[A-Za-z0-9._~%!$&'()*+,;=:@-]{0,8}){1,3}(\?[A-Za-z0-9._~%!$&'()*+,;=:@/?-]{0,12})?$/);
   // A field value with no leading/trailing whitespace and no control characters.
-  const value = fc.oneof(
-    fc.constant(''),
-    fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e\t]{0,20}[\x21-\x7e])?$/),
-  );
+  const value = fc.oneof(fc.constant(''), fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e\t]{0,20}[\x21-\x7e])?$/));
   const fieldName = token.filter((n) => n.toLowerCase() !== 'host' && n.toLowerCase() !== 'transfer-encoding');
   const fields = fc.array(fc.tuple(fieldName, value), { maxLength: 6 });
   const body = fc.option(fc.string({ maxLength: 30 }), { nil: undefined });
@@ -253,9 +258,11 @@ describe('parseRawHttpMessage: round trip (property)', () => {
   it('chunked framing round-trips any content split into chunks', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ minLength: 1, maxLength: 20 }), { maxLength: 5 }), fields, (chunks, trailers) => {
-        const text = 'HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n'
-          + chunks.map((c) => c.length.toString(16) + '\r\n' + c + '\r\n').join('')
-          + '0\n' + trailers.map(([n, v]) => `${n}: ${v}\n`).join('');
+        const text =
+          'HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n' +
+          chunks.map((c) => c.length.toString(16) + '\r\n' + c + '\r\n').join('') +
+          '0\n' +
+          trailers.map(([n, v]) => `${n}: ${v}\n`).join('');
         const msg = parseRawHttpMessage(text);
         expect(msg.body).toBe(chunks.join(''));
         expect(msg.trailers ?? []).toEqual(trailers);

@@ -22,12 +22,27 @@ const record = fc.array(fc.tuple(name, value), { maxLength: 6 }).map((pairs) => 
   return r;
 });
 
-type Op = { op: 'get' | 'has' | 'delete'; name: string } | { op: 'set'; name: string; lines: string[] } | { op: 'size' | 'entries' | 'keys' | 'values' | 'forEach' | 'spread' | 'clear' };
+type Op =
+  | { op: 'get' | 'has' | 'delete'; name: string }
+  | { op: 'set'; name: string; lines: string[] }
+  | { op: 'size' | 'entries' | 'keys' | 'values' | 'forEach' | 'spread' | 'clear' };
 const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constantFrom('get' as const, 'has' as const), name: fc.constantFrom(...names, 'absent', 'Host') }), weight: 6 },
-  { arbitrary: fc.record({ op: fc.constant('set' as const), name: fc.constantFrom(...names, 'new-field'), lines: fc.array(fc.constantFrom('s', 't'), { minLength: 1, maxLength: 2 }) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      op: fc.constant('set' as const),
+      name: fc.constantFrom(...names, 'new-field'),
+      lines: fc.array(fc.constantFrom('s', 't'), { minLength: 1, maxLength: 2 }),
+    }),
+    weight: 2,
+  },
   { arbitrary: fc.record({ op: fc.constant('delete' as const), name: fc.constantFrom(...names) }), weight: 1 },
-  { arbitrary: fc.record({ op: fc.constantFrom('size' as const, 'entries' as const, 'keys' as const, 'values' as const, 'forEach' as const, 'spread' as const, 'clear' as const) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      op: fc.constantFrom('size' as const, 'entries' as const, 'keys' as const, 'values' as const, 'forEach' as const, 'spread' as const, 'clear' as const),
+    }),
+    weight: 1,
+  },
 );
 
 function run(map: Map<string, string[]>, ops: readonly Op[]): unknown[] {
@@ -97,7 +112,9 @@ describe('toReceivedMessage: headers filled on demand behave as the copied map',
   });
 
   it('WHATWG Headers (Set-Cookie lines kept apart): same answers', () => {
-    const pairs = fc.array(fc.tuple(fc.constantFrom('host', 'Accept', 'set-cookie', 'Set-Cookie', 'signature', 'x-n'), fc.constantFrom('a', 'b=1', 'c, d')), { maxLength: 6 });
+    const pairs = fc.array(fc.tuple(fc.constantFrom('host', 'Accept', 'set-cookie', 'Set-Cookie', 'signature', 'x-n'), fc.constantFrom('a', 'b=1', 'c, d')), {
+      maxLength: 6,
+    });
     fc.assert(
       fc.property(pairs, fc.array(op, { maxLength: 8 }), (list, ops) => {
         const headers = new Headers();

@@ -151,50 +151,62 @@ describe('obs-fold unfolding is linear (RFC 9112 §5.2)', () => {
     );
   });
 
-  timed('time(1 MB) / time(64 KB) stays linear, through the raw parser and the component layer', async () => {
-    const raw = (size: number) => `GET / HTTP/1.1\r\nHost: example.com\r\nX-Folded: ${foldedValue(size)}\r\n\r\n`;
-    const small = raw(64 << 10);
-    const large = raw(1 << 20);
-    const read = (text: string) => () => componentValues(toHttpMessage(parseRawHttpMessage(text)), FOLDED);
-    // The earlier unfolding measured above 2,000 here.
-    expect(await ratio(read(small), read(large))).toBeLessThan(within(16));
-  }, 60_000);
+  timed(
+    'time(1 MB) / time(64 KB) stays linear, through the raw parser and the component layer',
+    async () => {
+      const raw = (size: number) => `GET / HTTP/1.1\r\nHost: example.com\r\nX-Folded: ${foldedValue(size)}\r\n\r\n`;
+      const small = raw(64 << 10);
+      const large = raw(1 << 20);
+      const read = (text: string) => () => componentValues(toHttpMessage(parseRawHttpMessage(text)), FOLDED);
+      // The earlier unfolding measured above 2,000 here.
+      expect(await ratio(read(small), read(large))).toBeLessThan(within(16));
+    },
+    60_000,
+  );
 });
 
 // ---------------------------------------------------------------------------
 // @query-param (RFC 9421 §2.2.8)
 
 describe('@query-param reads the query once per message', () => {
-  timed('sequences without "=" do not send each lookup to the far end of the query', async () => {
-    // "a&a&…&a&zz=1": the name of each sequence ends at its own "&".
-    const query = (size: number) => 'a&'.repeat(size / 2) + 'zz=1';
-    const small = query(64 << 10);
-    const large = query(1 << 20);
-    expect(queryParamValues(large, 'zz')).toEqual(['1']);
-    expect(queryParamValues(small, 'a')).toHaveLength(32 << 10);
-    expect(queryParamValues(small, 'a').every((v) => v === '')).toBe(true);
-    // Fresh strings, so that no memo answers.
-    const lookup = (q: string) => () => queryParamValues((' ' + q).slice(1), 'zz');
-    expect(await ratio(lookup(small), lookup(large))).toBeLessThan(within(16));
-  }, 60_000);
+  timed(
+    'sequences without "=" do not send each lookup to the far end of the query',
+    async () => {
+      // "a&a&…&a&zz=1": the name of each sequence ends at its own "&".
+      const query = (size: number) => 'a&'.repeat(size / 2) + 'zz=1';
+      const small = query(64 << 10);
+      const large = query(1 << 20);
+      expect(queryParamValues(large, 'zz')).toEqual(['1']);
+      expect(queryParamValues(small, 'a')).toHaveLength(32 << 10);
+      expect(queryParamValues(small, 'a').every((v) => v === '')).toBe(true);
+      // Fresh strings, so that no memo answers.
+      const lookup = (q: string) => () => queryParamValues((' ' + q).slice(1), 'zz');
+      expect(await ratio(lookup(small), lookup(large))).toBeLessThan(within(16));
+    },
+    60_000,
+  );
 
-  timed('n components over a query of n parameters: each value right, time linear in n', async () => {
-    const message = (n: number): HttpMessage => {
-      const pairs = Array.from({ length: n }, (_, i) => `p${i}=v%7E${i}`);
-      return toHttpMessage({ url: 'https://example.com/?' + pairs.join('&') });
-    };
-    const input = (n: number) => ({
-      components: Array.from({ length: n }, (_, i) => parseComponentIdentifier(`"@query-param";name="p${i}"`)),
-      params: new Map(),
-    });
-    const base = createSignatureBase(message(50), input(50));
-    expect(base.split('\n')[7]).toBe('"@query-param";name="p7": v%7E7');
-    const small = { m: message(250), i: input(250) };
-    const large = { m: message(4000), i: input(4000) };
-    // A different query between runs: the per-query index is built each time.
-    const build = (c: { m: HttpMessage; i: ReturnType<typeof input> }) => () => createSignatureBase(c.m, c.i);
-    expect(await ratio(build(small), build(large))).toBeLessThan(within(16));
-  }, 60_000);
+  timed(
+    'n components over a query of n parameters: each value right, time linear in n',
+    async () => {
+      const message = (n: number): HttpMessage => {
+        const pairs = Array.from({ length: n }, (_, i) => `p${i}=v%7E${i}`);
+        return toHttpMessage({ url: 'https://example.com/?' + pairs.join('&') });
+      };
+      const input = (n: number) => ({
+        components: Array.from({ length: n }, (_, i) => parseComponentIdentifier(`"@query-param";name="p${i}"`)),
+        params: new Map(),
+      });
+      const base = createSignatureBase(message(50), input(50));
+      expect(base.split('\n')[7]).toBe('"@query-param";name="p7": v%7E7');
+      const small = { m: message(250), i: input(250) };
+      const large = { m: message(4000), i: input(4000) };
+      // A different query between runs: the per-query index is built each time.
+      const build = (c: { m: HttpMessage; i: ReturnType<typeof input> }) => () => createSignatureBase(c.m, c.i);
+      expect(await ratio(build(small), build(large))).toBeLessThan(within(16));
+    },
+    60_000,
+  );
 
   it('a repeated name gives every value in order; absent names are missing; another query is read again', () => {
     const m1 = toHttpMessage({ url: 'https://example.com/?a=1&b=2&a=3&c' });
@@ -253,96 +265,112 @@ describe('thousands of signatures cost signatures × one signature', () => {
     expect(bases[299]!.split('\n')[1]).toBe('"signature-agent";key="s300": "https://agent300.example"');
   });
 
-  timed('time(4,000 bases) / time(500) stays linear: the Dictionary is parsed once, not once per signature', async () => {
-    // The signatures are read first: what is timed is building every base, as a
-    // verifier does one signature after another (the earlier code parsed the whole
-    // Signature-Agent for each). Alternating sizes, each run starts with another field.
-    const prepared = (n: number) => {
-      const m = toHttpMessage(manySignatures(n));
-      const inputs = [...readSignaturesWithTexts(m).values()].map((e) => {
-        if (!e.ok) throw e.error;
-        void e.input.params;
-        return e.input;
-      });
-      return () => {
-        let length = 0;
-        for (const input of inputs) length += createSignatureBase(m, input).length;
-        return length;
+  timed(
+    'time(4,000 bases) / time(500) stays linear: the Dictionary is parsed once, not once per signature',
+    async () => {
+      // The signatures are read first: what is timed is building every base, as a
+      // verifier does one signature after another (the earlier code parsed the whole
+      // Signature-Agent for each). Alternating sizes, each run starts with another field.
+      const prepared = (n: number) => {
+        const m = toHttpMessage(manySignatures(n));
+        const inputs = [...readSignaturesWithTexts(m).values()].map((e) => {
+          if (!e.ok) throw e.error;
+          void e.input.params;
+          return e.input;
+        });
+        return () => {
+          let length = 0;
+          for (const input of inputs) length += createSignatureBase(m, input).length;
+          return length;
+        };
       };
-    };
-    expect(await ratio(prepared(500), prepared(4000))).toBeLessThan(within(8));
-  }, 60_000);
+      expect(await ratio(prepared(500), prepared(4000))).toBeLessThan(within(8));
+    },
+    60_000,
+  );
 
-  timed('a Dictionary that fails at its last character fails once, and every signature reports it', async () => {
-    const broken = (n: number) => manySignatures(n, ', (');
-    const failures = (request: ReturnType<typeof manySignatures>) => () => {
-      const m = toHttpMessage(request);
-      let count = 0;
-      for (const entry of readSignatures(m).values()) {
-        if (!entry.ok) throw entry.error;
-        expect(codeOf(() => createSignatureBase(m, entry.input))).toBe('ERR_COMPONENT_INVALID');
-        count++;
-      }
-      return count;
-    };
-    expect(failures(broken(10))()).toBe(10);
-    expect(await ratio(failures(broken(500)), failures(broken(4000)))).toBeLessThan(within(8));
-  }, 60_000);
-
-  timed('verifyMessage tries every signature in linear time (only the last one verifies)', async () => {
-    const lastVerifies = (n: number): VerifyingKey => ({
-      alg: 'ed25519',
-      thumbprint: 'k',
-      jwk: { kty: 'OKP', crv: 'Ed25519', x: 'AA' },
-      verify: async (_data, signature) => signature[0] === n >> 8 && signature[1] === (n & 255),
-    });
-    const small = manySignatures(500);
-    const large = manySignatures(4000);
-    const run = (request: ReturnType<typeof manySignatures>, n: number) => async () => {
-      const v = await verifyMessage(request, { key: lastVerifies(n) });
-      expect(v.label).toBe(`s${n}`);
-    };
-    expect(await ratio(run(small, 500), run(large, 4000))).toBeLessThan(within(8));
-  }, 60_000);
-
-  timed('several large fields under every signature, in every form with a short value: still linear', async () => {
-    // Two Dictionaries equal but for their last character (so that telling them apart
-    // by content costs their length), a List and a plain field padded with whitespace
-    // (short values from long text), each covered by every signature.
-    const prepared = (n: number) => {
-      const members = Array.from({ length: n }, (_, i) => `s${i + 1}="https://agent${i + 1}.example"`).join(', ');
-      const pad = ' '.repeat(64 * n);
-      const m = toHttpMessage({
-        url: 'https://origin.example/',
-        headers: {
-          'signature-agent': members + ', z=1',
-          'example-dict': members + ', z=2',
-          'cache-status': 'a,' + pad + 'b',
-          'x-padded': pad + 'v' + pad,
-        },
-      });
-      const input = (i: number) => ({
-        components: [
-          parseComponentIdentifier(`"signature-agent";key="s${i}"`),
-          parseComponentIdentifier(`"example-dict";key="s${i}"`),
-          parseComponentIdentifier('"cache-status";sf'),
-          parseComponentIdentifier('x-padded'),
-        ],
-        params: new Map(),
-      });
-      const inputs = Array.from({ length: n }, (_, i) => input(i + 1));
-      return () => {
-        let length = 0;
-        for (const i of inputs) length += createSignatureBase(m, i).length;
-        return length;
+  timed(
+    'a Dictionary that fails at its last character fails once, and every signature reports it',
+    async () => {
+      const broken = (n: number) => manySignatures(n, ', (');
+      const failures = (request: ReturnType<typeof manySignatures>) => () => {
+        const m = toHttpMessage(request);
+        let count = 0;
+        for (const entry of readSignatures(m).values()) {
+          if (!entry.ok) throw entry.error;
+          expect(codeOf(() => createSignatureBase(m, entry.input))).toBe('ERR_COMPONENT_INVALID');
+          count++;
+        }
+        return count;
       };
-    };
-    const one = toHttpMessage({ headers: { 'cache-status': 'a,   b', 'x-padded': '  v  ' } });
-    expect(createSignatureBase(one, { components: [parseComponentIdentifier('"cache-status";sf'), parseComponentIdentifier('x-padded')], params: new Map() })).toBe(
-      '"cache-status";sf: a, b\n"x-padded": v\n"@signature-params": ("cache-status";sf "x-padded")',
-    );
-    expect(await ratio(prepared(500), prepared(4000))).toBeLessThan(within(8));
-  }, 60_000);
+      expect(failures(broken(10))()).toBe(10);
+      expect(await ratio(failures(broken(500)), failures(broken(4000)))).toBeLessThan(within(8));
+    },
+    60_000,
+  );
+
+  timed(
+    'verifyMessage tries every signature in linear time (only the last one verifies)',
+    async () => {
+      const lastVerifies = (n: number): VerifyingKey => ({
+        alg: 'ed25519',
+        thumbprint: 'k',
+        jwk: { kty: 'OKP', crv: 'Ed25519', x: 'AA' },
+        verify: async (_data, signature) => signature[0] === n >> 8 && signature[1] === (n & 255),
+      });
+      const small = manySignatures(500);
+      const large = manySignatures(4000);
+      const run = (request: ReturnType<typeof manySignatures>, n: number) => async () => {
+        const v = await verifyMessage(request, { key: lastVerifies(n) });
+        expect(v.label).toBe(`s${n}`);
+      };
+      expect(await ratio(run(small, 500), run(large, 4000))).toBeLessThan(within(8));
+    },
+    60_000,
+  );
+
+  timed(
+    'several large fields under every signature, in every form with a short value: still linear',
+    async () => {
+      // Two Dictionaries equal but for their last character (so that telling them apart
+      // by content costs their length), a List and a plain field padded with whitespace
+      // (short values from long text), each covered by every signature.
+      const prepared = (n: number) => {
+        const members = Array.from({ length: n }, (_, i) => `s${i + 1}="https://agent${i + 1}.example"`).join(', ');
+        const pad = ' '.repeat(64 * n);
+        const m = toHttpMessage({
+          url: 'https://origin.example/',
+          headers: {
+            'signature-agent': members + ', z=1',
+            'example-dict': members + ', z=2',
+            'cache-status': 'a,' + pad + 'b',
+            'x-padded': pad + 'v' + pad,
+          },
+        });
+        const input = (i: number) => ({
+          components: [
+            parseComponentIdentifier(`"signature-agent";key="s${i}"`),
+            parseComponentIdentifier(`"example-dict";key="s${i}"`),
+            parseComponentIdentifier('"cache-status";sf'),
+            parseComponentIdentifier('x-padded'),
+          ],
+          params: new Map(),
+        });
+        const inputs = Array.from({ length: n }, (_, i) => input(i + 1));
+        return () => {
+          let length = 0;
+          for (const i of inputs) length += createSignatureBase(m, i).length;
+          return length;
+        };
+      };
+      const one = toHttpMessage({ headers: { 'cache-status': 'a,   b', 'x-padded': '  v  ' } });
+      expect(
+        createSignatureBase(one, { components: [parseComponentIdentifier('"cache-status";sf'), parseComponentIdentifier('x-padded')], params: new Map() }),
+      ).toBe('"cache-status";sf: a, b\n"x-padded": v\n"@signature-params": ("cache-status";sf "x-padded")');
+      expect(await ratio(prepared(500), prepared(4000))).toBeLessThan(within(8));
+    },
+    60_000,
+  );
 
   it('kept values follow the field: lines replaced or changed in place, another type, ;sf and ;key of one field', () => {
     // Longer than 1,024 characters: kept per field of the message.
@@ -386,7 +414,12 @@ describe('thousands of signatures cost signatures × one signature', () => {
     // Equal text from another message: the same answer.
     expect(componentValues(toHttpMessage({ headers: { 'signature-agent': 'a="https://two.example"' } }), id)).toEqual(['"https://two.example"']);
     // Several field lines are one Dictionary (RFC 9421 §2.1.2).
-    const lines = toHttpMessage({ headers: [['signature-agent', 'x=1'], ['signature-agent', 'a=2']] });
+    const lines = toHttpMessage({
+      headers: [
+        ['signature-agent', 'x=1'],
+        ['signature-agent', 'a=2'],
+      ],
+    });
     expect(componentValues(lines, id)).toEqual(['2']);
     // A control character is a bad field line, a bad Dictionary a parse error: both ERR_COMPONENT_INVALID.
     const ctl = toHttpMessage({ headers: { 'signature-agent': 'a=1\u0001' } });

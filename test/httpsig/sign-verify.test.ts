@@ -94,14 +94,59 @@ describe('RFC 9421 Ed25519 examples (deterministic signatures)', () => {
       headers: [...headers, ['Signature-Input', SI], ['Signature', SIG]],
     });
     const valid: Array<[string, MessageObject]> = [
-      ['original', msg('GET', 'https://example.org/demo?name1=Value1&Name2=value2', [['Host', 'example.org'], ['Date', 'Fri, 15 Jul 2022 14:24:55 GMT'], ['Accept', 'application/json'], ['Accept', '*/*']])],
-      ['added header and query', msg('GET', 'https://example.org/demo?name1=Value1&Name2=value2&param=added', [['Host', 'example.org'], ['Accept', 'application/json'], ['Accept', '*/*'], ['Accept-Language', 'en-US,en;q=0.5']])],
-      ['collapsed Accept', msg('GET', 'https://example.org/demo?name1=Value1&Name2=value2', [['Host', 'example.org'], ['Referer', 'https://developer.example.org/demo'], ['Accept', 'application/json, */*']])],
-      ['re-ordered fields', msg('GET', 'https://example.org/demo?name1=Value1&Name2=value2', [['Accept', 'application/json'], ['Accept', '*/*'], ['Date', 'Fri, 15 Jul 2022 14:24:55 GMT'], ['Host', 'example.org']])],
+      [
+        'original',
+        msg('GET', 'https://example.org/demo?name1=Value1&Name2=value2', [
+          ['Host', 'example.org'],
+          ['Date', 'Fri, 15 Jul 2022 14:24:55 GMT'],
+          ['Accept', 'application/json'],
+          ['Accept', '*/*'],
+        ]),
+      ],
+      [
+        'added header and query',
+        msg('GET', 'https://example.org/demo?name1=Value1&Name2=value2&param=added', [
+          ['Host', 'example.org'],
+          ['Accept', 'application/json'],
+          ['Accept', '*/*'],
+          ['Accept-Language', 'en-US,en;q=0.5'],
+        ]),
+      ],
+      [
+        'collapsed Accept',
+        msg('GET', 'https://example.org/demo?name1=Value1&Name2=value2', [
+          ['Host', 'example.org'],
+          ['Referer', 'https://developer.example.org/demo'],
+          ['Accept', 'application/json, */*'],
+        ]),
+      ],
+      [
+        're-ordered fields',
+        msg('GET', 'https://example.org/demo?name1=Value1&Name2=value2', [
+          ['Accept', 'application/json'],
+          ['Accept', '*/*'],
+          ['Date', 'Fri, 15 Jul 2022 14:24:55 GMT'],
+          ['Host', 'example.org'],
+        ]),
+      ],
     ];
     const invalid: Array<[string, MessageObject]> = [
-      ['method and authority changed', msg('POST', 'https://example.com/demo?name1=Value1&Name2=value2', [['Host', 'example.com'], ['Accept', 'application/json'], ['Accept', '*/*']])],
-      ['Accept lines swapped', msg('GET', 'https://example.org/demo?name1=Value1&Name2=value2', [['Host', 'example.org'], ['Accept', '*/*'], ['Accept', 'application/json']])],
+      [
+        'method and authority changed',
+        msg('POST', 'https://example.com/demo?name1=Value1&Name2=value2', [
+          ['Host', 'example.com'],
+          ['Accept', 'application/json'],
+          ['Accept', '*/*'],
+        ]),
+      ],
+      [
+        'Accept lines swapped',
+        msg('GET', 'https://example.org/demo?name1=Value1&Name2=value2', [
+          ['Host', 'example.org'],
+          ['Accept', '*/*'],
+          ['Accept', 'application/json'],
+        ]),
+      ],
     ];
     for (const [name, m] of valid) {
       it(`still valid: ${name}`, async () => {
@@ -118,7 +163,11 @@ describe('RFC 9421 Ed25519 examples (deterministic signatures)', () => {
 
 describe('signMessage → verifyMessage round trips', () => {
   it('a WHATWG Request', async () => {
-    const req = new Request('https://example.com/a/b?c=d', { method: 'POST', headers: { 'Content-Type': 'text/plain', 'Signature-Agent': 'sig1="https://agent.example"' }, body: 'x' });
+    const req = new Request('https://example.com/a/b?c=d', {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain', 'Signature-Agent': 'sig1="https://agent.example"' },
+      body: 'x',
+    });
     const signed = await signMessage(req, {
       key: signer,
       components: ['@method', '@authority', '@path', '@query', 'content-type', '"signature-agent";key="sig1"'],
@@ -201,7 +250,10 @@ describe('signMessage → verifyMessage round trips', () => {
           }
           const msg: MessageObject = { method, url, headers };
           const signed = await signMessage(msg, { key: signer, components, params: { created, keyid: 'k' } });
-          const v = await verifyMessage({ method, url, headers: [...headers, ['signature-input', signed.headers['signature-input']], ['signature', signed.headers.signature]] }, { key: verifier });
+          const v = await verifyMessage(
+            { method, url, headers: [...headers, ['signature-input', signed.headers['signature-input']], ['signature', signed.headers.signature]] },
+            { key: verifier },
+          );
           expect(v.base).toBe(signed.base);
         },
       ),
@@ -266,7 +318,9 @@ describe('verification failures', () => {
   });
 
   it('unparseable fields', async () => {
-    expect(await codeOf(verifyMessage(testRequest({ 'Signature-Input': 'sig1=(', Signature: 'sig1=:AA==:' }), { key: verifier }))).toBe('ERR_SIGNATURE_INPUT_PARSE');
+    expect(await codeOf(verifyMessage(testRequest({ 'Signature-Input': 'sig1=(', Signature: 'sig1=:AA==:' }), { key: verifier }))).toBe(
+      'ERR_SIGNATURE_INPUT_PARSE',
+    );
     expect(await codeOf(verifyMessage(testRequest({ 'Signature-Input': 'sig1=()', Signature: 'sig1=AA' }), { key: verifier }))).toBe('ERR_SIGNATURE_PARSE');
   });
 
@@ -296,9 +350,9 @@ describe('verification failures', () => {
     const h = m.headers as Record<string, string>;
     expect(await codeOf(verifyMessage({ ...m, method: 'GET' }, { key: verifier }))).toBe('ERR_SIGNATURE_INVALID');
     expect(await codeOf(verifyMessage({ ...m, headers: { ...h, 'Content-Digest': 'sha-256=:x:' } }, { key: verifier }))).toBe('ERR_SIGNATURE_INVALID');
-    expect(await codeOf(verifyMessage({ ...m, headers: { ...h, 'Signature-Input': h['Signature-Input']!.replace('created=1', 'created=2') } }, { key: verifier }))).toBe(
-      'ERR_SIGNATURE_INVALID',
-    );
+    expect(
+      await codeOf(verifyMessage({ ...m, headers: { ...h, 'Signature-Input': h['Signature-Input']!.replace('created=1', 'created=2') } }, { key: verifier })),
+    ).toBe('ERR_SIGNATURE_INVALID');
     const { 'Content-Digest': _, ...withoutDigest } = h;
     expect(await codeOf(verifyMessage({ ...m, headers: withoutDigest }, { key: verifier }))).toBe('ERR_COMPONENT_MISSING');
     expect(await codeOf(verifyMessage(m, { key: otherVerifier }))).toBe('ERR_SIGNATURE_INVALID');

@@ -44,7 +44,8 @@ describe('Signature-Input (RFC 9421 §4.1)', () => {
   });
 
   it('round-trips a member, unknown parameters and component parameters included', () => {
-    const text = 'sig-b22=("@authority" "content-digest" "@query-param";name="Pet");created=1618884473;keyid="test-key-rsa-pss";tag="header-example";x-ext=1.5;flag';
+    const text =
+      'sig-b22=("@authority" "content-digest" "@query-param";name="Pet");created=1618884473;keyid="test-key-rsa-pss";tag="header-example";x-ext=1.5;flag';
     const input = parseSignatureInput(text).get('sig-b22')!;
     expect(serializeSignatureInputMember(input)).toBe(text);
   });
@@ -172,7 +173,11 @@ describe('fast-check: parsers only throw BotsigError', () => {
   const sfish = fc.oneof(
     fc.string(),
     fc.string({ unit: 'binary' }),
-    fc.array(fc.constantFrom('sig1', '=', '(', ')', '"@method"', '"a"', ';', 'created=1', ':AQ==:', ', ', ' ', '?1', 'x', '"', '\\', '1.5', '*'), { maxLength: 20 }).map((a) => a.join('')),
+    fc
+      .array(fc.constantFrom('sig1', '=', '(', ')', '"@method"', '"a"', ';', 'created=1', ':AQ==:', ', ', ' ', '?1', 'x', '"', '\\', '1.5', '*'), {
+        maxLength: 20,
+      })
+      .map((a) => a.join('')),
   );
 
   it('parseSignatureInput', () => {

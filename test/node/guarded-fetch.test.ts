@@ -26,7 +26,12 @@ const guard = vi.hoisted(() => ({
   isLoopback(host: unknown): boolean {
     if (typeof host !== 'string') return false;
     const h = host.startsWith('[') ? host.slice(1, -1) : host;
-    return h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(h) || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/i.test(h);
+    return (
+      h === '::1' ||
+      /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) ||
+      /^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(h) ||
+      /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/i.test(h)
+    );
   },
 }));
 
@@ -84,7 +89,8 @@ G0LaT/TAn5zPzFJkAcR4fNK1hFMWtA==
 -----END CERTIFICATE-----
 `;
 
-type Answer = string | Array<{ address: string; family: number }> | Error | 'never';
+/** `'never'` (one of the strings) means the lookup never answers. */
+type Answer = string | Array<{ address: string; family: number }> | Error;
 
 /** An injected DNS: answers from a script, one entry per call (the last repeats), recording the names asked. */
 function scriptedLookup(...answers: Answer[]): GuardedLookup & { calls: string[] } {
@@ -122,7 +128,11 @@ function route(req: IncomingMessage, res: ServerResponse): void {
   seen.push({ url: req.url ?? '', host: req.headers.host, method: req.method ?? '' });
   switch (req.url) {
     case '/ok':
-      res.writeHead(200, { 'content-type': 'application/http-message-signatures-directory+json', 'x-accept': String(req.headers.accept), 'x-ua': String(req.headers['user-agent']) });
+      res.writeHead(200, {
+        'content-type': 'application/http-message-signatures-directory+json',
+        'x-accept': String(req.headers.accept),
+        'x-ua': String(req.headers['user-agent']),
+      });
       res.end('{"keys":[]}');
       return;
     case '/redirect':
@@ -257,7 +267,10 @@ describe('blocked destinations never get a packet (NOTES "Discovery"; draft SSRF
     const connect = recordingConnect({ refuseAll: true });
     const f = createGuardedFetch({ lookup, connect, allow: { hosts: ['Internal.Test'] } });
     expect((await rejection(f('https://internal.test/'))).code).toBe('ERR_DIRECTORY_FETCH');
-    expect(connect.targets.map((t) => t.address), 'the refusing recorder saw the checked address').toEqual(['10.0.0.5']);
+    expect(
+      connect.targets.map((t) => t.address),
+      'the refusing recorder saw the checked address',
+    ).toEqual(['10.0.0.5']);
     expect(lookup.calls).toEqual(['internal.test']);
   });
 

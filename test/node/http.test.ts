@@ -100,9 +100,12 @@ describe('toMessage: @authority and @scheme from what the origin received (RFC 9
       { trustProxy: true },
     );
     expect(m.url).toBe('https://shop.example/');
-    const xf = toMessage(fakeRequest({ rawHeaders: ['host', 'internal', 'forwarded', 'for=1.2.3.4', 'x-forwarded-proto', 'https', 'x-forwarded-host', 'shop.example:8443'] }), {
-      trustProxy: true,
-    });
+    const xf = toMessage(
+      fakeRequest({ rawHeaders: ['host', 'internal', 'forwarded', 'for=1.2.3.4', 'x-forwarded-proto', 'https', 'x-forwarded-host', 'shop.example:8443'] }),
+      {
+        trustProxy: true,
+      },
+    );
     expect(xf.url).toBe('https://shop.example:8443/');
   });
 
@@ -121,7 +124,9 @@ describe('toMessage: @authority and @scheme from what the origin received (RFC 9
   });
 
   it('invalid proxy values are ignored: proto other than http/https, host with a path or userinfo', () => {
-    const m = toMessage(fakeRequest({ rawHeaders: ['host', 'real.example', 'x-forwarded-proto', 'javascript', 'x-forwarded-host', 'evil.example/path'] }), { trustProxy: true });
+    const m = toMessage(fakeRequest({ rawHeaders: ['host', 'real.example', 'x-forwarded-proto', 'javascript', 'x-forwarded-host', 'evil.example/path'] }), {
+      trustProxy: true,
+    });
     expect(m.url).toBe('http://real.example/');
     const f = toMessage(fakeRequest({ rawHeaders: ['host', 'real.example', 'forwarded', 'host="u@evil.example"'] }), { trustProxy: true });
     expect(f.url).toBe('http://real.example/');
@@ -162,10 +167,15 @@ describe('toMessage: @authority and @scheme from what the origin received (RFC 9
 
   it('property: toMessage never throws for arbitrary header lines and targets, and any url it builds parses', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.string({ maxLength: 12 }), fc.string({ maxLength: 40 })), { maxLength: 8 }), fc.string({ maxLength: 30 }), fc.boolean(), (pairs, url, trust) => {
-        const m = toMessage(fakeRequest({ rawHeaders: pairs.flat(), url }), { trustProxy: trust });
-        if (m.url !== undefined) expect(() => new URL(m.url!)).not.toThrow();
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.string({ maxLength: 12 }), fc.string({ maxLength: 40 })), { maxLength: 8 }),
+        fc.string({ maxLength: 30 }),
+        fc.boolean(),
+        (pairs, url, trust) => {
+          const m = toMessage(fakeRequest({ rawHeaders: pairs.flat(), url }), { trustProxy: trust });
+          if (m.url !== undefined) expect(() => new URL(m.url!)).not.toThrow();
+        },
+      ),
     );
   });
 });
@@ -179,10 +189,10 @@ describe('createNodeMiddleware on real servers', () => {
 
   it('without next: resolves once judged; in enforce mode the response is already written (res.writableEnded)', async () => {
     const verify = createNodeMiddleware(loopbackOptions({ mode: 'enforce' }));
-    const server = createServer(async (req, res) => {
-      await verify(req, res);
-      if (res.writableEnded) return;
-      res.end(`hello ${req.botsig?.agent ?? ''}`);
+    const server = createServer((req, res) => {
+      void verify(req, res).then(() => {
+        if (!res.writableEnded) res.end(`hello ${req.botsig?.agent ?? ''}`);
+      });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -222,7 +232,9 @@ describe('createNodeMiddleware on real servers', () => {
   });
 
   it('a policy Rejection with a custom status and headers is written as text/plain, no-store', async () => {
-    const origin = await startNode(createNodeMiddleware({ directory: false, policy: () => ({ status: 401, headers: { 'WWW-Authenticate': 'Signature' }, reason: 'who are you' }) }));
+    const origin = await startNode(
+      createNodeMiddleware({ directory: false, policy: () => ({ status: 401, headers: { 'WWW-Authenticate': 'Signature' }, reason: 'who are you' }) }),
+    );
     try {
       const answer = await send(origin.origin + '/');
       expect(answer.status).toBe(401);

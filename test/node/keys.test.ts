@@ -108,9 +108,19 @@ describe('node keys: KeyObject import', () => {
     expect(keyObjectToJwk(plain.publicKey)).toMatchObject({ kty: 'RSA', e: 'AQAB' });
     expect(keyObjectToJwk(plain.privateKey)).toHaveProperty('d');
     expect((await fromKeyObject(plain.privateKey)).alg).toBe('rsa-pss-sha512');
-    const sha512 = generateKeyPairSync('rsa-pss', { modulusLength: 2048, hashAlgorithm: 'sha512', mgf1HashAlgorithm: 'sha512', saltLength: 64 as unknown as string });
+    const sha512 = generateKeyPairSync('rsa-pss', {
+      modulusLength: 2048,
+      hashAlgorithm: 'sha512',
+      mgf1HashAlgorithm: 'sha512',
+      saltLength: 64 as unknown as string,
+    });
     expect((await fromKeyObject(sha512.publicKey)).alg).toBe('rsa-pss-sha512');
-    const sha256 = generateKeyPairSync('rsa-pss', { modulusLength: 2048, hashAlgorithm: 'sha256', mgf1HashAlgorithm: 'sha256', saltLength: 32 as unknown as string }); // @types/node types saltLength as a string
+    const sha256 = generateKeyPairSync('rsa-pss', {
+      modulusLength: 2048,
+      hashAlgorithm: 'sha256',
+      mgf1HashAlgorithm: 'sha256',
+      saltLength: 32 as unknown as string,
+    }); // @types/node types saltLength as a string
     await expectCode(() => fromKeyObject(sha256.privateKey), 'ERR_ALG_MISMATCH');
   });
 

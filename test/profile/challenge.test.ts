@@ -125,7 +125,7 @@ describe('signOptionsFromChallenge (client side)', () => {
     expect(options).toEqual({ components: ['"@authority"'], keyid: 'k', tag: 'web-bot-auth' });
   });
 
-  it('an untagged request is used; another profile\'s request is skipped for the web-bot-auth one', () => {
+  it("an untagged request is used; another profile's request is skipped for the web-bot-auth one", () => {
     expect(signOptionsFromChallenge('sig1=("@authority");created').components).toEqual(['"@authority"']);
     const options = signOptionsFromChallenge('a=("@method");tag="other", b=("@path");tag="web-bot-auth";nonce="n"');
     expect(options).toEqual({ components: ['"@path"'], nonce: 'n', tag: 'web-bot-auth' });

@@ -47,7 +47,6 @@ export function otherKeyPair(): Promise<GeneratedKeyPair> {
   return other;
 }
 
-
 export interface Rfc9421Key {
   id: string;
   alg: AlgorithmName;
@@ -162,7 +161,9 @@ export function flipSignatureBit(header: string, label: string): string {
   const bytes = sigs.get(label)!.slice();
   bytes[0] = bytes[0]! ^ 1;
   sigs.set(label, bytes);
-  return serializeDictionary(new Map([...sigs].map(([k, v]) => [k, { kind: 'item' as const, value: { type: 'binary' as const, value: v }, params: new Map() }])));
+  return serializeDictionary(
+    new Map([...sigs].map(([k, v]) => [k, { kind: 'item' as const, value: { type: 'binary' as const, value: v }, params: new Map() }])),
+  );
 }
 
 /** A fresh store per test, so replays from other tests never interfere. */

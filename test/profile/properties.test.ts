@@ -23,7 +23,9 @@ const port = fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined });
 const segment = fc.stringMatching(/^[A-Za-z0-9._~!$&'()*+,;=:@-]{0,12}$/).filter((s) => s !== '.' && s !== '..');
 const path = fc.array(segment, { maxLength: 4 }).map((segs) => '/' + segs.join('/'));
 const query = fc.option(
-  fc.array(fc.tuple(fc.stringMatching(/^[a-z0-9]{1,6}$/), fc.stringMatching(/^[A-Za-z0-9._~-]{0,8}$/)), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')),
+  fc
+    .array(fc.tuple(fc.stringMatching(/^[a-z0-9]{1,6}$/), fc.stringMatching(/^[A-Za-z0-9._~-]{0,8}$/)), { maxLength: 4 })
+    .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')),
   { nil: undefined },
 );
 const method = fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'PROPFIND');
@@ -67,7 +69,21 @@ describe('property: sign then verify is always verified (SPEC 5.1, 5.3)', () => 
 });
 
 describe('property: header garbage never throws and is never verified (SPEC 5.3 rule 1)', () => {
-  const sfish = fc.string({ unit: fc.constantFrom(...'sig12=():;,"*@-_ ./\\?abcdefkeyidcreatedexpirestag'.split(''), ':', '"', 'web-bot-auth', 'signature-agent', '@authority', 'key=', '\t', 'é', '\u0000') , maxLength: 80 });
+  const sfish = fc.string({
+    unit: fc.constantFrom(
+      ...'sig12=():;,"*@-_ ./\\?abcdefkeyidcreatedexpirestag'.split(''),
+      ':',
+      '"',
+      'web-bot-auth',
+      'signature-agent',
+      '@authority',
+      'key=',
+      '\t',
+      'é',
+      '\u0000',
+    ),
+    maxLength: 80,
+  });
   const garbage = fc.oneof(fc.string({ maxLength: 60 }), sfish, fc.string({ unit: 'binary', maxLength: 40 }));
   const directory = new FakeDirectory({});
 

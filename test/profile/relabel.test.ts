@@ -98,7 +98,9 @@ describe('relabelSignature (RFC 9421 §7.2.5; NOTES "Signing profile")', () => {
     expect(codeOf(() => relabelSignature(two, 'sig1', 'p'))).toBe('ERR_LABEL_EXISTS');
     expect(() => relabelSignature(headers, 'sig1', 'Proxy')).toThrow(TypeError);
     expect(codeOf(() => relabelSignature({ ...headers, 'signature-input': '((' }, 'sig1', 'p'))).toBe('ERR_SIGNATURE_INPUT_PARSE');
-    expect(codeOf(() => relabelSignature({ ...headers, 'signature-agent': '"https://legacy.example"' }, 'sig9', 'p', { renameSignatureAgentMember: true }))).toBe('ERR_LABEL_MISSING');
+    expect(
+      codeOf(() => relabelSignature({ ...headers, 'signature-agent': '"https://legacy.example"' }, 'sig9', 'p', { renameSignatureAgentMember: true })),
+    ).toBe('ERR_LABEL_MISSING');
     expect(() => relabelSignature(null as never, 'a', 'b')).toThrow(TypeError);
   });
 

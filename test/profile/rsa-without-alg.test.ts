@@ -21,7 +21,12 @@ describe('verifyRequest with an RSA JWK without alg', () => {
     it(`${id}: verifies with the key exactly as RFC 9421 B.1.2 prints it`, async () => {
       const v = vectors.find((x) => x.id === id)!;
       expect(RSA_PSS_JWK).not.toHaveProperty('alg');
-      const result = await verifyRequest(req(v.message), { keys: [RSA_PSS_JWK], allowTestKeys: true, now: () => v.created * 1000, maxValiditySeconds: v.expires - v.created });
+      const result = await verifyRequest(req(v.message), {
+        keys: [RSA_PSS_JWK],
+        allowTestKeys: true,
+        now: () => v.created * 1000,
+        maxValiditySeconds: v.expires - v.created,
+      });
       expect(result.signatures[0]?.error).toBeUndefined();
       expect(result.outcome).toBe('verified');
     });

@@ -32,7 +32,7 @@ function paramPairs(header: string, label: string): Array<[string, unknown]> {
 }
 
 describe('signRequest profile defaults (SPEC 5.1, 5.2)', () => {
-  it('covers @authority and its own Signature-Agent member; created, keyid, alg, expires (+300 s), nonce, tag in the draft vectors\' order', async () => {
+  it("covers @authority and its own Signature-Agent member; created, keyid, alg, expires (+300 s), nonce, tag in the draft vectors' order", async () => {
     const { privateJwk, thumbprint } = await keyPair();
     const out = await signRequest({ method: 'GET', url: 'https://example.com/a' }, { key: privateJwk, signatureAgent: AGENT, now: at(NOW) });
     const input = parseSignatureInput(out['signature-input']).get('sig1')!;
@@ -64,13 +64,19 @@ describe('signRequest profile defaults (SPEC 5.1, 5.2)', () => {
 
   it('signatureAgent { url, type } emits the type (jwks_uri, cimd)', async () => {
     const { privateJwk } = await keyPair();
-    const out = await signRequest({ url: 'https://example.com/' }, { key: privateJwk, now: at(NOW), signatureAgent: { url: 'https://agent.example/jwks.json', type: 'jwks_uri' } });
+    const out = await signRequest(
+      { url: 'https://example.com/' },
+      { key: privateJwk, now: at(NOW), signatureAgent: { url: 'https://agent.example/jwks.json', type: 'jwks_uri' } },
+    );
     expect(out['signature-agent']).toBe('sig1="https://agent.example/jwks.json";type=jwks_uri');
   });
 
   it('a bad Signature-Agent value is refused (ERR_SIGNATURE_AGENT_INVALID: a directory must be an origin)', async () => {
     const { privateJwk } = await keyPair();
-    await expectCode(() => signRequest({ url: 'https://example.com/' }, { key: privateJwk, signatureAgent: 'https://agent.example/path' }), 'ERR_SIGNATURE_AGENT_INVALID');
+    await expectCode(
+      () => signRequest({ url: 'https://example.com/' }, { key: privateJwk, signatureAgent: 'https://agent.example/path' }),
+      'ERR_SIGNATURE_AGENT_INVALID',
+    );
   });
 
   it('options: label, created/expires as Date or seconds, validitySeconds, nonce string or false, includeAlg false, tag', async () => {
@@ -122,9 +128,15 @@ describe('signRequest profile defaults (SPEC 5.1, 5.2)', () => {
 
   it('replaceComponents: @target-uri instead of @authority, the member still covered; nothing of the two → ERR_REQUIRED_COMPONENT', async () => {
     const { privateJwk } = await keyPair();
-    const out = await signRequest({ url: 'https://example.com/' }, { key: privateJwk, now: at(NOW), signatureAgent: AGENT, components: ['@target-uri'], replaceComponents: true });
+    const out = await signRequest(
+      { url: 'https://example.com/' },
+      { key: privateJwk, now: at(NOW), signatureAgent: AGENT, components: ['@target-uri'], replaceComponents: true },
+    );
     expect(out['signature-input']).toMatch(/^sig1=\("@target-uri" "signature-agent";key="sig1"\)/);
-    await expectCode(() => signRequest({ url: 'https://example.com/' }, { key: privateJwk, components: ['@method'], replaceComponents: true }), 'ERR_REQUIRED_COMPONENT');
+    await expectCode(
+      () => signRequest({ url: 'https://example.com/' }, { key: privateJwk, components: ['@method'], replaceComponents: true }),
+      'ERR_REQUIRED_COMPONENT',
+    );
     // Another profile's signature is not held to the Web Bot Auth rules.
     const other = await signRequest({ url: 'https://example.com/' }, { key: privateJwk, components: ['@method'], replaceComponents: true, tag: 'mine' });
     expect(other['signature-input']).toMatch(/^sig1=\("@method"\)/);
@@ -181,7 +193,10 @@ describe('Cloudflare Ed25519 vectors are reproduced byte for byte (shared parame
     if (v.key.kty !== 'OKP' || v.signature_agent !== undefined) continue;
     it(`${file}[${index}] ${v.label}`, async () => {
       const key: Jwk = { kty: 'OKP', crv: v.key.crv!, x: v.key.x!, d: v.key.d! };
-      const out = await signRequest({ method: 'GET', url: v.target_url }, { key, label: v.label, created: v.created_ms / 1000, expires: v.expires_ms / 1000, nonce: v.nonce, allowLongValidity: true });
+      const out = await signRequest(
+        { method: 'GET', url: v.target_url },
+        { key, label: v.label, created: v.created_ms / 1000, expires: v.expires_ms / 1000, nonce: v.nonce, allowLongValidity: true },
+      );
       expect(out['signature-input']).toBe(v.signature_input);
       expect(out.signature).toBe(v.signature);
     });
@@ -252,13 +267,19 @@ describe('appending to existing signatures under a fresh label (RFC 9421 §4.3)'
 
   it('malformed existing signature fields → ERR_SIGNATURE_INPUT_PARSE / ERR_SIGNATURE_PARSE', async () => {
     const { privateJwk } = await keyPair();
-    await expectCode(() => signRequest({ url: 'https://example.com/', headers: { 'signature-input': '((' } }, { key: privateJwk }), 'ERR_SIGNATURE_INPUT_PARSE');
+    await expectCode(
+      () => signRequest({ url: 'https://example.com/', headers: { 'signature-input': '((' } }, { key: privateJwk }),
+      'ERR_SIGNATURE_INPUT_PARSE',
+    );
     await expectCode(() => signRequest({ url: 'https://example.com/', headers: { signature: '((' } }, { key: privateJwk }), 'ERR_SIGNATURE_PARSE');
   });
 
   it('blank existing fields are treated as absent (no leading comma)', async () => {
     const { privateJwk } = await keyPair();
-    const out = await signRequest({ url: 'https://example.com/', headers: { signature: ' ', 'signature-input': '', 'signature-agent': '' } }, { key: privateJwk, signatureAgent: AGENT });
+    const out = await signRequest(
+      { url: 'https://example.com/', headers: { signature: ' ', 'signature-input': '', 'signature-agent': '' } },
+      { key: privateJwk, signatureAgent: AGENT },
+    );
     expect(out['signature-input']).toMatch(/^sig1=/);
     expect(out.signature).toMatch(/^sig1=/);
     expect(out['signature-agent']).toBe('sig1="https://agent.example"');
@@ -307,9 +328,17 @@ describe('applySignatureHeaders: Request, Headers, record, pairs', () => {
   });
 
   it('pairs: replaces any letter case, other pairs kept in order', () => {
-    const pairs: Array<[string, string]> = [['Accept', '*/*'], ['Signature', 'old'], ['signature', 'older']];
+    const pairs: Array<[string, string]> = [
+      ['Accept', '*/*'],
+      ['Signature', 'old'],
+      ['signature', 'older'],
+    ];
     applySignatureHeaders(pairs, { signature: 'new', 'signature-input': 'in' });
-    expect(pairs).toEqual([['Accept', '*/*'], ['signature-input', 'in'], ['signature', 'new']]);
+    expect(pairs).toEqual([
+      ['Accept', '*/*'],
+      ['signature-input', 'in'],
+      ['signature', 'new'],
+    ]);
   });
 
   it('round trip on each shape verifies', async () => {
@@ -321,7 +350,10 @@ describe('applySignatureHeaders: Request, Headers, record, pairs', () => {
     applySignatureHeaders(pairs, await signRequest({ url, headers: pairs }, { key: privateJwk, signatureAgent: AGENT, now: at(NOW) }));
     const request = new Request(url);
     applySignatureHeaders(request, await signRequest(request, { key: privateJwk, signatureAgent: AGENT, now: at(NOW) }));
-    const messages: MessageObject[] = [{ url, headers: record }, { url, headers: pairs }];
+    const messages: MessageObject[] = [
+      { url, headers: record },
+      { url, headers: pairs },
+    ];
     for (const m of [...messages, request]) {
       expect((await verifyRequest(m, { keys: [publicJwk], now: at(NOW), nonce: freshNonce() })).outcome).toBe('verified');
     }
@@ -377,6 +409,8 @@ describe('the Signature-Input signRequest writes is the RFC 9651 serialisation o
   it('refuses times outside the Integer range with ERR_PARAM_INVALID', async () => {
     const { privateJwk } = await keyPair();
     const request: MessageObject = { url: 'https://origin.example/' };
-    await expect(signRequest(request, { key: privateJwk, created: 1e15, expires: 1e15 + 10, allowLongValidity: true })).rejects.toMatchObject({ code: 'ERR_PARAM_INVALID' });
+    await expect(signRequest(request, { key: privateJwk, created: 1e15, expires: 1e15 + 10, allowLongValidity: true })).rejects.toMatchObject({
+      code: 'ERR_PARAM_INVALID',
+    });
   });
 });

@@ -114,10 +114,7 @@ describe('parseSignatureAgent: forms (SPEC 2.3, NOTES "Signature-Agent")', () =>
     expect(p.ignored).toBe(false);
     expect(p.members).toEqual([{ url: 'https://agent.example', type: 'directory', scheme: 'https', index: 0 }]);
     expect(codes(p)).toContain('raw-angle-brackets');
-    expect(parseSignatureAgent(['<https://a.example>', '<https://b.example>']).members.map((m) => m.url)).toEqual([
-      'https://a.example',
-      'https://b.example',
-    ]);
+    expect(parseSignatureAgent(['<https://a.example>', '<https://b.example>']).members.map((m) => m.url)).toEqual(['https://a.example', 'https://b.example']);
   });
 
   it('unparseable header → ignored with an sf-parse error (SPEC 7: MAY answer 400)', () => {
@@ -279,9 +276,7 @@ describe('serializeSignatureAgent (NOTES: emit the Dictionary form)', () => {
         { key: 'sig3', url: 'https://a.example/card', type: 'cimd' },
         { key: 'sig4', url: 'https://b.example', type: 'directory' },
       ]),
-    ).toBe(
-      'sig1="https://a.example", sig2="https://a.example/jwks.json";type=jwks_uri, sig3="https://a.example/card";type=cimd, sig4="https://b.example"',
-    );
+    ).toBe('sig1="https://a.example", sig2="https://a.example/jwks.json";type=jwks_uri, sig3="https://a.example/card";type=cimd, sig4="https://b.example"');
   });
 
   it('record form', () => {
@@ -296,9 +291,7 @@ describe('serializeSignatureAgent (NOTES: emit the Dictionary form)', () => {
   });
 
   it('round trip: serialise → parse gives the same members (property)', () => {
-    const key = fc
-      .tuple(fc.constantFrom(...'abcz*'), fc.string({ unit: fc.constantFrom(...'abz09_-.*'), maxLength: 8 }))
-      .map(([a, b]) => a + b);
+    const key = fc.tuple(fc.constantFrom(...'abcz*'), fc.string({ unit: fc.constantFrom(...'abz09_-.*'), maxLength: 8 })).map(([a, b]) => a + b);
     const host = fc.domain();
     const member = fc.oneof(
       fc.record({ url: host.map((h) => `https://${h}`), type: fc.constant('directory' as const) }),
@@ -337,7 +330,13 @@ describe('serializeSignatureAgent (NOTES: emit the Dictionary form)', () => {
     ['uppercase key', [{ key: 'Sig1', url: 'https://a.example' }]],
     ['key starting with a digit', [{ key: '1sig', url: 'https://a.example' }]],
     ['empty key', [{ key: '', url: 'https://a.example' }]],
-    ['repeated key', [{ key: 'a', url: 'https://a.example' }, { key: 'a', url: 'https://b.example' }]],
+    [
+      'repeated key',
+      [
+        { key: 'a', url: 'https://a.example' },
+        { key: 'a', url: 'https://b.example' },
+      ],
+    ],
     ['non-string url', [{ key: 'a', url: 42 }]],
     ['unknown type', [{ key: 'a', url: 'https://a.example', type: 'other' }]],
     ['null member', [null]],

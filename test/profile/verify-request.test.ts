@@ -65,7 +65,8 @@ function code(r: VerificationResult, i = 0): string | undefined {
 
 describe('draft vectors through verifyRequest (vectors/web-bot-auth.json, draft-meunier-webbotauth-httpsig-protocol appendix)', () => {
   const vectors = draftRequestVectors();
-  it('has the four request vectors', () => expect(vectors.map((v) => v.id)).toEqual(['wba-rsa-pss-dictionary', 'wba-rsa-pss-legacy', 'wba-ed25519-dictionary', 'wba-ed25519-legacy']));
+  it('has the four request vectors', () =>
+    expect(vectors.map((v) => v.id)).toEqual(['wba-rsa-pss-dictionary', 'wba-rsa-pss-legacy', 'wba-ed25519-dictionary', 'wba-ed25519-legacy']));
 
   for (const v of vectors) {
     const clock = at(v.created + 10);
@@ -111,7 +112,12 @@ describe('draft vectors through verifyRequest (vectors/web-bot-auth.json, draft-
 
   it('wba-*-dictionary: a 100-year validity is refused by the default maxValiditySeconds (SPEC 8)', async () => {
     const v = vectors.find((x) => x.id === 'wba-ed25519-dictionary')!;
-    const r = await verifyRequest(rawRequest(v), { keys: [await rfc9421VerifyingKey(v.key)], now: at(v.created + 10), allowTestKeys: true, nonce: freshNonce() });
+    const r = await verifyRequest(rawRequest(v), {
+      keys: [await rfc9421VerifyingKey(v.key)],
+      now: at(v.created + 10),
+      allowTestKeys: true,
+      nonce: freshNonce(),
+    });
     expect(code(r)).toBe('ERR_VALIDITY_TOO_LONG');
   });
 });
@@ -282,7 +288,11 @@ describe('tampering: every covered part is bound (RFC 9421 §3.2; SPEC 5.1, 5.2)
     const rebound = editInput(s.req.headers['signature-input']!, 'sig1', (input) => {
       input.components[1] = parseComponentIdentifier('"signature-agent";key="sig2"');
     });
-    await expectCode({ ...s.req, headers: { ...s.req.headers, 'signature-input': rebound, 'signature-agent': 'sig2="https://agent.example"' } }, s, 'ERR_SIGNATURE_INVALID');
+    await expectCode(
+      { ...s.req, headers: { ...s.req.headers, 'signature-input': rebound, 'signature-agent': 'sig2="https://agent.example"' } },
+      s,
+      'ERR_SIGNATURE_INVALID',
+    );
   });
 
   const paramFlips: Array<[string, (h: string) => string]> = [
@@ -314,7 +324,10 @@ describe('tampering: every covered part is bound (RFC 9421 §3.2; SPEC 5.1, 5.2)
 
   it('alg flipped: another algorithm → ERR_ALG_MISMATCH, hmac-sha256 → ERR_ALG_NOT_ALLOWED, unknown → ERR_ALG_UNKNOWN', async () => {
     const s = await base();
-    const withAlg = (alg: string) => ({ ...s.req, headers: { ...s.req.headers, 'signature-input': setParam(s.req.headers['signature-input']!, 'sig1', 'alg', sfString(alg)) } });
+    const withAlg = (alg: string) => ({
+      ...s.req,
+      headers: { ...s.req.headers, 'signature-input': setParam(s.req.headers['signature-input']!, 'sig1', 'alg', sfString(alg)) },
+    });
     await expectCode(withAlg('ecdsa-p256-sha256'), s, 'ERR_ALG_MISMATCH');
     await expectCode(withAlg('hmac-sha256'), s, 'ERR_ALG_NOT_ALLOWED');
     await expectCode(withAlg('rot13'), s, 'ERR_ALG_UNKNOWN');
@@ -333,7 +346,11 @@ describe('tampering: every covered part is bound (RFC 9421 §3.2; SPEC 5.1, 5.2)
 
   it('a parameter of the wrong type → ERR_PARAM_INVALID', async () => {
     const s = await base();
-    await expectCode({ ...s.req, headers: { ...s.req.headers, 'signature-input': setParam(s.req.headers['signature-input']!, 'sig1', 'created', sfString('x')) } }, s, 'ERR_PARAM_INVALID');
+    await expectCode(
+      { ...s.req, headers: { ...s.req.headers, 'signature-input': setParam(s.req.headers['signature-input']!, 'sig1', 'created', sfString('x')) } },
+      s,
+      'ERR_PARAM_INVALID',
+    );
   });
 
   it('signature bytes flipped → ERR_SIGNATURE_INVALID', async () => {
@@ -424,7 +441,10 @@ describe('key directory (KeyDirectory.resolve(member)); keys by (URL, keyid) (NO
     const r = await verifyRequest(s.req, { directory, now: at(NOW), nonce: freshNonce() });
     expect(r.outcome).toBe('unverified');
     expect(code(r)).toBe('ERR_KEY_UNKNOWN');
-    expect(directory.calls.map((m) => m.url), 'directory A is never consulted').toEqual(['https://b.example']);
+    expect(
+      directory.calls.map((m) => m.url),
+      'directory A is never consulted',
+    ).toEqual(['https://b.example']);
   });
 
   it('with two members, only the one this signature covers is asked (agent2 while label is sig1)', async () => {
@@ -485,7 +505,11 @@ describe('key directory (KeyDirectory.resolve(member)); keys by (URL, keyid) (NO
   it('directory diagnostics are passed on in the request result', async () => {
     const s = await signed();
     const directory = {
-      resolve: async () => ({ url: AGENT_ID, keys: [{ thumbprint: s.vk.thumbprint, key: s.vk }], diagnostics: [{ level: 'warning' as const, code: 'alg-jose-name' as const, message: 'm' }] }),
+      resolve: async () => ({
+        url: AGENT_ID,
+        keys: [{ thumbprint: s.vk.thumbprint, key: s.vk }],
+        diagnostics: [{ level: 'warning' as const, code: 'alg-jose-name' as const, message: 'm' }],
+      }),
     };
     const r = await verifyRequest(s.req, { directory, now: at(NOW), nonce: freshNonce() });
     expect(r.diagnostics.map((d) => d.code)).toEqual(['alg-jose-name']);
@@ -516,7 +540,10 @@ describe('legacy String Signature-Agent covered whole, several values (SPEC 2.3:
       components: ['@authority', 'signature-agent'],
       params: { created: NOW, keyid: sk.thumbprint, alg: 'ed25519', expires: NOW + 60, tag: 'web-bot-auth' },
     });
-    return { req: { ...req, headers: [...headers, ['Signature-Input', out.headers['signature-input']], ['Signature', out.headers.signature]] } as MessageObject, vk: await importVerifyingKey(pair.publicJwk) };
+    return {
+      req: { ...req, headers: [...headers, ['Signature-Input', out.headers['signature-input']], ['Signature', out.headers.signature]] } as MessageObject,
+      vk: await importVerifyingKey(pair.publicJwk),
+    };
   }
 
   it('the second value yields the key: tried in order, agent = the second directory', async () => {
@@ -545,8 +572,13 @@ describe('legacy String Signature-Agent covered whole, several values (SPEC 2.3:
 
   it('none yields the key → unverified: ERR_KEY_UNKNOWN, or the first failure when one failed', async () => {
     const { req } = await legacy(['"https://a.example"', '"https://b.example"']);
-    expect(code(await verifyRequest(req, { directory: new FakeDirectory({ 'https://a.example': [], 'https://b.example': [] }), now: at(NOW) }))).toBe('ERR_KEY_UNKNOWN');
-    const r = await verifyRequest(req, { directory: new FakeDirectory({ 'https://a.example': new BotsigError('ERR_DIRECTORY_TIMEOUT', 't'), 'https://b.example': [] }), now: at(NOW) });
+    expect(code(await verifyRequest(req, { directory: new FakeDirectory({ 'https://a.example': [], 'https://b.example': [] }), now: at(NOW) }))).toBe(
+      'ERR_KEY_UNKNOWN',
+    );
+    const r = await verifyRequest(req, {
+      directory: new FakeDirectory({ 'https://a.example': new BotsigError('ERR_DIRECTORY_TIMEOUT', 't'), 'https://b.example': [] }),
+      now: at(NOW),
+    });
     expect(r.outcome).toBe('unverified');
     expect(code(r)).toBe('ERR_DIRECTORY_TIMEOUT');
   });
@@ -621,7 +653,11 @@ describe('nonces: replay, policies, store failure (SPEC 5.3 rules 5, 8)', () => 
 
   it('a store that throws or rejects → unverified ERR_NONCE_STORE_UNAVAILABLE, never verified', async () => {
     const s = await signed();
-    const throwing = { checkAndRecord: () => { throw new Error('redis down'); } };
+    const throwing = {
+      checkAndRecord: () => {
+        throw new Error('redis down');
+      },
+    };
     const rejecting = { checkAndRecord: () => Promise.reject(new Error('redis down')) };
     for (const store of [throwing, rejecting]) {
       const r = await verifyRequest(s.req, { keys: [s.publicJwk], now: at(NOW), nonce: { store } });
@@ -699,7 +735,12 @@ describe('freshness at the boundaries (RFC 9421 §2.3, clockSkewSeconds)', () =>
     const sk = await importSigningKey(pair.privateJwk);
     const make = async (params: Record<string, string | number>) => {
       const req = { method: 'GET', url: 'https://example.com/' };
-      const out = await signMessage(req, { key: sk, label: 'sig1', components: ['@authority'], params: { keyid: sk.thumbprint, tag: 'web-bot-auth', ...params } });
+      const out = await signMessage(req, {
+        key: sk,
+        label: 'sig1',
+        components: ['@authority'],
+        params: { keyid: sk.thumbprint, tag: 'web-bot-auth', ...params },
+      });
       return verifyRequest({ ...req, headers: out.headers }, { keys: [pair.publicJwk], now: at(NOW) });
     };
     expect(code(await make({ expires: NOW + 10 }))).toBe('ERR_CREATED_MISSING');
@@ -722,7 +763,12 @@ describe('coverage rules (SPEC 5.1; NOTES "Signing profile")', () => {
     const pair = await keyPair();
     const sk = await importSigningKey(pair.privateJwk);
     const req = { method: 'GET', url: 'https://example.com/' };
-    const out = await signMessage(req, { key: sk, label: 'sig1', components: ['@method'], params: { created: NOW, expires: NOW + 60, keyid: sk.thumbprint, tag: 'web-bot-auth' } });
+    const out = await signMessage(req, {
+      key: sk,
+      label: 'sig1',
+      components: ['@method'],
+      params: { created: NOW, expires: NOW + 60, keyid: sk.thumbprint, tag: 'web-bot-auth' },
+    });
     expect(code(await verifyRequest({ ...req, headers: out.headers }, { keys: [pair.publicJwk], now: at(NOW) }))).toBe('ERR_REQUIRED_COMPONENT');
   });
 
@@ -752,20 +798,39 @@ describe('coverage rules (SPEC 5.1; NOTES "Signing profile")', () => {
     const outer = await signRequest(inner.req, { key: other.privateJwk, now: at(NOW), signatureAgent: 'https://proxy.example', components: coverAll });
     const req = { ...inner.req, headers: { ...inner.req.headers, ...outer } };
     const both = await verifyRequest(req, { keys: [inner.publicJwk, other.publicJwk], now: at(NOW), nonce: freshNonce() });
-    expect(both.signatures.map((x) => [x.label, x.outcome])).toEqual([['sig1', 'verified'], ['sig2', 'verified']]);
+    expect(both.signatures.map((x) => [x.label, x.outcome])).toEqual([
+      ['sig1', 'verified'],
+      ['sig2', 'verified'],
+    ]);
 
     // An outer signature does not make an inner one valid: sig1's key is unknown here.
     const onlyOuter = await verifyRequest(req, { keys: [other.publicJwk], now: at(NOW), nonce: freshNonce() });
     expect(onlyOuter.signatures.map((x) => x.outcome)).toEqual(['unverified', 'verified']);
     expect(onlyOuter.outcome).toBe('verified');
 
-    const partial = await signRequest(inner.req, { key: other.privateJwk, now: at(NOW), signatureAgent: 'https://proxy.example', components: ['"signature";key="sig1"'] });
-    const r1 = await verifyRequest({ ...inner.req, headers: { ...inner.req.headers, ...partial } }, { keys: [inner.publicJwk, other.publicJwk], now: at(NOW), nonce: freshNonce() });
+    const partial = await signRequest(inner.req, {
+      key: other.privateJwk,
+      now: at(NOW),
+      signatureAgent: 'https://proxy.example',
+      components: ['"signature";key="sig1"'],
+    });
+    const r1 = await verifyRequest(
+      { ...inner.req, headers: { ...inner.req.headers, ...partial } },
+      { keys: [inner.publicJwk, other.publicJwk], now: at(NOW), nonce: freshNonce() },
+    );
     expect(r1.signatures[1]!.error?.code).toBe('ERR_REQUIRED_COMPONENT');
     expect(r1.signatures[1]!.error?.message).toContain('Signature-Input');
 
-    const missing = await signRequest(inner.req, { key: other.privateJwk, now: at(NOW), signatureAgent: 'https://proxy.example', components: coverAll.slice(0, 2) });
-    const r2 = await verifyRequest({ ...inner.req, headers: { ...inner.req.headers, ...missing } }, { keys: [inner.publicJwk, other.publicJwk], now: at(NOW), nonce: freshNonce() });
+    const missing = await signRequest(inner.req, {
+      key: other.privateJwk,
+      now: at(NOW),
+      signatureAgent: 'https://proxy.example',
+      components: coverAll.slice(0, 2),
+    });
+    const r2 = await verifyRequest(
+      { ...inner.req, headers: { ...inner.req.headers, ...missing } },
+      { keys: [inner.publicJwk, other.publicJwk], now: at(NOW), nonce: freshNonce() },
+    );
     expect(r2.signatures[1]!.error?.code).toBe('ERR_REQUIRED_COMPONENT');
     expect(r2.signatures[1]!.error?.message).toContain('every component');
   });
@@ -829,9 +894,15 @@ describe('several signatures on one request, each judged on its own (RFC 9421 §
     const first = await signed({ tag: 'some-other-profile', noAgent: true });
     const other = await otherKeyPair();
     const second = await signRequest(first.req, { key: other.privateJwk, now: at(NOW) });
-    const r = await verifyRequest({ ...first.req, headers: { ...first.req.headers, ...second } }, { keys: [other.publicJwk], now: at(NOW), nonce: freshNonce() });
+    const r = await verifyRequest(
+      { ...first.req, headers: { ...first.req.headers, ...second } },
+      { keys: [other.publicJwk], now: at(NOW), nonce: freshNonce() },
+    );
     expect(r.outcome).toBe('verified');
-    expect(r.signatures.map((x) => [x.outcome, x.skipped])).toEqual([['unverified', true], ['verified', false]]);
+    expect(r.signatures.map((x) => [x.outcome, x.skipped])).toEqual([
+      ['unverified', true],
+      ['verified', false],
+    ]);
   });
 
   it('invalid + skipped → invalid, the request error explains the invalid one', async () => {
@@ -894,7 +965,10 @@ describe('transport and malformed input (SPEC 5.3 rules 1, 6; SPEC 7)', () => {
     expect(code(shape)).toBe('ERR_SIGNATURE_PARSE');
     const half = await verifyRequest({ ...s.req, headers: { ...s.req.headers, signature: s.req.headers.signature!.replace('sig1=', 'sig9=') } }, opts(s));
     expect(half.malformed).toBe(false);
-    expect(half.signatures.map((x) => [x.label, x.error?.code])).toEqual([['sig1', 'ERR_LABEL_MISSING'], ['sig9', 'ERR_LABEL_MISSING']]);
+    expect(half.signatures.map((x) => [x.label, x.error?.code])).toEqual([
+      ['sig1', 'ERR_LABEL_MISSING'],
+      ['sig9', 'ERR_LABEL_MISSING'],
+    ]);
   });
 
   it('an unparseable Signature-Agent → malformed (SPEC 5.3 rule 1), the signature invalid', async () => {
@@ -941,7 +1015,12 @@ describe('misuse throws TypeError; request content never throws', () => {
     const brokenClock = await verifyRequest(s.req, { keys: [s.publicJwk], now: () => Number.NaN });
     expect(brokenClock.outcome, 'a NaN clock must not pass every freshness check').toBe('unverified');
     expect(brokenClock.error?.code).toBe('ERR_INTERNAL');
-    const throwingClock = await verifyRequest(s.req, { keys: [s.publicJwk], now: () => { throw new Error('x'); } });
+    const throwingClock = await verifyRequest(s.req, {
+      keys: [s.publicJwk],
+      now: () => {
+        throw new Error('x');
+      },
+    });
     expect(throwingClock).toMatchObject({ outcome: 'unverified', error: { code: 'ERR_INTERNAL' } });
     const oddStore = await verifyRequest(s.req, { keys: [s.publicJwk], now: at(NOW), nonce: { store: { checkAndRecord: () => 1 as unknown as boolean } } });
     expect(code(oddStore)).toBe('ERR_NONCE_STORE_UNAVAILABLE');

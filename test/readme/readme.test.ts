@@ -29,7 +29,7 @@ describe('extractBlocks', () => {
     '<!-- readme: typecheck-only: it calls example.com -->', // 8
     '', //                                      9
     '```ts', //                                 10
-    "const a = 1;", //                          11
+    'const a = 1;', //                          11
     '```', //                                   12
     '~~~js', //                                 13
     'let b;', //                                14
@@ -64,7 +64,9 @@ describe('extractBlocks', () => {
     expect(extractBlocks('<!-- readme: run -->\n```ts\nx\n```\n').problems).toEqual([expect.stringMatching(/^1: unknown readme directive "run"/)]);
     expect(extractBlocks('<!-- readme: typecheck-only -->\n```ts\nx\n```\n').problems).toEqual([expect.stringMatching(/^1: unknown readme directive/)]);
     expect(extractBlocks('<!-- readme: with redis-server -->\ntext\n```ts\nx\n```\n').problems).toEqual(['1: a readme directive that precedes no code block']);
-    expect(extractBlocks('<!-- readme: with redis-server -->\n```sh\nx\n```\n').problems).toEqual([expect.stringMatching(/^1: a readme directive before a ```sh block/)]);
+    expect(extractBlocks('<!-- readme: with redis-server -->\n```sh\nx\n```\n').problems).toEqual([
+      expect.stringMatching(/^1: a readme directive before a ```sh block/),
+    ]);
     expect(extractBlocks('text\n```ts\nx\n').problems).toEqual(['2: a code fence that is never closed']);
   });
 });
@@ -88,7 +90,7 @@ describe('README.md code blocks', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('name the origin\'s own authorities wherever they verify requests (security model)', () => {
+  it("name the origin's own authorities wherever they verify requests (security model)", () => {
     const verifies = /\b(verifyRequest|createVerifier|createNodeVerifier|createNodeMiddleware)\s*\(|\bbotsig\s*[(,]/;
     const missing = checked.filter((b) => verifies.test(b.code) && !/\bauthorities\s*:/.test(b.code)).map((b) => b.line);
     expect(missing).toEqual([]);
@@ -110,10 +112,7 @@ describe('scripts/readme/run-block.mjs', () => {
   }
 
   it('moves every listen() to 127.0.0.1 port 0, sends each server its requests, and closes it', async () => {
-    const r = await run(
-      'server.mjs',
-      "import { createServer } from 'node:http';\ncreateServer((req, res) => res.end('ok')).listen(8080);\n",
-    );
+    const r = await run('server.mjs', "import { createServer } from 'node:http';\ncreateServer((req, res) => res.end('ok')).listen(8080);\n");
     expect(r.out).toMatch(/GET \/ \(Host: example\.com\) on the server at 127\.0\.0\.1:\d+: 200/);
     expect(r.out).toMatch(/GET \/public\/readme \(Host: exa mple\.com\) on the server at 127\.0\.0\.1:\d+: 200/);
     expect(r.out).not.toContain(':8080');
@@ -149,7 +148,7 @@ describe('scripts/readme/run-block.mjs', () => {
   });
 
   it('calls the fetch of a default export (Workers, Bun, Deno style)', async () => {
-    const r = await run('worker.mjs', "export default { fetch: (request) => new Response(new URL(request.url).pathname) };\n");
+    const r = await run('worker.mjs', 'export default { fetch: (request) => new Response(new URL(request.url).pathname) };\n');
     expect(r.out).toContain("default export's fetch(GET https://example.com/): 200");
     expect(r.code, r.out).toBe(0);
   });

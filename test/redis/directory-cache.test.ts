@@ -135,7 +135,14 @@ describe('RedisDirectoryCache while Redis is down: the process-local fallback', 
       const errors: unknown[] = [];
       const local = new MemoryDirectoryCache();
       const c = await nodeRedisClient(srv.port);
-      const cache = new RedisDirectoryCache({ client: c, prefix: 'fb:', localFallback: local, retryAfterMs: 5000, now: () => t, onError: (e) => errors.push(e) });
+      const cache = new RedisDirectoryCache({
+        client: c,
+        prefix: 'fb:',
+        localFallback: local,
+        retryAfterMs: 5000,
+        now: () => t,
+        onError: (e) => errors.push(e),
+      });
       const e1 = entry(1, 300_000, '{"keys":[1]}');
       await cache.set(KEY, e1);
       expect(cache.degraded).toBe(false);

@@ -53,7 +53,11 @@ export async function startFleet(bundle: BundledWorker, configs: readonly FleetC
 
 function startWorker(file: string, config: FleetConfig, index: number): Promise<FleetWorker> {
   // execArgv: [] so the child does not inherit the test runner's loader flags.
-  const child: ChildProcess = fork(file, [], { env: { ...process.env, BOTSIG_FLEET_CONFIG: JSON.stringify(config) }, execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(file, [], {
+    env: { ...process.env, BOTSIG_FLEET_CONFIG: JSON.stringify(config) },
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const pending = new Map<number, { resolve: (m: FromWorker) => void; onProgress?: ((done: number) => void) | undefined }>();
   let exited = false;
   const exitPromise = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -87,7 +91,13 @@ function startWorker(file: string, config: FleetConfig, index: number): Promise<
       index,
       async verify(requests, options = {}) {
         const reply = await ask(
-          { type: 'verify', id: nextId++, requests, ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }), ...(options.progressEvery === undefined ? {} : { progressEvery: options.progressEvery }) },
+          {
+            type: 'verify',
+            id: nextId++,
+            requests,
+            ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+            ...(options.progressEvery === undefined ? {} : { progressEvery: options.progressEvery }),
+          },
           options.onProgress,
         );
         if (reply.type !== 'results' || reply.results.length !== requests.length) throw new Error(`fleet worker ${index} did not answer`);

@@ -23,7 +23,6 @@ import type { BundledWorker, FleetWorker } from './fleet-harness';
 import type { FleetConfig, FleetOutcome, FleetRequest } from './fleet-worker';
 import { closeClients, nodeRedisClient } from './redis-clients';
 
-const FLEET = 4;
 const KINDS: ReadonlyArray<FleetConfig['client']> = ['node-redis', 'ioredis', 'node-redis', 'ioredis'];
 
 let bundle: BundledWorker;
@@ -75,7 +74,14 @@ async function submit(workers: FleetWorker[], requests: FleetRequest[], options:
     requests.map((r, i) => ({ r, i })),
     workers.length,
   );
-  const answers = await Promise.all(lanes.map((lane, w) => workers[w]!.verify(lane.map((x) => x.r), options)));
+  const answers = await Promise.all(
+    lanes.map((lane, w) =>
+      workers[w]!.verify(
+        lane.map((x) => x.r),
+        options,
+      ),
+    ),
+  );
   const out: FleetOutcome[] = new Array<FleetOutcome>(requests.length);
   lanes.forEach((lane, w) => lane.forEach((x, j) => (out[x.i] = answers[w]![j]!)));
   return out;
@@ -153,7 +159,8 @@ describe('Redis killed mid-run (policy required): no false verified, recovery on
     });
     await killed;
     expect(server.running).toBe(false);
-    for (const o of duringKill) expect(['verified', 'unverified:ERR_NONCE_STORE_UNAVAILABLE']).toContain(o.code === undefined ? o.outcome : `${o.outcome}:${o.code}`);
+    for (const o of duringKill)
+      expect(['verified', 'unverified:ERR_NONCE_STORE_UNAVAILABLE']).toContain(o.code === undefined ? o.outcome : `${o.outcome}:${o.code}`);
     expect(duringKill.filter((o) => o.outcome === 'verified').length).toBeGreaterThanOrEqual(20);
 
     // While Redis is down: nothing verifies, not new requests, not replays of verified ones.

@@ -21,7 +21,6 @@ import type { RedisClientInput } from '../../src/stores/redis';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe, REDIS, requireTool } from '../helpers/optional';
 
-
 interface Node {
   port: number;
   child: ChildProcess;
@@ -64,7 +63,24 @@ async function startNode(): Promise<Node> {
   const port = await freePort();
   const child = spawn(
     binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--daemonize', 'no'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      'nodes.conf',
+      '--daemonize',
+      'no',
+    ],
     { stdio: 'ignore' },
   );
   const exited = new Promise<void>((resolve) => {
@@ -155,7 +171,7 @@ describe.each(['node-redis', 'ioredis'] as const)('RedisNonceStore on a two-node
     const over = await Promise.all(scopes.map((s) => answer(store.checkAndRecord(s, 'd', T + 60_000, T))));
     expect(over.every((x) => x === 'ERR_NONCE_QUOTA_EXCEEDED')).toBe(true);
     // Both nodes hold some of the scopes' sets.
-    const counts = await Promise.all(admins.map(async (c) => (await c.sendCommand(['KEYS', `${prefix}*`]) as string[]).length));
+    const counts = await Promise.all(admins.map(async (c) => ((await c.sendCommand(['KEYS', `${prefix}*`])) as string[]).length));
     expect(counts[0]! + counts[1]!).toBe(40);
     expect(counts[0]).toBeGreaterThan(0);
     expect(counts[1]).toBeGreaterThan(0);

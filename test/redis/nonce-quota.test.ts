@@ -50,7 +50,7 @@ describe.each(CLIENT_KINDS)('RedisNonceStore quota with %s', (kind: ClientKind) 
     client = await connect(kind, server.port);
   });
 
-  it('a flood from one scope stops at its quota; the flooder\'s replays are still false; another scope\'s first nonce is accepted', async () => {
+  it("a flood from one scope stops at its quota; the flooder's replays are still false; another scope's first nonce is accepted", async () => {
     const store = new RedisNonceStore({ client, prefix: prefix(), maxEntriesPerScope: 200 });
     const flooder = 'https://flood.example';
     const first = await Promise.all(Array.from({ length: 200 }, (_, i) => answer(store.checkAndRecord(flooder, `f${i}`, T + HOUR, T))));
@@ -83,7 +83,7 @@ describe.each(CLIENT_KINDS)('RedisNonceStore quota with %s', (kind: ClientKind) 
     expect(answers.filter((a) => a === 'ERR_NONCE_QUOTA_EXCEEDED')).toHaveLength(700);
   });
 
-  it('expired nonces (on Redis\'s clock, relative to the verifier\'s nowMs) free the quota', async () => {
+  it("expired nonces (on Redis's clock, relative to the verifier's nowMs) free the quota", async () => {
     const store = new RedisNonceStore({ client, prefix: prefix(), maxEntriesPerScope: 3, skewMs: 0 });
     // The verifier's clock is a test clock far from Redis's: lifetimes are relative.
     const now = 42;
@@ -138,7 +138,7 @@ describe('RedisNonceStore quota across a fleet', () => {
     expect(await answer(a.checkAndRecord('https://honest.example', 'n0', T + HOUR, T))).toBe(false);
   });
 
-  it('verifiers with different clocks share one expiry clock (Redis\'s): lifetimes are what each verifier computed', async () => {
+  it("verifiers with different clocks share one expiry clock (Redis's): lifetimes are what each verifier computed", async () => {
     const p = prefix();
     const a = new RedisNonceStore({ client: await connect('node-redis', server.port), prefix: p, skewMs: 0 });
     const b = new RedisNonceStore({ client: await connect('ioredis', server.port), prefix: p, skewMs: 0 });

@@ -112,7 +112,7 @@ describe.each(CLIENT_KINDS)('RedisNonceStore with %s', (kind: ClientKind) => {
     expect(store.memberFor('abc')).toBe('abc');
   });
 
-  it('TTL is expiresAtMs - nowMs + skewMs, relative to the verifier clock, counted on Redis\'s clock', async () => {
+  it("TTL is expiresAtMs - nowMs + skewMs, relative to the verifier clock, counted on Redis's clock", async () => {
     const store = new RedisNonceStore({ client, prefix: prefix(), skewMs: 2000 });
     const r = await raw();
     // A test clock far in the past: an absolute expiry would already be over.
@@ -147,7 +147,7 @@ describe.each(CLIENT_KINDS)('RedisNonceStore with %s', (kind: ClientKind) => {
     expect(pttl).toBeLessThanOrEqual(60_000);
   });
 
-  it('an expiry already past still gets 1 ms, then the nonce is accepted again once Redis\'s clock passed it', async () => {
+  it("an expiry already past still gets 1 ms, then the nonce is accepted again once Redis's clock passed it", async () => {
     const store = new RedisNonceStore({ client, prefix: prefix(), skewMs: 0 });
     const r = await raw();
     expect(await store.checkAndRecord('s k', 'n', 1000, 5000)).toBe(true);
@@ -272,7 +272,9 @@ describe('RedisNonceStore bounds and misuse', () => {
         throw new Error('boom');
       },
     };
-    await expect(new RedisNonceStore({ client: throwing }).checkAndRecord('s k', 'n', 60_000, 0)).rejects.toMatchObject({ code: 'ERR_NONCE_STORE_UNAVAILABLE' });
+    await expect(new RedisNonceStore({ client: throwing }).checkAndRecord('s k', 'n', 60_000, 0)).rejects.toMatchObject({
+      code: 'ERR_NONCE_STORE_UNAVAILABLE',
+    });
     const { eval: _e, ...throwingLegacy } = throwing;
     await expect(
       new RedisNonceStore({ client: throwingLegacy, maxEntriesPerScope: Number.POSITIVE_INFINITY }).checkAndRecord('s k', 'n', 60_000, 0),
@@ -287,7 +289,12 @@ describe('RedisNonceStore bounds and misuse', () => {
       });
     }
     // Integer replies as other clients may spell them.
-    for (const [reply, expected] of [[1, true], [0, false], ['1', true], [0n, false]] as const) {
+    for (const [reply, expected] of [
+      [1, true],
+      [0, false],
+      ['1', true],
+      [0n, false],
+    ] as const) {
       const plain: RedisLike = { ...never, eval: () => Promise.resolve(reply) };
       expect(await new RedisNonceStore({ client: plain }).checkAndRecord('s', 'n', 60_000, 0)).toBe(expected);
     }

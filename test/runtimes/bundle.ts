@@ -277,10 +277,16 @@ export function summarise(runtime: string, r: MatrixResult, bundle: RuntimeBundl
   const lines = [
     `${runtime}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped in ${r.files.length} files (${(r.durationMs / 1000).toFixed(1)} s)`,
     `  environment: ${JSON.stringify(r.environment)}`,
-    ...r.files.map((f) => `  ${f.failed > 0 ? '✗' : '✓'} ${f.file}: ${f.passed} passed${f.failed > 0 ? `, ${f.failed} failed` : ''}${f.skipped > 0 ? `, ${f.skipped} skipped` : ''}`),
+    ...r.files.map(
+      (f) =>
+        `  ${f.failed > 0 ? '✗' : '✓'} ${f.file}: ${f.passed} passed${f.failed > 0 ? `, ${f.failed} failed` : ''}${f.skipped > 0 ? `, ${f.skipped} skipped` : ''}`,
+    ),
   ];
   if (bundle.fixtureFsUsers.length > 0) lines.push(`  read fixtures through the in-bundle node:fs stand-in: ${bundle.fixtureFsUsers.join(', ')}`);
-  for (const f of r.failures.slice(0, 50)) lines.push(`  FAIL ${f.name}\n    ${f.message.split('\n').join('\n    ')}${f.stack === undefined ? '' : '\n    ' + f.stack.split('\n').slice(1, 6).join('\n    ')}`);
+  for (const f of r.failures.slice(0, 50))
+    lines.push(
+      `  FAIL ${f.name}\n    ${f.message.split('\n').join('\n    ')}${f.stack === undefined ? '' : '\n    ' + f.stack.split('\n').slice(1, 6).join('\n    ')}`,
+    );
   if (r.failures.length > 50) lines.push(`  … and ${r.failures.length - 50} more failures`);
   return lines.join('\n');
 }

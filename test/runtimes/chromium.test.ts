@@ -13,7 +13,15 @@ import { chromiumExecutable, describeWithChromium as describe } from '../helpers
 import { buildRuntimeBundle, summarise, type MatrixResult } from './bundle';
 import { MIN_TESTS } from './expectations';
 
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const HTML = '<!doctype html><meta charset="utf-8"><title>botsig runtime matrix</title>';
 
 let server: Server | undefined;
@@ -53,16 +61,17 @@ describe('runtime matrix: headless Chromium', () => {
     await page.goto(`${origin}/`);
 
     // A string, not a function: Vitest would rewrite `import()` inside a function for Node.
-    const result = (await page.evaluate(
-      `import('/matrix.js').then((m) => m.run({ onFile: (f) => void window.__matrixProgress(f) }))`,
-    )) as MatrixResult;
+    const result = (await page.evaluate(`import('/matrix.js').then((m) => m.run({ onFile: (f) => void window.__matrixProgress(f) }))`)) as MatrixResult;
 
     console.log(summarise('chromium', result, bundle));
     expect(pageErrors, 'uncaught errors in the page').toEqual([]);
     expect(result.environment.hasProcess, 'the page has no `process` (so nothing under test relied on it)').toBe(false);
     expect(result.environment.hasBuffer, 'the page has no `Buffer`').toBe(false);
     expect(result.environment.webCryptoEd25519, 'Chromium 137+ implements Ed25519 in WebCrypto').toBe(true);
-    expect(result.failures.map((f) => `${f.name}: ${f.message}`), 'failures in Chromium').toEqual([]);
+    expect(
+      result.failures.map((f) => `${f.name}: ${f.message}`),
+      'failures in Chromium',
+    ).toEqual([]);
     expect(result.files.map((f) => f.file)).toEqual(bundle.files);
     expect(result.passed, `at least ${MIN_TESTS} tests ran in Chromium`).toBeGreaterThanOrEqual(MIN_TESTS);
   }, 900_000);

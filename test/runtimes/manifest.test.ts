@@ -23,7 +23,9 @@ function jsonFiles(dir: string, prefix = ''): string[] {
 
 describe('test/helpers/vectors.ts lists every vector file', () => {
   it('vectors/*.json: our own vector files (the third-party folders below aside)', () => {
-    const own = readdirSync(VECTORS, { withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.json')).map((e) => e.name);
+    const own = readdirSync(VECTORS, { withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.json'))
+      .map((e) => e.name);
     expect([...PROJECT_VECTOR_FILES].sort()).toEqual(own.sort());
   });
 
@@ -34,8 +36,13 @@ describe('test/helpers/vectors.ts lists every vector file', () => {
 
   it('vectors/structured-field-tests: the parse corpus and serialisation-tests/', () => {
     const dir = join(VECTORS, 'structured-field-tests');
-    const parse = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'SOURCE.json').sort();
-    const serialise = readdirSync(join(dir, 'serialisation-tests')).filter((f) => f.endsWith('.json')).map((f) => `serialisation-tests/${f}`).sort();
+    const parse = readdirSync(dir)
+      .filter((f) => f.endsWith('.json') && f !== 'SOURCE.json')
+      .sort();
+    const serialise = readdirSync(join(dir, 'serialisation-tests'))
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => `serialisation-tests/${f}`)
+      .sort();
     expect(Object.keys(SF_PARSE_FILES).sort()).toEqual(parse);
     expect(Object.keys(SF_SERIALISE_FILES).sort()).toEqual(serialise);
   });
@@ -46,14 +53,20 @@ describe('runtime matrix membership', () => {
     const matrix = new Set(matrixFiles());
     for (const f of readdirSync(join(ROOT, 'test/directory')).filter((n) => n.endsWith('.test.ts'))) {
       const rel = `test/directory/${f}`;
-      expect(matrix.has(rel) || DIRECTORY_NODE_ONLY[rel] !== undefined, `${rel}: add it to MATRIX_FILES or DIRECTORY_NODE_ONLY in test/runtimes/bundle.ts`).toBe(true);
+      expect(
+        matrix.has(rel) || DIRECTORY_NODE_ONLY[rel] !== undefined,
+        `${rel}: add it to MATRIX_FILES or DIRECTORY_NODE_ONLY in test/runtimes/bundle.ts`,
+      ).toBe(true);
     }
   });
 
   it('the matrix covers the isomorphic layers, including the vector suite', () => {
     const files = matrixFiles();
     for (const dir of ['test/core/', 'test/crypto/', 'test/httpsig/', 'test/profile/']) {
-      expect(files.some((f) => f.startsWith(dir)), dir).toBe(true);
+      expect(
+        files.some((f) => f.startsWith(dir)),
+        dir,
+      ).toBe(true);
     }
     expect(files).toContain('test/runtimes/vectors.portable.ts');
     expect(files).toContain('test/directory/document.test.ts');

@@ -46,8 +46,7 @@ function createExpect(): ExpectStatic {
   const ext = fn as unknown as Record<string, unknown>;
   ext['getState'] = () => getState(expectImpl);
   ext['setState'] = (state: Partial<MatcherState>) => setState(state, expectImpl);
-  ext['extend'] = (matchers: Record<string, AnyFn>) =>
-    (chai.expect as unknown as { extend: (e: unknown, m: unknown) => void }).extend(expectImpl, matchers);
+  ext['extend'] = (matchers: Record<string, AnyFn>) => (chai.expect as unknown as { extend: (e: unknown, m: unknown) => void }).extend(expectImpl, matchers);
   ext['unreachable'] = (message?: string) => {
     chai.assert.fail(`expected${message ? ` "${message}" ` : ' '}not to be reached`);
   };
@@ -352,10 +351,11 @@ async function runTest(ctx: Ctx, t: TestNode, chain: SuiteNode[], path: string[]
   let error: unknown;
   let failed = false;
   try {
-    for (const s of chain) for (const h of s.beforeEach) {
-      const td = await runHook(h, `beforeEach of ${full}`);
-      if (td !== undefined) teardowns.unshift(td);
-    }
+    for (const s of chain)
+      for (const h of s.beforeEach) {
+        const td = await runHook(h, `beforeEach of ${full}`);
+        if (td !== undefined) teardowns.unshift(td);
+      }
     await withTimeout(t.fn, t.timeout ?? DEFAULT_TEST_TIMEOUT, full);
     const st = getState(expect) as MatcherState & { expectedAssertionsNumber: number | null };
     if (st.expectedAssertionsNumber !== null && st.expectedAssertionsNumber !== st.assertionCalls) {

@@ -60,7 +60,10 @@ describe('runtime matrix: workerd (Miniflare, no nodejs_compat)', () => {
     expect(r.environment.hasProcess, 'no `process` without nodejs_compat (so nothing under test relied on it)').toBe(false);
     expect(r.environment.hasBuffer, 'no `Buffer` without nodejs_compat').toBe(false);
     expect(r.environment.webCryptoEd25519, 'workerd implements Ed25519 in WebCrypto').toBe(true);
-    expect(r.failures.map((f) => `${f.name}: ${f.message}`), 'failures in workerd').toEqual([]);
+    expect(
+      r.failures.map((f) => `${f.name}: ${f.message}`),
+      'failures in workerd',
+    ).toEqual([]);
     expect(r.files.map((f) => f.file)).toEqual(bundle.files);
     expect(r.passed, `at least ${MIN_TESTS} tests ran in workerd`).toBeGreaterThanOrEqual(MIN_TESTS);
   }, 900_000);

@@ -92,7 +92,11 @@ describe('MemoryNonceStore: one agent cannot lock the others out (issue 13, item
     expect(store.heldBy('big')).toBe(0);
     expect(store.size).toBe(4 + 1 + 1);
     // Fail closed while suspended: a replay of a dropped nonce is never accepted, nor is anything new.
-    for (const nonce of ['b0', 'b5', 'fresh']) expect(answer(() => store.checkAndRecord('big', nonce, 2000, 20)), nonce).toBe('ERR_NONCE_QUOTA_EXCEEDED');
+    for (const nonce of ['b0', 'b5', 'fresh'])
+      expect(
+        answer(() => store.checkAndRecord('big', nonce, 2000, 20)),
+        nonce,
+      ).toBe('ERR_NONCE_QUOTA_EXCEEDED');
     expect(answer(() => store.checkAndRecord('big', 'b5', 2000, 1004))).toBe('ERR_NONCE_QUOTA_EXCEEDED');
     // The others are untouched.
     expect(store.checkAndRecord('small', 's0', 5000, 30)).toBe(false);
@@ -266,9 +270,7 @@ class Model {
 
 describe('MemoryNonceStore against a reference model of the policy', () => {
   it('property: random (scope, nonce, expiry, time) sequences give the same answers, sizes and suspensions', () => {
-    const config = fc
-      .integer({ min: 1, max: 12 })
-      .chain((max) => fc.record({ max: fc.constant(max), perScope: fc.integer({ min: 1, max }) }));
+    const config = fc.integer({ min: 1, max: 12 }).chain((max) => fc.record({ max: fc.constant(max), perScope: fc.integer({ min: 1, max }) }));
     const op = fc.record({
       scope: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
       nonce: fc.constantFrom('p', 'q', 'r', 's', 't', 'u', 'v'),

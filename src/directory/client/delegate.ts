@@ -27,7 +27,9 @@ export async function delegateKey(ctx: Pick<ClientContext, 's' | 'fetchCertifica
   const fetch: CertificateFetcher = (url, purpose) => {
     if (!budget.has(url)) {
       if (budget.size >= MAX_CERTIFICATE_URLS_PER_DIRECTORY) {
-        return Promise.reject(fail('ERR_DIRECTORY_FETCH', `the directory needs more than ${MAX_CERTIFICATE_URLS_PER_DIRECTORY} certificate URLs; no more are fetched`));
+        return Promise.reject(
+          fail('ERR_DIRECTORY_FETCH', `the directory needs more than ${MAX_CERTIFICATE_URLS_PER_DIRECTORY} certificate URLs; no more are fetched`),
+        );
       }
       budget.add(url);
     }

@@ -1,7 +1,11 @@
 /** The errors the directory client raises for a URL, a fetch or a body. */
 import { BotsigError, isBotsigError } from '../../core/errors';
 
-export function fail(code: 'ERR_DIRECTORY_FETCH' | 'ERR_DIRECTORY_INVALID' | 'ERR_DIRECTORY_TOO_LARGE' | 'ERR_DIRECTORY_TIMEOUT' | 'ERR_URL_BLOCKED' | 'ERR_URL_INVALID', message: string, cause?: unknown): BotsigError {
+export function fail(
+  code: 'ERR_DIRECTORY_FETCH' | 'ERR_DIRECTORY_INVALID' | 'ERR_DIRECTORY_TOO_LARGE' | 'ERR_DIRECTORY_TIMEOUT' | 'ERR_URL_BLOCKED' | 'ERR_URL_INVALID',
+  message: string,
+  cause?: unknown,
+): BotsigError {
   return new BotsigError(code, message, cause === undefined ? undefined : { cause });
 }
 

@@ -21,8 +21,7 @@ import type { FetchLike, Settings } from './settings';
 import type { FetchContext, Kind } from './types';
 import { checkUrl, hostKey, isLoopbackHost } from './url-guard';
 
-const DIRECTORY_ACCEPT =
-  'application/http-message-signatures-directory+json, application/http-message-signatures-directory;q=0.9, application/json;q=0.5';
+const DIRECTORY_ACCEPT = 'application/http-message-signatures-directory+json, application/http-message-signatures-directory;q=0.9, application/json;q=0.5';
 const JWKS_ACCEPT =
   'application/http-message-signatures-directory+json, application/jwk-set+json;q=0.9, application/http-message-signatures-directory;q=0.9, application/json;q=0.5';
 const CIMD_ACCEPT = 'application/json';
@@ -121,7 +120,9 @@ export async function fetchEntry(ctx: FetchContext, kind: Kind, target: string, 
       cancel(response);
       throw fail(
         'ERR_DIRECTORY_INVALID',
-        kind === 'cimd' ? 'the Signature Agent Card is not served as JSON' : 'the directory is not served as application/http-message-signatures-directory+json or JSON',
+        kind === 'cimd'
+          ? 'the Signature Agent Card is not served as JSON'
+          : 'the directory is not served as application/http-message-signatures-directory+json or JSON',
       );
     }
     const bytes = await readCapped(response, s.maxBytes, deadline.aborted);

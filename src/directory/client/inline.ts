@@ -81,7 +81,8 @@ export class InlineDirectories {
   private inlineAt(resolution: DirectoryClientResolution, now: number): DirectoryClientResolution {
     const nowSeconds = now / 1000;
     const skew = this.s.skewSeconds;
-    const usable = (k: DirectoryClientKey): boolean => (k.nbf === undefined || nowSeconds >= k.nbf - skew) && (k.exp === undefined || nowSeconds < k.exp + skew);
+    const usable = (k: DirectoryClientKey): boolean =>
+      (k.nbf === undefined || nowSeconds >= k.nbf - skew) && (k.exp === undefined || nowSeconds < k.exp + skew);
     if (resolution.keys.every(usable)) return resolution;
     const keys = resolution.keys.filter(usable);
     return Object.freeze({
@@ -135,8 +136,7 @@ export class InlineDirectories {
         continue;
       }
       const reason = outcome === undefined ? (delegation === undefined ? undefined : 'no-chain') : outcome.reason;
-      const message =
-        outcome === undefined ? 'the inline key carries no certificate chain (x5c or x5u); SPEC 5.5 rule 5 requires one' : outcome.error.message;
+      const message = outcome === undefined ? 'the inline key carries no certificate chain (x5c or x5u); SPEC 5.5 rule 5 requires one' : outcome.error.message;
       if (reason !== undefined) {
         const error = outcome !== undefined && !outcome.ok ? outcome.error : new BotsigError('ERR_DELEGATION_INVALID', message);
         const transient = outcome !== undefined && !outcome.ok && TRANSIENT_DELEGATION_FAILURES.has(outcome.reason);
@@ -154,7 +154,8 @@ export class InlineDirectories {
         }
         continue;
       }
-      if (reason !== undefined) diagnostics.push({ level: 'warning', code: `delegation-${reason}`, message: `${message}; accepted unverified (allow.inlineUnverified)`, at });
+      if (reason !== undefined)
+        diagnostics.push({ level: 'warning', code: `delegation-${reason}`, message: `${message}; accepted unverified (allow.inlineUnverified)`, at });
       unverified++;
       keys.push(
         Object.freeze({

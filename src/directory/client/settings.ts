@@ -245,7 +245,8 @@ export function settingsFrom(options: DirectoryClientOptions): Settings {
   if (allow.ports !== undefined) {
     if (!Array.isArray(allow.ports)) throw new TypeError('allow.ports must be an array of port numbers');
     for (const port of allow.ports as readonly unknown[]) {
-      if (typeof port !== 'number' || !Number.isSafeInteger(port) || port < 1 || port > 65_535) throw new TypeError('allow.ports entries must be integers from 1 to 65535');
+      if (typeof port !== 'number' || !Number.isSafeInteger(port) || port < 1 || port > 65_535)
+        throw new TypeError('allow.ports entries must be integers from 1 to 65535');
       ports.add(port);
     }
   }
@@ -291,7 +292,12 @@ export function settingsFrom(options: DirectoryClientOptions): Settings {
       maxConcurrent: positiveInt(limits.maxConcurrent, 'limits.maxConcurrent', OUTBOUND_DEFAULTS.maxConcurrent, 10_000),
       maxConcurrentPerHost: positiveInt(limits.maxConcurrentPerHost, 'limits.maxConcurrentPerHost', OUTBOUND_DEFAULTS.maxConcurrentPerHost, 1_000),
       fetchesPerSecond: positiveInt(limits.fetchesPerSecond, 'limits.fetchesPerSecond', OUTBOUND_DEFAULTS.fetchesPerSecond, 100_000),
-      newHostsPerSitePerMinute: positiveInt(limits.newHostsPerSitePerMinute, 'limits.newHostsPerSitePerMinute', OUTBOUND_DEFAULTS.newHostsPerSitePerMinute, 100_000),
+      newHostsPerSitePerMinute: positiveInt(
+        limits.newHostsPerSitePerMinute,
+        'limits.newHostsPerSitePerMinute',
+        OUTBOUND_DEFAULTS.newHostsPerSitePerMinute,
+        100_000,
+      ),
       hostFailureThreshold: positiveInt(limits.hostFailureThreshold, 'limits.hostFailureThreshold', OUTBOUND_DEFAULTS.hostFailureThreshold, 1_000),
       maxBackoffMs: seconds(options.negativeTtlSeconds, 'negativeTtlSeconds', d.negativeTtlSeconds, NEGATIVE_TTL_CAP_SECONDS) * 1000,
       maxHosts: positiveInt(limits.maxHosts, 'limits.maxHosts', OUTBOUND_DEFAULTS.maxHosts, 10_000_000),

@@ -56,7 +56,14 @@ export async function acquireRefresh(s: CacheSettings, key: string): Promise<{ r
     });
     if (ticket.entry !== undefined) return isEntry(ticket.entry) ? { entry: ticket.entry, release: noRelease } : FETCH_UNLOCKED;
     const release = ticket.release;
-    return typeof release === 'function' ? { release: () => Promise.resolve().then(release).catch(() => undefined) } : FETCH_UNLOCKED;
+    return typeof release === 'function'
+      ? {
+          release: () =>
+            Promise.resolve()
+              .then(release)
+              .catch(() => undefined),
+        }
+      : FETCH_UNLOCKED;
   } catch {
     return FETCH_UNLOCKED;
   }

@@ -172,6 +172,8 @@ async function refresh(ctx: ClientContext, state: State): Promise<DirectoryClien
       if (built === undefined) {
         try {
           const result = await fetchEntry(ctx, state.kind, state.url, base?.entry);
+          // A fetch failure is a value (with its Retry-After); the catch below tells it apart.
+          // eslint-disable-next-line @typescript-eslint/only-throw-error
           if (!result.ok) throw result;
           storable = result.storable;
           const host = hostKey(result.entry.url);
@@ -187,7 +189,11 @@ async function refresh(ctx: ClientContext, state: State): Promise<DirectoryClien
             // NOTES: between two copies the newer wins. Keep the newer keys, take the new freshness window.
             const entry = { ...base.entry, fetchedAtMs: result.entry.fetchedAtMs, freshUntilMs: result.entry.freshUntilMs };
             built = await ctx.build(state, entry, [
-              { level: 'warning', code: 'older-copy-ignored', message: 'the directory served an older signed copy than the one cached; the cached keys are kept' },
+              {
+                level: 'warning',
+                code: 'older-copy-ignored',
+                message: 'the directory served an older signed copy than the one cached; the cached keys are kept',
+              },
             ]);
           }
           if (storable) await cacheSet(ctx.s, state.cacheKey, built.entry);

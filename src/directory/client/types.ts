@@ -66,9 +66,7 @@ export interface CandidateKey {
 }
 
 /** An inline directory after delegation: its keys, or why none is usable. */
-export type InlineBuilt =
-  | { readonly resolution: DirectoryClientResolution }
-  | { readonly error: BotsigError; readonly transient: boolean };
+export type InlineBuilt = { readonly resolution: DirectoryClientResolution } | { readonly error: BotsigError; readonly transient: boolean };
 
 /** A response turned into keys: everything except the time-of-use filter. */
 export interface Built {

@@ -34,7 +34,12 @@ export function viewOf(state: State, built: Built, now: number, stale: boolean, 
     }
     const { nbf, exp } = key;
     if (nbf !== undefined && nowSeconds < nbf - skew) {
-      (diagnostics ??= [...built.diagnostics]).push({ level: 'warning', code: 'key-not-yet-valid', message: 'key is before its nbf; left out', at: candidate.at });
+      (diagnostics ??= [...built.diagnostics]).push({
+        level: 'warning',
+        code: 'key-not-yet-valid',
+        message: 'key is before its nbf; left out',
+        at: candidate.at,
+      });
       checkAtMs = Math.min(checkAtMs, (nbf - skew) * 1000);
       continue;
     }

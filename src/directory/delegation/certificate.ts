@@ -92,7 +92,11 @@ export const KEY_USAGE_DIGITAL_SIGNATURE = 1;
 export const KEY_USAGE_KEY_CERT_SIGN = 32;
 
 export function bytes(buffer: ArrayBuffer | ArrayBufferView): Uint8Array {
-  return buffer instanceof Uint8Array ? buffer : ArrayBuffer.isView(buffer) ? new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) : new Uint8Array(buffer);
+  return buffer instanceof Uint8Array
+    ? buffer
+    : ArrayBuffer.isView(buffer)
+      ? new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+      : new Uint8Array(buffer);
 }
 
 export function parseCertificate(asn: Asn, der: Uint8Array): ParsedCertificate | ChainFailure {

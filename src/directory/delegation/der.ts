@@ -87,7 +87,8 @@ const latin1 = new TextDecoder('latin1');
 export function decodeCertificates(bytes: Uint8Array, max = MAX_CHAIN_LENGTH_LIMIT): Uint8Array[] {
   if (!(bytes instanceof Uint8Array)) throw new TypeError('decodeCertificates expects bytes');
   if (bytes.length > 0 && bytes[0] === 0x30) {
-    if (bytes.length > MAX_CERTIFICATE_BYTES || !isWhole(bytes)) throw new BotsigError('ERR_DELEGATION_INVALID', 'the certificate resource is not one DER certificate');
+    if (bytes.length > MAX_CERTIFICATE_BYTES || !isWhole(bytes))
+      throw new BotsigError('ERR_DELEGATION_INVALID', 'the certificate resource is not one DER certificate');
     return [bytes];
   }
   const text = latin1.decode(bytes.length > MAX_CERTIFICATE_BYTES * max ? bytes.subarray(0, MAX_CERTIFICATE_BYTES * max) : bytes);

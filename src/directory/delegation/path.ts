@@ -127,7 +127,10 @@ async function fetchCertificates(ctx: WalkContext, url: string, purpose: 'aia' |
   try {
     return decodeCertificates(body, ctx.maxChainLength);
   } catch (error) {
-    return failure('malformed', isBotsigError(error) ? `${purpose === 'aia' ? 'the CA Issuers resource' : 'the x5u resource'}: ${error.message}` : 'unreadable certificate resource');
+    return failure(
+      'malformed',
+      isBotsigError(error) ? `${purpose === 'aia' ? 'the CA Issuers resource' : 'the x5u resource'}: ${error.message}` : 'unreadable certificate resource',
+    );
   }
 }
 
@@ -229,7 +232,10 @@ async function walk(index: AnchorIndex, jwk: DelegatedKeyInput, ctx: WalkContext
       if (!ctx.forms.has('aia')) return failure('untrusted-root', `the issuer of ${where(position)} is not a trust anchor`);
       const url = caIssuersUrl(current);
       if (url === undefined) {
-        return failure('missing-aia', `the issuer of ${where(position)} is not a trust anchor and the certificate names no CA Issuers URI (AIA) to fetch it from`);
+        return failure(
+          'missing-aia',
+          `the issuer of ${where(position)} is not a trust anchor and the certificate names no CA Issuers URI (AIA) to fetch it from`,
+        );
       }
       const fetched = await fetchCertificates(ctx, url, 'aia');
       if (fetched instanceof ChainFailure) return fetched;

@@ -116,7 +116,8 @@ export async function signedBy(asn: Asn, child: ParsedCertificate, issuer: Parse
     }
     const pkcs1Hash = RSA_PKCS1_HASHES[alg];
     if (pkcs1Hash !== undefined || alg === OID.rsaPss) {
-      if (key.algorithm !== OID.rsaEncryption) return alg === OID.rsaPss && key.algorithm === OID.rsaPss ? failure('unsupported', 'RSASSA-PSS issuer keys are not supported') : 'invalid';
+      if (key.algorithm !== OID.rsaEncryption)
+        return alg === OID.rsaPss && key.algorithm === OID.rsaPss ? failure('unsupported', 'RSASSA-PSS issuer keys are not supported') : 'invalid';
       let params: Algorithm | RsaPssParams;
       let hash: string;
       if (pkcs1Hash !== undefined) {

@@ -34,7 +34,6 @@ export interface DelegationOptions {
   readonly maxChainLength?: number;
 }
 
-
 /**
  * Why a chain was refused; the client reports it as the diagnostic code
  * `delegation-<reason>`.
@@ -75,8 +74,7 @@ export type DelegationFailureReason =
 
 /** The verdict of {@link verifyDelegation}. */
 export type DelegationOutcome =
-  | { readonly ok: true; readonly delegation: KeyDelegation }
-  | { readonly ok: false; readonly reason: DelegationFailureReason; readonly error: BotsigError };
+  { readonly ok: true; readonly delegation: KeyDelegation } | { readonly ok: false; readonly reason: DelegationFailureReason; readonly error: BotsigError };
 
 /**
  * Fetches a certificate resource (an AIA CA Issuers URI or an `x5u` URL) and

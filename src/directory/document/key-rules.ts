@@ -76,13 +76,7 @@ function rsaModulusBits(n: Uint8Array): number {
 }
 
 /** Reads `nbf`/`exp`: integer seconds, or milliseconds above 10^11 (converted unless strict). */
-function readTimestamp(
-  o: Record<string, unknown>,
-  name: 'nbf' | 'exp',
-  at: string,
-  ctx: KeyContext,
-  diagnostics: Diagnostic[],
-): number | undefined | null {
+function readTimestamp(o: Record<string, unknown>, name: 'nbf' | 'exp', at: string, ctx: KeyContext, diagnostics: Diagnostic[]): number | undefined | null {
   const v = own(o, name);
   if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {

@@ -55,4 +55,3 @@ export function isDirectoryMediaType(contentType: string | null, options?: { rea
   if (kind === 'directory' || kind === 'legacy-directory') return true;
   return options?.allowJson === true && (kind === 'json' || kind === 'jwk-set');
 }
-

@@ -113,7 +113,7 @@ function checkOptions(options: ParseDirectoryOptions | undefined): void {
  * const { keys } = await parseDirectory(body, { url: 'https://agent.example/.well-known/http-message-signatures-directory' });
  * keys[0]?.thumbprint; // the keyid signatures use
  */
-export async function parseDirectory(input: string | Uint8Array | unknown, options?: ParseDirectoryOptions): Promise<ParsedDirectory> {
+export async function parseDirectory(input: unknown, options?: ParseDirectoryOptions): Promise<ParsedDirectory> {
   return parseDirectorySync(input, options);
 }
 
@@ -122,7 +122,7 @@ export async function parseDirectory(input: string | Uint8Array | unknown, optio
  *
  * @throws BotsigError `ERR_DIRECTORY_INVALID` (see {@link parseDirectory}).
  */
-export function parseDirectorySync(input: string | Uint8Array | unknown, options?: ParseDirectoryOptions): ParsedDirectory {
+export function parseDirectorySync(input: unknown, options?: ParseDirectoryOptions): ParsedDirectory {
   checkOptions(options);
   const maxKeys = options?.maxKeys ?? DEFAULT_MAX_KEYS;
   const source = options?.source;
@@ -172,7 +172,12 @@ export function parseDirectorySync(input: string | Uint8Array | unknown, options
     const key = verdict.key;
     if (key === undefined) continue;
     if (seen.has(key.thumbprint)) {
-      diagnostics.push({ level: 'warning', code: 'key-duplicate', message: 'the same key appears earlier in the directory; this entry is ignored', at: `keys[${i}]` });
+      diagnostics.push({
+        level: 'warning',
+        code: 'key-duplicate',
+        message: 'the same key appears earlier in the directory; this entry is ignored',
+        at: `keys[${i}]`,
+      });
       continue;
     }
     seen.add(key.thumbprint);
