@@ -50,6 +50,7 @@ export type BotsigErrorCode =
   | 'ERR_NONCE_TOO_LONG'
   | 'ERR_NONCE_QUOTA_EXCEEDED'
   | 'ERR_AUTHORITY_NOT_ALLOWED'
+  | 'ERR_TOO_MANY_SIGNATURES'
   | 'ERR_INSECURE_TRANSPORT'
   | 'ERR_NO_SIGNATURE'
   // directory and discovery

@@ -255,6 +255,13 @@ export interface VerifyRequestOptions {
   readonly authorities?: readonly string[];
   /** Bounds on the key discovery one request can cause. */
   readonly discovery?: DiscoveryOptions;
+  /**
+   * Signatures judged per request, in field order. Default 16. Each costs a
+   * signature base and possibly a verification, so a request with thousands of
+   * signatures would cost the origin thousands of verifications; the rest are
+   * `unverified` (`ERR_TOO_MANY_SIGNATURES`) without any work.
+   */
+  readonly maxSignatures?: number;
 }
 
 export interface SignatureAgentInput {

@@ -138,7 +138,7 @@ function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepare
   if (options.label === undefined) {
     const rest = entries.values();
     for (let next = rest.next(); next.done !== true; next = rest.next()) {
-      const r = verifyOne(ctx, next.value);
+      const r = verifyOne(ctx, next.value, results.length);
       if (isThenable(r)) return verifyRest(ctx, r, rest, results, malformed, agentDiagnostics);
       results.push(r);
     }
@@ -170,14 +170,24 @@ async function verifyRest(
 ): Promise<VerificationResult> {
   results.push(await pending);
   if (rest !== undefined) {
-    for (let next = rest.next(); next.done !== true; next = rest.next()) results.push(await verifyOne(ctx, next.value));
+    for (let next = rest.next(); next.done !== true; next = rest.next()) results.push(await verifyOne(ctx, next.value, results.length));
   }
   return summarise(ctx, results, malformed, agentDiagnostics);
 }
 
-function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>): MaybePromise<SignatureResult> {
+/** `index`: how many signatures of this request were judged before this one. */
+function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, index = 0): MaybePromise<SignatureResult> {
   const { p, options } = ctx;
   const label = entry.label;
+  // Each signature costs a base and possibly a verify: a request carries at most maxSignatures worth judging.
+  if (index >= p.maxSignatures) {
+    return fail(
+      { label, covered: NO_STRINGS, params: NO_PARAMS },
+      'unverified',
+      'ERR_TOO_MANY_SIGNATURES',
+      `the request carries more than ${p.maxSignatures} signatures; "${label}" was not judged`,
+    );
+  }
   const d: Draft = { label, covered: NO_STRINGS, params: NO_PARAMS };
   if (entry.input !== undefined) d.covered = coveredOf(entry.input);
   if (!entry.ok) return finish(d, 'invalid', toInfo(entry.error, 'ERR_SIGNATURE_INPUT_PARSE'));

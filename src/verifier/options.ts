@@ -45,6 +45,7 @@ const VERIFIER_OPTION_NAMES: readonly (keyof VerifierOptions)[] = [
   'label',
   'authorities',
   'discovery',
+  'maxSignatures',
   'mode',
   'policy',
   'trustProxy',
@@ -119,6 +120,7 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
     if (typeof options.discovery !== 'object' || options.discovery === null) throw new TypeError('options.discovery must be an object');
     out.discovery = Object.freeze({ ...options.discovery });
   }
+  if (options.maxSignatures !== undefined) out.maxSignatures = options.maxSignatures;
   const frozen = Object.freeze(out);
   // Every verifyRequest rule checked now (option names, ranges, static keys), not per request.
   prepareVerifyOptions(frozen);

@@ -65,7 +65,7 @@ describe('one request cannot make the origin fetch without bound (discovery budg
     const directory = new DirectoryClient({ fetch: hangingFetch(calls) });
     const req = await manySignatures(60, (i) => `https://keys.tarpit.example/jwks/${i}`);
     let settled: VerificationResult | undefined;
-    const pending = verifyRequest(req, { directory, now: at(NOW) }).then((r) => (settled = r));
+    const pending = verifyRequest(req, { directory, now: at(NOW), maxSignatures: 100 }).then((r) => (settled = r));
     await vi.advanceTimersByTimeAsync(4_999);
     expect(settled, 'still waiting before the 5 s discovery deadline').toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
@@ -86,7 +86,7 @@ describe('one request cannot make the origin fetch without bound (discovery budg
       },
     });
     const req = await manySignatures(60, (i) => `https://keys.h${i % 7}.example/jwks/${i}`);
-    const r = await verifyRequest(req, { directory, now: at(NOW) });
+    const r = await verifyRequest(req, { directory, now: at(NOW), maxSignatures: 100 });
     expect(r.outcome).toBe('unverified');
     expect(calls.length).toBeLessThanOrEqual(4);
     const budget = r.signatures.filter((s) => s.error?.code === 'ERR_DISCOVERY_BUDGET');
@@ -107,7 +107,7 @@ describe('one request cannot make the origin fetch without bound (discovery budg
     const sk = await importSigningKey((await keyPair()).privateJwk);
     const small = await manySignatures(1000, (i) => `https://a${i}.example/k`, 'jwks_uri', sk);
     const large = await manySignatures(4000, (i) => `https://a${i}.example/k`, 'jwks_uri', sk);
-    const options = { directory: new FakeDirectory({}), now: at(NOW), discovery: { maxDirectories: 0 } };
+    const options = { directory: new FakeDirectory({}), now: at(NOW), discovery: { maxDirectories: 0 }, maxSignatures: 10_000 };
     const time = async (req: MessageObject): Promise<number> => {
       let best = Number.POSITIVE_INFINITY;
       for (let i = 0; i < 3; i++) {
@@ -122,6 +122,32 @@ describe('one request cannot make the origin fetch without bound (discovery budg
     // Linear: ~4; the quadratic member lookup measured 27 here. The margin absorbs a loaded machine.
     expect(ratio).toBeLessThan(12);
   }, 120_000);
+});
+
+describe('one request cannot make the origin verify without bound (maxSignatures)', () => {
+  it('by default 16 signatures are judged; the rest are unverified ERR_TOO_MANY_SIGNATURES with no key lookup', async () => {
+    const directory = new FakeDirectory({});
+    const req = await manySignatures(40, (i) => `https://d${i % 3}.example/jwks`);
+    const r = await verifyRequest(req, { directory, now: at(NOW) });
+    expect(r.signatures).toHaveLength(40);
+    expect(r.signatures.slice(16).every((s) => s.outcome === 'unverified' && s.error?.code === 'ERR_TOO_MANY_SIGNATURES')).toBe(true);
+    expect(r.signatures.slice(0, 16).some((s) => s.error?.code === 'ERR_TOO_MANY_SIGNATURES')).toBe(false);
+    const many = await verifyRequest(req, { directory: new FakeDirectory({}), now: at(NOW), maxSignatures: 40 });
+    expect(many.signatures.some((s) => s.error?.code === 'ERR_TOO_MANY_SIGNATURES')).toBe(false);
+    expect(() => createVerifier({ keys: [], maxSignatures: 0 })).toThrow(TypeError);
+  });
+
+  it('a request of 200 signatures under one static key costs 16 verifications, not 200', async () => {
+    const pair = await keyPair();
+    const sk = await importSigningKey(pair.privateJwk);
+    const req = await manySignatures(200, () => 'https://one.example/jwks', 'jwks_uri', sk);
+    let verifies = 0;
+    const { importVerifyingKey } = await import('../../src/crypto/keys');
+    const vk = await importVerifyingKey(pair.publicJwk);
+    const counting = { ...vk, verify: (d: Uint8Array, s: Uint8Array) => (verifies++, vk.verify(d, s)) };
+    await verifyRequest(req, { resolveKey: () => counting, now: at(NOW), nonce: { policy: 'none' } });
+    expect(verifies).toBe(16);
+  });
 });
 
 describe('a signature harvested on one site does not verify on another (authorities)', () => {

@@ -22,6 +22,8 @@ const DEFAULT_MAX_VALIDITY_SECONDS = 86_400;
 const DEFAULT_MAX_NONCE_LENGTH = 256;
 /** Distinct directories (Signature-Agent members) one request may make the verifier look up. */
 const DEFAULT_MAX_DIRECTORIES = 4;
+/** Signatures judged per request (a Web Bot Auth request carries one or two; intermediaries may add a few). */
+const DEFAULT_MAX_SIGNATURES = 16;
 /** One deadline over all key discovery a request causes. */
 const DEFAULT_DISCOVERY_TIMEOUT_MS = 5_000;
 
@@ -50,6 +52,7 @@ const OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
   'label',
   'authorities',
   'discovery',
+  'maxSignatures',
 ];
 const NONCE_OPTION_NAMES: readonly string[] = ['policy', 'store', 'maxLength'];
 const DISCOVERY_OPTION_NAMES: readonly string[] = ['maxDirectories', 'timeoutMs'];
@@ -124,6 +127,10 @@ export function prepare(options: VerifyRequestOptions): Prepared {
   if (!Number.isSafeInteger(maxNonceLength) || maxNonceLength < 1) throw new TypeError('options.nonce.maxLength must be a positive integer');
   const discovery = options.discovery ?? {};
   if (typeof discovery !== 'object' || discovery === null) throw new TypeError('options.discovery must be an object');
+  const maxSignatures = options.maxSignatures ?? DEFAULT_MAX_SIGNATURES;
+  if (!Number.isSafeInteger(maxSignatures) || maxSignatures < 1 || maxSignatures > 100_000) {
+    throw new TypeError('options.maxSignatures must be an integer from 1 to 100,000');
+  }
   const maxDirectories = discovery.maxDirectories ?? DEFAULT_MAX_DIRECTORIES;
   if (!Number.isSafeInteger(maxDirectories) || maxDirectories < 0 || maxDirectories > 64) {
     throw new TypeError('options.discovery.maxDirectories must be an integer from 0 to 64');
@@ -163,6 +170,7 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     maxNonceLength,
     authorities: prepareAuthorities(options.authorities),
     maxDirectories,
+    maxSignatures,
     discoveryTimeoutMs,
     now: now ?? systemClock,
     agents: new AgentCache({ allowHttp: options.allowHttpSignatureAgent === true }),

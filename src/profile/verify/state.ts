@@ -53,6 +53,8 @@ export interface Prepared {
   /** Normalised `@authority` values this origin answers to; `undefined`: any. */
   readonly authorities: ReadonlySet<string> | undefined;
   readonly maxDirectories: number;
+  /** Signatures judged per request; the rest are `unverified` (`ERR_TOO_MANY_SIGNATURES`). */
+  readonly maxSignatures: number;
   readonly discoveryTimeoutMs: number;
   readonly now: Clock;
   /** Signature-Agent values this options object has parsed (with its `allowHttp` rule). */
