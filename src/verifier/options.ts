@@ -11,6 +11,7 @@ import type { ChallengeOptions } from '../profile/challenge';
 import { MemoryNonceStore } from '../profile/memory-nonce-store';
 import type { KeyDirectory, VerifyRequestOptions } from '../profile/types';
 import { prepareVerifyOptions } from '../profile/verify-request';
+import { NONCE_OPTION_NAMES, VERIFY_OPTION_NAMES } from '../profile/verify/options';
 import type { TrustProxy, VerifierOptions } from './types';
 
 export function checkTrustProxy(value: unknown): asserts value is TrustProxy {
@@ -28,30 +29,7 @@ function isKeyDirectory(value: unknown): value is KeyDirectory {
   return typeof value === 'object' && value !== null && typeof (value as KeyDirectory).resolve === 'function';
 }
 
-const VERIFIER_OPTION_NAMES: readonly (keyof VerifierOptions)[] = [
-  'keys',
-  'resolveKey',
-  'directory',
-  'nonce',
-  'now',
-  'clockSkewSeconds',
-  'maxValiditySeconds',
-  'requiredComponents',
-  'strictAuthority',
-  'algorithms',
-  'allowInsecure',
-  'allowTestKeys',
-  'allowHttpSignatureAgent',
-  'label',
-  'authorities',
-  'discovery',
-  'maxSignatures',
-  'mode',
-  'policy',
-  'trustProxy',
-  'challenge',
-  'originNonce',
-];
+const VERIFIER_OPTION_NAMES: readonly (keyof VerifierOptions)[] = [...VERIFY_OPTION_NAMES, 'mode', 'policy', 'trustProxy', 'challenge', 'originNonce'];
 
 export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyRequestOptions> {
   checkOptionNames(options, VERIFIER_OPTION_NAMES, 'createVerifier options');
@@ -84,7 +62,7 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
 
   const nonce = options.nonce;
   if (nonce !== undefined && (typeof nonce !== 'object' || nonce === null)) throw new TypeError('options.nonce must be an object');
-  if (nonce !== undefined) checkOptionNames(nonce, ['policy', 'store', 'maxLength'], 'options.nonce');
+  if (nonce !== undefined) checkOptionNames(nonce, NONCE_OPTION_NAMES, 'options.nonce');
   const noncePolicy = nonce?.policy ?? 'optional';
   if (noncePolicy !== 'none' && noncePolicy !== 'optional' && noncePolicy !== 'required') {
     throw new TypeError("options.nonce.policy must be 'none', 'optional' or 'required'");

@@ -37,7 +37,8 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-function freePort(): Promise<number> {
+/** A free TCP port on 127.0.0.1 (bound, read, released). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -49,7 +50,7 @@ function freePort(): Promise<number> {
 }
 
 /** One PING over a raw socket: true on `+PONG`. */
-function ping(port: number): Promise<boolean> {
+export function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     let reply = '';

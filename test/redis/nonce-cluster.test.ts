@@ -8,8 +8,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster } from 'ioredis';
@@ -20,41 +18,13 @@ import { RedisNonceStore } from '../../src/stores/redis';
 import type { RedisClientInput } from '../../src/stores/redis';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe, REDIS, requireTool } from '../helpers/optional';
+import { freePort, ping } from '../helpers/redis-server';
 
 interface Node {
   port: number;
   child: ChildProcess;
   exited: Promise<void>;
   dir: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function ping(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    let reply = '';
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (chunk: Buffer) => {
-      reply += chunk.toString('latin1');
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
-    });
-  });
 }
 
 async function startNode(): Promise<Node> {

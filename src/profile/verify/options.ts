@@ -35,7 +35,8 @@ const DEFAULT_ALGORITHMS: ReadonlySet<AlgorithmName> = new Set(ALGORITHMS);
 const preparedByOptions = new WeakMap<VerifyRequestOptions, Prepared>();
 const staticKeysByArray = new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise<Map<string, Found>>>();
 
-const OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
+/** Every option of `verifyRequest` (the verifier extends the list with its own). @internal */
+export const VERIFY_OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
   'keys',
   'resolveKey',
   'directory',
@@ -54,7 +55,8 @@ const OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
   'discovery',
   'maxSignatures',
 ];
-const NONCE_OPTION_NAMES: readonly string[] = ['policy', 'store', 'maxLength'];
+/** @internal */
+export const NONCE_OPTION_NAMES: readonly string[] = ['policy', 'store', 'maxLength'];
 const DISCOVERY_OPTION_NAMES: readonly string[] = ['maxDirectories', 'timeoutMs'];
 
 /**
@@ -76,7 +78,7 @@ export function prepare(options: VerifyRequestOptions): Prepared {
   const cached = preparedByOptions.get(options);
   if (cached !== undefined) return cached;
   if (typeof options !== 'object' || options === null) throw new TypeError('verifyRequest options must be an object');
-  checkOptionNames(options, OPTION_NAMES, 'verifyRequest options');
+  checkOptionNames(options, VERIFY_OPTION_NAMES, 'verifyRequest options');
   const { keys, resolveKey, directory, nonce, now, clockSkewSeconds, maxValiditySeconds, requiredComponents, algorithms } = options;
   if (nonce !== undefined) {
     if (typeof nonce !== 'object' || nonce === null) throw new TypeError('options.nonce must be an object');
