@@ -2,7 +2,8 @@
 // fetches never answer (a recording fetch: nothing leaves the process). Prints the wall
 // time, how many fetches were started, and the outcome. Run after `npm run build`:
 //   node bench/discovery-budget.mjs
-import { DirectoryClient, verifyRequest, generateKeyPair, importSigningKey } from '../dist/index.node.js';
+import { verifyRequest, generateKeyPair, importSigningKey } from '../dist/index.node.js';
+import { DirectoryClient } from '../dist/directory.node.js';
 import { signMessage } from '../dist/httpsig.js';
 const { privateJwk } = await generateKeyPair('ed25519');
 const sk = await importSigningKey(privateJwk);

@@ -5,7 +5,8 @@
  */
 
 // Web Bot Auth profile
-export { signRequest, signRequestSync, applySignatureHeaders } from './profile/sign-request';
+export { signRequest, applySignatureHeaders } from './profile/sign-request';
+// signRequestSync, importSigningKeySync: 'botsig/sync' (pure-JS Ed25519 stays out of this entry).
 export { verifyRequest } from './profile/verify-request';
 export { createChallenge, acceptSignatureValue, signOptionsFromChallenge } from './profile/challenge';
 export type { Challenge, ChallengeOptions, ChallengeSignOptions } from './profile/challenge';
@@ -74,57 +75,11 @@ export type {
 export { MemoryNonceStore } from './stores/nonce-store';
 export type { MemoryNonceStoreOptions, NonceStore } from './stores/nonce-store';
 
-// Key directories
-export { DirectoryClient, DIRECTORY_CLIENT_DEFAULTS } from './directory/client';
-export type {
-  DirectoryClientAllow,
-  DirectoryClientKey,
-  DirectoryClientLimits,
-  DirectoryClientOptions,
-  DirectoryClientResolution,
-  FetchLike,
-} from './directory/client';
-export { MemoryDirectoryCache } from './directory/cache';
-export type { DirectoryCache, DirectoryCacheEntry, MemoryDirectoryCacheOptions } from './directory/cache';
-export { createDirectoryHandler, DEFAULT_DIRECTORY_MAX_AGE_SECONDS, DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS } from './directory/handler';
-export type { DirectoryHandlerKey, DirectoryHandlerKeyEntry, DirectoryHandlerOptions, DirectoryRequestInfo } from './directory/handler';
-export {
-  parseDirectory,
-  parseDirectorySync,
-  buildDirectory,
-  isDirectoryMediaType,
-  directoryMediaTypeKind,
-  isKeyUsableAt,
-  LEGACY_DIRECTORY_MEDIA_TYPE,
-  DEFAULT_MAX_KEYS,
-} from './directory/document';
-export type {
-  BuildDirectoryOptions,
-  BuiltDirectory,
-  DirectoryKey,
-  DirectoryKeyInput,
-  DirectoryShape,
-  DirectorySource,
-  ParseDirectoryOptions,
-  ParsedDirectory,
-} from './directory/document';
-export { verifyDirectoryResponse, DIRECTORY_RESPONSE_TAG } from './directory/response-signatures';
-export type { DirectoryResponseCheck, KeyProof, VerifyDirectoryResponseOptions } from './directory/response-signatures';
-export { planRotation } from './directory/rotation';
-export type { RotationKey, RotationOptions, RotationPlan } from './directory/rotation';
-
-export { TrustAnchors, verifyDelegation, decodeCertificates, DELEGATION_FORMS, DEFAULT_MAX_CHAIN_LENGTH } from './directory/delegation';
-export type {
-  CertificateFetcher,
-  DelegatedKeyInput,
-  DelegationFailureReason,
-  DelegationOptions,
-  DelegationOutcome,
-  VerifyDelegationOptions,
-} from './directory/delegation';
+// Key directories (the client, the directory server, documents, rotation, delegation):
+// 'botsig/directory', so that importing botsig does not load them.
 
 // Keys and crypto
-export { importSigningKey, importVerifyingKey, importSigningKeySync, keyForAlgorithm } from './crypto/keys';
+export { importSigningKey, importVerifyingKey, keyForAlgorithm } from './crypto/keys';
 export type { ImportKeyOptions } from './crypto/keys';
 export { jwkThumbprint, jwkThumbprintSync } from './crypto/thumbprint';
 export { createContentDigest, verifyContentDigest } from './crypto/digest';

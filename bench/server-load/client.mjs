@@ -23,7 +23,8 @@ const url = `https://${AUTHORITY}${PATH}`;
 let sample;
 
 if (wanted.includes('botsig')) {
-  const { signRequestSync, importSigningKey } = await importBuilt(dist, 'index.node.js');
+  const { importSigningKey } = await importBuilt(dist, 'index.node.js');
+  const { signRequestSync } = await importBuilt(dist, 'sync.js');
   const { toHttpMessage, readSignatures, createSignatureBase } = await importBuilt(dist, 'httpsig.js');
   const key = await importSigningKey(privateJwk);
   const pool = new Array(poolSize);

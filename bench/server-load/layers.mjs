@@ -31,7 +31,7 @@ const DIST = resolve(opt('--dist', 'dist'));
 const POOL = Number(opt('--pool', 100_000));
 const BLOCK = 64;
 
-const api = await importBuilt(DIST, 'index.node.js');
+const api = { ...(await importBuilt(DIST, 'index.node.js')), ...(await importBuilt(DIST, 'directory.node.js')), ...(await importBuilt(DIST, 'sync.js')) };
 const node = await importBuilt(DIST, 'node.js');
 
 const instant = { name: 'instant', synchronous: true, importVerify: async () => () => true, importSign: async () => () => new Uint8Array(64) };

@@ -132,7 +132,8 @@ async function makeHandler({ case: id, dist, publicJwk, keyid, nonceStore, redis
 
   if (id === 'static' || id === 'directory') {
     const { createNodeMiddleware } = await importBuilt(dist, 'node.js');
-    const { DirectoryClient, MemoryNonceStore } = await importBuilt(dist, 'index.node.js');
+    const { MemoryNonceStore } = await importBuilt(dist, 'index.node.js');
+    const { DirectoryClient } = await importBuilt(dist, 'directory.node.js');
     let store;
     if (nonceStore === 'redis') {
       const { RedisNonceStore } = await importBuilt(dist, 'redis.js');

@@ -6,9 +6,9 @@
  * routing, as `botsig/playwright` does. Crawlee is a peer dependency; only its
  * shapes are used here.
  */
-import { applySignatureHeaders, signRequest, signRequestSync } from '../profile/sign-request';
+import { applySignatureHeaders, signRequest, signRequestWithSyncKey } from '../profile/sign-request';
 import type { SignatureHeaders } from '../profile/types';
-import { createSigningRouteHandlerFrom, prepareBrowserSigning, type PlaywrightRoutable, type PlaywrightSigningOptions } from './playwright';
+import { createSigningRouteHandlerFrom, prepareBrowserSigning, withContentDigest, type PlaywrightRoutable, type PlaywrightSigningOptions } from './playwright';
 
 /** Options of {@link createSigningHook}: those of `botsig/playwright` (`origins` applies to every hop). */
 export type CrawleeSigningOptions = PlaywrightSigningOptions;
@@ -18,6 +18,8 @@ export interface CrawleeRequestLike {
   readonly url: string;
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** The body Crawlee's HTTP crawlers send for POST, PUT and PATCH (`''` when absent), for `contentDigest`. */
+  readonly payload?: string | Uint8Array;
 }
 
 /** The part of a Crawlee crawling context that signing reads: `page` is present in browser crawlers. */
@@ -34,6 +36,8 @@ export interface GotOptionsLike {
   url?: string | URL;
   method?: string;
   headers?: GotHeaders;
+  /** The body for methods other than POST, PUT and PATCH (for those Crawlee sends the request `payload`). */
+  body?: unknown;
   hooks?: { beforeRedirect?: unknown[] };
 }
 
@@ -42,6 +46,8 @@ export interface GotRedirectOptionsLike {
   url?: string | URL;
   method?: string;
   headers: GotHeaders;
+  /** The body got sends again (307/308), if any. */
+  body?: unknown;
 }
 
 /**
@@ -101,22 +107,37 @@ export function createSigningHook(options: CrawleeSigningOptions): CrawleeSignin
     const url = got.url === undefined ? crawlingContext.request.url : String(got.url);
     const headers: GotHeaders = (got.headers ??= {});
     if (signing.matches(url)) {
-      // The request as got will send it: Crawlee spreads request.headers, then got's headers.
-      const message = { method: got.method ?? crawlingContext.request.method ?? 'GET', url, headers: { ...crawlingContext.request.headers, ...headers } };
-      applySignatureHeaders(headers, await signRequest(message, signing.signOptions));
+      // The request as got will send it: Crawlee spreads request.headers, then got's headers,
+      // and sends the request's payload as the body of POST, PUT and PATCH (got's body otherwise).
+      const method = got.method ?? crawlingContext.request.method ?? 'GET';
+      const sent = /PATCH|POST|PUT/.test(method) ? (crawlingContext.request.payload ?? '') : got.body;
+      const [message, signOptions] = withContentDigest({ method, url, headers: { ...crawlingContext.request.headers, ...headers } }, signing.signOptions, bodyOf(sent));
+      applySignatureHeaders(headers, await signRequest(message, signOptions));
     }
     const hooks = (got.hooks ??= {});
     (hooks.beforeRedirect ??= []).push((redirect: GotRedirectOptionsLike): void | Promise<void> => {
       const hopHeaders = redirect.headers;
-      for (const name of Object.keys(hopHeaders)) if (SIGNATURE_FIELDS.has(name.toLowerCase())) delete hopHeaders[name];
+      const digesting = signing.signOptions.contentDigest !== undefined;
+      for (const name of Object.keys(hopHeaders)) {
+        const lower = name.toLowerCase();
+        // The previous hop's Content-Digest was ours: made again for this hop's body (or dropped with it).
+        if (SIGNATURE_FIELDS.has(lower) || (digesting && lower === 'content-digest')) delete hopHeaders[name];
+      }
       const hopUrl = String(redirect.url);
       if (!signing.matches(hopUrl)) return;
-      const message = { method: redirect.method ?? 'GET', url: hopUrl, headers: hopHeaders };
+      const [message, signOptions] = withContentDigest({ method: redirect.method ?? 'GET', url: hopUrl, headers: hopHeaders }, signing.signOptions, bodyOf(redirect.body));
       const apply = (signature: SignatureHeaders): void => applySignatureHeaders(hopHeaders, signature);
-      if (signing.key.signSync !== undefined) return apply(signRequestSync(message, { ...signing.signOptions, key: signing.key }));
-      return signRequest(message, signing.signOptions).then(apply);
+      if (signing.key.signSync !== undefined && signOptions.contentDigest === undefined) return apply(signRequestWithSyncKey(message, signOptions, signing.key));
+      return signRequest(message, signOptions).then(apply);
     });
   };
+}
+
+/** A got body botsig can digest: text or bytes; `null` for none; `undefined` for a form it cannot read (a stream). */
+function bodyOf(body: unknown): string | Uint8Array | null | undefined {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  return undefined;
 }
 
 function isRoutable(page: object): page is PlaywrightRoutable {

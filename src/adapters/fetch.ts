@@ -5,8 +5,9 @@
  *
  * Isomorphic: web-standard `fetch`, `Request`, `Headers` and streams only.
  */
-import { isBotsigError } from '../core/errors';
+import { BotsigError, isBotsigError } from '../core/errors';
 import type { Clock } from '../core/time';
+import type { DigestAlgorithm } from '../crypto/digest';
 import { importSigningKey, isSigningKey } from '../crypto/keys';
 import type { AlgorithmName, Jwk, SigningKey } from '../crypto/types';
 import { parseComponentIdentifier } from '../httpsig/components';
@@ -43,9 +44,20 @@ export interface SignedFetchOptions {
   readonly maxReplayBodyBytes?: number;
   /** Clock for `created`/`expires`. Default `Date.now`. */
   readonly now?: Clock;
+  /**
+   * Send and cover `Content-Digest` (RFC 9530) with this algorithm on every request that
+   * has a body or a method other than GET and HEAD (a bodiless POST gets the digest of
+   * empty content), recomputed for each hop. The body is then read in full before
+   * sending (so it is always replayable), at most `maxBodyBytes`.
+   */
+  readonly contentDigest?: DigestAlgorithm;
+  /** With `contentDigest`: most bytes of body read. Default 16 MiB; a larger body rejects with `ERR_BODY_TOO_LARGE`, unsent. */
+  readonly maxBodyBytes?: number;
 }
 
 const DEFAULT_MAX_REDIRECTS = 20;
+/** With contentDigest, the body is read whole before sending: signRequest's default cap. */
+const DEFAULT_MAX_DIGEST_BODY_BYTES = 16 * 1024 * 1024;
 const DEFAULT_MAX_REPLAY_BODY_BYTES = 1 << 20;
 const SIGNATURE_FIELDS = ['signature', 'signature-input', 'signature-agent'] as const;
 // Request-body-header names (Fetch standard §3.2.6), dropped when a redirect turns the request into a GET.
@@ -104,6 +116,9 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
     throw new RangeError('validitySeconds must be a positive integer');
   }
   const retryOnChallenge = options.retryOnChallenge !== false;
+  const contentDigest = options.contentDigest;
+  if (contentDigest !== undefined && contentDigest !== 'sha-256' && contentDigest !== 'sha-512') throw new TypeError("contentDigest must be 'sha-256' or 'sha-512'");
+  const maxDigestBodyBytes = nonNegativeInteger(options.maxBodyBytes, DEFAULT_MAX_DIGEST_BODY_BYTES, 'maxBodyBytes');
   const underlying: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
   const keyPromise: Promise<SigningKey> = isSigningKey(options.key)
@@ -117,6 +132,7 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
     ...(components === undefined ? {} : { components }),
     ...(options.validitySeconds === undefined ? {} : { validitySeconds: options.validitySeconds }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(contentDigest === undefined ? {} : { contentDigest }),
   };
 
   return async function signedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
@@ -126,14 +142,16 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
     const signal = request.signal;
     const redirectMode = request.redirect;
     const callerHeaders = new Headers(request.headers);
-    let body: Body = request.body === null ? null : await bufferBody(request.body, maxBodyBytes);
+    // With contentDigest the whole body is needed before the headers: read it all (bounded), once.
+    let body: Body =
+      request.body === null ? null : contentDigest === undefined ? await bufferBody(request.body, maxBodyBytes) : await readWhole(request.body, maxDigestBodyBytes);
 
     let url = request.url;
     let method = request.method;
     let hopHeaders = callerHeaders;
     let redirects = 0;
     const send = async (hopUrl: string, hopMethod: string, headers: Headers, hopBody: Body, signOptions: SignRequestOptions): Promise<Response> =>
-      underlying(hopUrl, hopInit(init, hopMethod, await signedHeaders(hopUrl, hopMethod, headers, signOptions), hopBody, signal));
+      underlying(hopUrl, hopInit(init, hopMethod, await signedHeaders(hopUrl, hopMethod, headers, signOptions, hopBody), hopBody, signal));
     for (;;) {
       signal.throwIfAborted();
       const replayable = !(body instanceof ReadableStream);
@@ -144,7 +162,7 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
         if (retryOptions !== undefined) {
           let retryHeaders: Headers | undefined;
           try {
-            retryHeaders = await signedHeaders(url, method, hopHeaders, retryOptions);
+            retryHeaders = await signedHeaders(url, method, hopHeaders, retryOptions, body);
           } catch (error) {
             // The origin asked for something this request cannot give (a missing header): let the caller see the challenge.
             if (!isBotsigError(error)) throw error;
@@ -198,9 +216,22 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
   };
 }
 
-/** A copy of `headers` with a fresh signature for this URL and method. */
-async function signedHeaders(url: string, method: string, headers: Headers, options: SignRequestOptions): Promise<Headers> {
-  const signature = await signRequest({ method, url, headers }, options);
+/**
+ * A copy of `headers` with a fresh signature for this URL and method; with `contentDigest`,
+ * over `body` (always bytes then), except for a GET or HEAD without one.
+ */
+async function signedHeaders(url: string, method: string, headers: Headers, options: SignRequestOptions, body: Body): Promise<Headers> {
+  let signOptions = options;
+  let message: { method: string; url: string; headers: Headers; body?: Uint8Array | null } = { method, url, headers };
+  if (options.contentDigest !== undefined) {
+    if (body === null && (method === 'GET' || method === 'HEAD')) {
+      const { contentDigest: _none, ...rest } = options;
+      signOptions = rest;
+    } else {
+      message = { method, url, headers, body: body instanceof ReadableStream ? null : body };
+    }
+  }
+  const signature = await signRequest(message, signOptions);
   const out = new Headers(headers);
   applySignatureHeaders(out, signature);
   return out;
@@ -236,8 +267,11 @@ function challengeOptions(response: Response, key: SigningKey, base: Omit<SignRe
   }
   if (asked.keyid !== undefined && asked.keyid !== key.thumbprint) return undefined;
   const components = [...(base.components ?? []), ...(asked.components ?? [])];
+  // An origin that asks for content-digest (requireContentDigest) gets it computed, not just named.
+  const digest = base.contentDigest === undefined && components.some((c) => parseComponentIdentifier(c).name === 'content-digest') ? 'sha-256' : undefined;
   return {
     ...base,
+    ...(digest === undefined ? {} : { contentDigest: digest }),
     key,
     ...(components.length === 0 ? {} : { components }),
     ...(asked.nonce === undefined ? {} : { nonce: asked.nonce }),
@@ -286,6 +320,14 @@ async function bufferBody(stream: ReadableStream<Uint8Array>, limit: number): Pr
     offset += chunk.byteLength;
   }
   return bytes;
+}
+
+/** The whole body, for a digest: at most `limit` bytes, else `ERR_BODY_TOO_LARGE` (the stream is cancelled, nothing is sent). */
+async function readWhole(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const read = await bufferBody(stream, limit);
+  if (read instanceof Uint8Array) return read;
+  await read.cancel().catch(() => undefined);
+  throw new BotsigError('ERR_BODY_TOO_LARGE', `the request body is larger than the ${limit}-byte limit (maxBodyBytes) for contentDigest`);
 }
 
 function resumed(chunks: Uint8Array[], reader: ReadableStreamDefaultReader<Uint8Array>): ReadableStream<Uint8Array> {

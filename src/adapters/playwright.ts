@@ -4,6 +4,7 @@
  * shape is used here (no import), so `playwright` and `playwright-core` both fit.
  */
 import type { Clock } from '../core/time';
+import type { DigestAlgorithm } from '../crypto/digest';
 import { importSigningKey, isSigningKey } from '../crypto/keys';
 import type { AlgorithmName, Jwk, SigningKey } from '../crypto/types';
 import { parseComponentIdentifier } from '../httpsig/components';
@@ -16,6 +17,8 @@ export interface PlaywrightRequestLike {
   method(): string;
   /** Lowercase names; Playwright leaves out cookies and other forbidden headers, which it keeps as they are. */
   headers(): { [name: string]: string };
+  /** The request body, for `contentDigest` (Playwright's `request.postDataBuffer()`). */
+  postDataBuffer?(): Uint8Array | null;
 }
 
 /** The part of a Playwright `Route` that signing uses. */
@@ -65,6 +68,14 @@ export interface PlaywrightSigningOptions {
   readonly now?: Clock;
   /** Called when a request cannot be signed (e.g. a covered header is absent); the request then goes out unsigned. */
   readonly onError?: (error: unknown, url: string) => void;
+  /**
+   * Send and cover `Content-Digest` (RFC 9530) with this algorithm on every request that has
+   * a body or a method other than GET and HEAD. The body is the one the browser sends
+   * (`request.postDataBuffer()`; for Crawlee's HTTP crawlers, the request `payload`).
+   */
+  readonly contentDigest?: DigestAlgorithm;
+  /** With `contentDigest`: most bytes of body read. Default 16 MiB; larger bodies go out unsigned through `onError` (`ERR_BODY_TOO_LARGE`). */
+  readonly maxBodyBytes?: number;
 }
 
 const ROUTE_PATTERN = '**/*';
@@ -133,9 +144,12 @@ export function createSigningRouteHandlerFrom(prepared: PreparedBrowserSigning, 
     const url = request.url();
     if (!isHttp(url) || !matches(url)) return route.fallback();
     const headers = request.headers();
+    const method = request.method();
     let signature;
     try {
-      signature = await signRequest({ method: request.method(), url, headers }, signOptions);
+      const body = signOptions.contentDigest === undefined ? undefined : typeof request.postDataBuffer === 'function' ? request.postDataBuffer() : undefined;
+      const [message, options] = withContentDigest({ method, url, headers }, signOptions, body);
+      signature = await signRequest(message, options);
     } catch (error) {
       onError?.(error, url);
       return route.fallback();
@@ -175,6 +189,8 @@ export function prepareBrowserSigning(options: PlaywrightSigningOptions): Promis
     ...(options.validitySeconds === undefined ? {} : { validitySeconds: options.validitySeconds }),
     ...(options.nonce === false ? { nonce: false as const } : {}),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.contentDigest === undefined ? {} : { contentDigest: checkDigest(options.contentDigest) }),
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
   };
   const imported = isSigningKey(options.key)
     ? Promise.resolve(options.key)
@@ -224,6 +240,31 @@ export function originMatcher(origins: OriginFilter | undefined): (url: string) 
       return false;
     }
   };
+}
+
+function checkDigest(value: unknown): DigestAlgorithm {
+  if (value !== 'sha-256' && value !== 'sha-512') throw new TypeError("contentDigest must be 'sha-256' or 'sha-512'");
+  return value;
+}
+
+/**
+ * The message and options to sign with `contentDigest`: the body attached, or, for a GET or
+ * HEAD without one, no digest at all. `body` `undefined` means the caller could not get it
+ * (`signRequest` then reports `ERR_BODY_UNAVAILABLE`).
+ * @internal Shared with `botsig/crawlee`.
+ */
+export function withContentDigest<M extends { method: string; url: string; headers: Record<string, string | string[] | undefined> }>(
+  message: M,
+  options: SignRequestOptions,
+  body: string | Uint8Array | null | undefined,
+): [M & { body?: string | Uint8Array | null }, SignRequestOptions] {
+  if (options.contentDigest === undefined) return [message, options];
+  const empty = body === null || body === undefined || body.length === 0;
+  if (empty && (message.method === 'GET' || message.method === 'HEAD')) {
+    const { contentDigest: _none, ...rest } = options;
+    return [message, rest];
+  }
+  return [body === undefined ? message : { ...message, body }, options];
 }
 
 function isHttp(url: string): boolean {

@@ -33,6 +33,10 @@ export type BotsigErrorCode =
   | 'ERR_SIGNATURE_INVALID'
   | 'ERR_DIGEST_INVALID'
   | 'ERR_DIGEST_MISMATCH'
+  // message content (RFC 9530 Content-Digest over a body)
+  | 'ERR_BODY_TOO_LARGE'
+  | 'ERR_BODY_UNAVAILABLE'
+  | 'ERR_CONTENT_DIGEST_REQUIRED'
   // Web Bot Auth profile
   | 'ERR_TAG_MISMATCH'
   | 'ERR_CREATED_MISSING'

@@ -8,11 +8,10 @@
  * RFC 9421 names such as `ed25519`, import them unchanged.
  */
 import { BotsigError, isBotsigError } from '../core/errors';
-import { nobleGenerateEd25519Jwk } from './noble';
 import { algorithmSpec, inferAlgorithm, toAlgorithmName } from './registry';
 import { jwkThumbprint } from './thumbprint';
 import type { AlgorithmName, Jwk } from './types';
-import { getSubtle, webCryptoHasEd25519 } from './webcrypto';
+import { getSubtle, loadNoble, webCryptoHasEd25519 } from './webcrypto';
 
 /** What {@link generateKeyPair} returns. */
 export interface GeneratedKeyPair {
@@ -38,7 +37,7 @@ function pick(source: JsonWebKey | Jwk, names: readonly string[]): Jwk {
 
 async function generatePrivateJwk(alg: AlgorithmName): Promise<Jwk> {
   const spec = algorithmSpec(alg);
-  if (spec.nobleFallback && !(await webCryptoHasEd25519())) return nobleGenerateEd25519Jwk();
+  if (spec.nobleFallback && !(await webCryptoHasEd25519())) return (await loadNoble()).nobleGenerateEd25519Jwk();
   const subtle = getSubtle();
   try {
     const pair = (await subtle.generateKey(spec.webCrypto.generateParams, true, ['sign', 'verify'])) as CryptoKeyPair;

@@ -19,4 +19,5 @@ export { keyForAlgorithm } from './keys/binding';
 export { signBase, signBaseWith, signingInternals, verifyBase } from './keys/base';
 export type { SignInternals } from './keys/objects';
 export { importVerifyingKey } from './keys/verifying';
-export { importSigningKey, importSigningKeySync } from './keys/signing';
+export { importSigningKey } from './keys/signing';
+// importSigningKeySync: './keys/signing-sync' (the botsig/sync entry), so that @noble stays out of this barrel.

@@ -2,16 +2,18 @@
  * The process-wide default {@link CryptoProvider}. WebCrypto unless something
  * (e.g. `botsig/node`) installs a faster one.
  */
+import { processWide } from '../core/process-wide';
 import type { CryptoProvider } from './types';
 import { webCryptoProvider } from './webcrypto';
 
 export { webCryptoProvider } from './webcrypto';
 
-let current: CryptoProvider = webCryptoProvider;
+// One per process, whichever copy of botsig installs it (see core/process-wide.ts).
+const registry = processWide('crypto-provider.v1', () => ({ current: webCryptoProvider as CryptoProvider }));
 
 /** The provider that key imports use when none is passed. */
 export function getCryptoProvider(): CryptoProvider {
-  return current;
+  return registry.current;
 }
 
 /**
@@ -33,5 +35,5 @@ export function setCryptoProvider(provider: CryptoProvider): void {
   ) {
     throw new TypeError('provider must have a name, importSign() and importVerify()');
   }
-  current = provider;
+  registry.current = provider;
 }

@@ -2,7 +2,7 @@
  * JWK SHA-256 thumbprints (RFC 7638; RFC 8037 §A.3 for OKP keys): the `keyid`
  * of the Web Bot Auth profile and the `kid` of directory entries.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256 } from './sha256';
 import { base64UrlEncode, utf8 } from '../core/base64';
 import { BotsigError } from '../core/errors';
 import type { Jwk } from './types';
@@ -60,7 +60,7 @@ export async function jwkThumbprint(jwk: Jwk): Promise<string> {
 }
 
 /**
- * The synchronous form of {@link jwkThumbprint}, hashing with @noble/hashes.
+ * The synchronous form of {@link jwkThumbprint}, hashing with botsig's own SHA-256 (`crypto/sha256.ts`).
  *
  * @throws BotsigError `ERR_KEY_INVALID` (see {@link thumbprintInput}).
  */

@@ -1,9 +1,10 @@
 /**
  * The default crypto provider: the platform's `crypto.subtle` (browsers, Workers,
  * Deno, Bun, Node), with @noble/ed25519 standing in where WebCrypto has no Ed25519.
+ * That fallback is loaded with `import()` on first need, so that runtimes with
+ * Ed25519 (all current ones) never load or bundle-load it up front.
  */
 import { BotsigError, isBotsigError } from '../core/errors';
-import { ed25519JwkBytes, nobleEd25519Signer, nobleEd25519Verifier } from './noble';
 import { algorithmSpec } from './registry';
 import type { AlgorithmName, CryptoProvider, Jwk } from './types';
 
@@ -19,6 +20,11 @@ export function getSubtle(): SubtleCrypto {
   const subtle = (globalThis as { crypto?: Crypto }).crypto?.subtle;
   if (subtle === undefined) throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', 'crypto.subtle is not available in this runtime');
   return subtle;
+}
+
+/** The pure-JS Ed25519 fallback (@noble/ed25519), loaded on first need. */
+export function loadNoble(): Promise<typeof import('./noble')> {
+  return import('./noble');
 }
 
 // RFC 8037 §A.1 public key: a known-good point to probe Ed25519 support with.
@@ -82,7 +88,10 @@ export const webCryptoProvider: CryptoProvider = Object.freeze({
   name: 'webcrypto',
   async importVerify(jwk: Jwk, alg: AlgorithmName) {
     const spec = algorithmSpec(alg);
-    if (spec.nobleFallback && !(await webCryptoHasEd25519())) return nobleEd25519Verifier(ed25519JwkBytes(jwk, 'x'));
+    if (spec.nobleFallback && !(await webCryptoHasEd25519())) {
+      const noble = await loadNoble();
+      return noble.nobleEd25519Verifier(noble.ed25519JwkBytes(jwk, 'x'));
+    }
     let key: CryptoKey;
     try {
       key = await getSubtle().importKey('jwk', material(jwk, false), spec.webCrypto.importParams, false, ['verify']);
@@ -94,7 +103,8 @@ export const webCryptoProvider: CryptoProvider = Object.freeze({
   async importSign(jwk: Jwk, alg: AlgorithmName) {
     const spec = algorithmSpec(alg);
     if (spec.nobleFallback && !(await webCryptoHasEd25519())) {
-      return nobleEd25519Signer(ed25519JwkBytes(jwk, 'd'), ed25519JwkBytes(jwk, 'x'));
+      const noble = await loadNoble();
+      return noble.nobleEd25519Signer(noble.ed25519JwkBytes(jwk, 'd'), noble.ed25519JwkBytes(jwk, 'x'));
     }
     let key: CryptoKey;
     try {

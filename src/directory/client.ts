@@ -43,7 +43,7 @@ import { InlineDirectories, isDataUrl } from './client/inline';
 import { settingsFrom } from './client/settings';
 import type { DirectoryClientOptions, FetchLike } from './client/settings';
 import { resolveState, slow, StateTable } from './client/state';
-import type { ClientContext, DirectoryClientResolution, FetchContext, Kind, Target } from './client/types';
+import type { ClientContext, DirectoryClientResolution, FetchContext, Kind, State, Target } from './client/types';
 import { targetFor } from './client/url-guard';
 
 export { DIRECTORY_CLIENT_DEFAULTS } from './client/settings';
@@ -57,6 +57,14 @@ function checkMember(member: unknown): asserts member is SignatureAgentMember {
   if (m.type !== 'directory' && m.type !== 'jwks_uri' && m.type !== 'cimd') {
     throw new TypeError('SignatureAgentMember.type must be directory, jwks_uri or cimd');
   }
+}
+
+/** The resolution of a fresh entry (the warm path of `resolve`), marking the state used; `undefined` when none is fresh. */
+function fresh(state: State, now: number): DirectoryClientResolution | undefined {
+  const view = state.view;
+  if (view === undefined || now >= view.checkAtMs) return undefined;
+  state.lastUsedMs = now;
+  return view.resolution;
 }
 
 /**
@@ -146,12 +154,26 @@ export class DirectoryClient implements KeyDirectory {
     let state = this.states.get(kind, target.url);
     if (state === undefined) state = this.states.create(kind, target.url, target.identifier);
     const now = this.ctx.s.now();
-    const view = state.view;
-    if (view !== undefined && now < view.checkAtMs) {
-      state.lastUsedMs = now;
-      return view.resolution;
-    }
-    return slow(this.ctx, state, now);
+    return fresh(state, now) ?? slow(this.ctx, state, now);
+  }
+
+  /**
+   * The answer {@link resolve} gives at once while the member's entry is fresh, without a
+   * promise; `undefined` when `resolve` would have to do more (no entry yet, a stale
+   * entry to revalidate or refresh, a failure to report, an inline `data:` member).
+   * Never fetches and never throws for a well-formed member. `verifyRequest` asks it
+   * first, so a request whose key comes from a warm cache starts no discovery deadline.
+   *
+   * @throws TypeError when `member` is not a SignatureAgentMember.
+   * @example
+   * const warm = client.resolveFresh(member) ?? (await client.resolve(member));
+   */
+  resolveFresh(member: SignatureAgentMember): DirectoryClientResolution | undefined {
+    checkMember(member);
+    const target = this.targets[member.type].get(member.url);
+    if (target === undefined || 'error' in target) return undefined;
+    const state = this.states.get(member.type, target.url);
+    return state === undefined ? undefined : fresh(state, this.ctx.s.now());
   }
 
   /** Forgets everything about a URL in process (the shared cache is left alone). */

@@ -12,6 +12,7 @@
  * platform, not a caller, and tsup's shared chunks make every entry of one build
  * see the same one.
  */
+import { processWide } from '../core/process-wide';
 import type { FetchLike } from './client/settings';
 
 /** What the client tells the factory: the non-public destinations it allows, its limits. */
@@ -24,21 +25,23 @@ export interface DefaultFetchContext {
 export type DefaultFetchFactory = (context: DefaultFetchContext) => FetchLike;
 
 /** The installed factory: a platform registry, not a cache (module-level on purpose: see the comment at the top). */
-let installed: DefaultFetchFactory | undefined;
+// One per process, whichever copy of botsig installs it (see core/process-wide.ts).
+const registry = processWide('default-directory-fetch.v1', () => ({ installed: undefined as DefaultFetchFactory | undefined }));
 
 /** Installs the factory of default fetches (the Node entries install the guarded fetch). */
 export function setDefaultDirectoryFetch(factory: DefaultFetchFactory | undefined): void {
   if (factory !== undefined && typeof factory !== 'function') throw new TypeError('the default directory fetch factory must be a function');
-  installed = factory;
+  registry.installed = factory;
 }
 
 /** True when a platform factory (the Node guarded fetch) is installed. */
 export function hasDefaultDirectoryFetch(): boolean {
-  return installed !== undefined;
+  return registry.installed !== undefined;
 }
 
 /** The fetch a client without `options.fetch` uses. */
 export function defaultDirectoryFetch(context: DefaultFetchContext): FetchLike {
+  const installed = registry.installed;
   if (installed !== undefined) return installed(context);
   return (input, init) => globalThis.fetch(input, init);
 }

@@ -15,6 +15,19 @@ export type { TargetUri } from './target-uri';
 /** Header fields in any of the shapes frameworks hand out. */
 export type HeaderInput = Headers | Readonly<Record<string, string | readonly string[] | undefined>> | Iterable<readonly [string, string]>;
 
+/** Message content as bytes, text (encoded as UTF-8), or a stream of bytes; `null` is no content. */
+export type MessageBodyValue = string | Uint8Array | ArrayBuffer | ArrayBufferView | ReadableStream<Uint8Array> | null;
+
+/**
+ * Content read on demand: called at most once, only when something needs the content
+ * (a covered `content-digest`), with the most bytes the caller will read. It may stop
+ * early and throw a `BotsigError` `ERR_BODY_TOO_LARGE` (or `ERR_BODY_UNAVAILABLE`).
+ */
+export type MessageBodyReader = (maxBytes: number) => MessageBodyValue | Promise<MessageBodyValue>;
+
+/** What a message object's `body` may be. */
+export type MessageBody = MessageBodyValue | MessageBodyReader;
+
 /** A message as a plain object. `status` makes it a response; otherwise it is a request. */
 export interface MessageObject {
   /** Request method; `GET` when absent (fetch semantics). Case is kept (RFC 9421 §2.2.1). */
@@ -33,6 +46,13 @@ export interface MessageObject {
    * Without it, `@request-target` is the origin form (path and query) of `url`.
    */
   target?: string;
+  /**
+   * The content (RFC 9110 §6.4), read only for `Content-Digest` (RFC 9530): by
+   * `signRequest`/`signResponse` with `contentDigest`, and by `verifyRequest`/`verifyResponse`
+   * when a signature covers `content-digest`. Absent: the content is unknown (not the same as
+   * `null`, no content). Nothing else reads it; no component covers the body.
+   */
+  body?: MessageBody;
 }
 
 /** Anything botsig accepts as a message. */

@@ -3,11 +3,29 @@
  * created once per key. The fastest path on Node; byte-compatible with the
  * WebCrypto provider (raw r‖s ECDSA, PSS with a 64-byte salt).
  */
-import { constants, createPrivateKey, createPublicKey, sign, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
+import type { JsonWebKey, KeyObject } from 'node:crypto';
 import { BotsigError, isBotsigError } from '../core/errors';
 import { algorithmSpec, type NodeSignatureOptions } from '../crypto/registry';
 import { setCryptoProvider } from '../crypto/provider';
 import type { AlgorithmName, CryptoProvider, Jwk } from '../crypto/types';
+
+type NodeCrypto = typeof import('node:crypto');
+let nodeCrypto: NodeCrypto | undefined;
+
+/**
+ * `node:crypto`, loaded on first use rather than when botsig is imported: loading it
+ * is a few milliseconds of a cold start that a process which never signs or verifies
+ * should not pay. `process.getBuiltinModule` (Node 20.16+) returns it synchronously.
+ */
+function crypto(): NodeCrypto {
+  if (nodeCrypto === undefined) {
+    const load = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+    if (typeof load !== 'function')
+      throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', 'the node:crypto provider needs Node 20.16 or later (process.getBuiltinModule)');
+    nodeCrypto = load('node:crypto') as NodeCrypto;
+  }
+  return nodeCrypto;
+}
 
 type KeyArgument = KeyObject | { key: KeyObject; dsaEncoding?: 'ieee-p1363'; padding?: number; saltLength?: number };
 
@@ -16,7 +34,7 @@ function keyArgument(key: KeyObject, options: NodeSignatureOptions): KeyArgument
   if (options.dsaEncoding === undefined && options.padding === undefined) return key;
   const arg: { key: KeyObject; dsaEncoding?: 'ieee-p1363'; padding?: number; saltLength?: number } = { key };
   if (options.dsaEncoding !== undefined) arg.dsaEncoding = options.dsaEncoding;
-  if (options.padding !== undefined) arg.padding = options.padding === 'pss' ? constants.RSA_PKCS1_PSS_PADDING : constants.RSA_PKCS1_PADDING;
+  if (options.padding !== undefined) arg.padding = options.padding === 'pss' ? crypto().constants.RSA_PKCS1_PSS_PADDING : crypto().constants.RSA_PKCS1_PADDING;
   if (options.saltLength !== undefined) arg.saltLength = options.saltLength;
   return arg;
 }
@@ -31,6 +49,7 @@ export function nodeVerifier(key: KeyObject, alg: AlgorithmName): (data: Uint8Ar
   const options = algorithmSpec(alg).node;
   const arg = keyArgument(key, options);
   const hash = options.hash;
+  const verify = crypto().verify;
   return (data, signature) => verify(hash, data, arg, signature);
 }
 
@@ -39,6 +58,7 @@ export function nodeSigner(key: KeyObject, alg: AlgorithmName): (data: Uint8Arra
   const options = algorithmSpec(alg).node;
   const arg = keyArgument(key, options);
   const hash = options.hash;
+  const sign = crypto().sign;
   return (data) => {
     const out = sign(hash, data, arg);
     return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
@@ -55,7 +75,7 @@ export const nodeCryptoProvider: CryptoProvider = Object.freeze({
   async importVerify(jwk: Jwk, alg: AlgorithmName) {
     let key: KeyObject;
     try {
-      key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+      key = crypto().createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
     } catch (error) {
       throw rejected(error, alg);
     }
@@ -64,7 +84,7 @@ export const nodeCryptoProvider: CryptoProvider = Object.freeze({
   async importSign(jwk: Jwk, alg: AlgorithmName) {
     let key: KeyObject;
     try {
-      key = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
+      key = crypto().createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
     } catch (error) {
       throw rejected(error, alg);
     }

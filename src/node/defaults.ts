@@ -6,8 +6,8 @@
  * connection goes to exactly the address checked).
  */
 import { setDefaultDirectoryFetch } from '../directory/default-fetch';
+import type { FetchLike } from '../directory/client/settings';
 import { installNodeCryptoProvider } from './crypto-provider';
-import { createGuardedFetch } from './guarded-fetch';
 
 let installed = false;
 
@@ -16,11 +16,19 @@ export function installNodeDefaults(): void {
   installNodeCryptoProvider();
   if (installed) return;
   installed = true;
-  setDefaultDirectoryFetch((context) =>
-    createGuardedFetch({
-      allow: { loopback: context.allow.loopback, privateNetworks: context.allow.privateNetworks, hosts: context.allow.hosts },
-      timeoutMs: context.timeoutMs,
-      ...(context.userAgent === undefined ? {} : { userAgent: context.userAgent }),
-    }),
-  );
+  setDefaultDirectoryFetch((context) => {
+    // The guarded fetch (and node:http, node:tls, node:dns, node:zlib behind it) loads on
+    // the first directory fetch, not when botsig is imported: most imports never fetch.
+    let guarded: Promise<FetchLike> | undefined;
+    return (input, init) => {
+      guarded ??= import('./guarded-fetch').then(({ createGuardedFetch }) =>
+        createGuardedFetch({
+          allow: { loopback: context.allow.loopback, privateNetworks: context.allow.privateNetworks, hosts: context.allow.hosts },
+          timeoutMs: context.timeoutMs,
+          ...(context.userAgent === undefined ? {} : { userAgent: context.userAgent }),
+        }),
+      );
+      return guarded.then((fetch) => fetch(input, init));
+    };
+  });
 }

@@ -10,6 +10,7 @@ import type { MessageObject } from '../httpsig/message';
 import type { VerificationResult } from '../profile/types';
 import { createVerifier, forwardedOrigin, isValidAuthority, isVerifier, rejectionHeaders, warnIfNoAuthorities } from '../verifier';
 import type { Rejection, TrustProxy, Verifier, VerifierOptions } from '../verifier';
+import { bodyWasRead, nodeBodyReader } from './body';
 import { installNodeDefaults } from './defaults';
 
 /** A request as Node's HTTP/1.1 or HTTP/2 (compatibility API) servers hand it out. */
@@ -48,7 +49,11 @@ export interface ToMessageOptions {
  * - the path is the request-target received (`originalUrl` when a framework
  *   such as Express rewrote `url` under a mount path);
  * - header field lines are kept apart as received (`rawHeaders`), pseudo-header
- *   fields left out.
+ *   fields left out;
+ * - `body` reads the content on demand, only when a signature covers
+ *   `content-digest` (RFC 9530), at most `maxBodyBytes`, and puts it back into the
+ *   request (`readable.unshift`) so that the route, or a body parser mounted after
+ *   the middleware, still reads all of it.
  * An authority that is missing, repeated or not a valid `host[:port]` leaves
  * `url` out: signatures then fail to cover `@authority` rather than verifying
  * against a name the client did not send.
@@ -117,7 +122,7 @@ export function toMessage(req: NodeRequest, options: ToMessageOptions = {}): Mes
     if (forwarded?.host !== undefined) authority = forwarded.host;
   }
 
-  const message: MessageObject = { method, headers };
+  const message: MessageObject = { method, headers, body: nodeBodyReader(req) };
   if (authority !== undefined && isValidAuthority(authority)) message.url = scheme + '://' + authority + path;
   if (target !== undefined) message.target = target;
   // No valid authority: keep the origin-form target, so a policy still sees the path.
@@ -195,6 +200,8 @@ export function createNodeMiddleware(verifierOrOptions?: Verifier | VerifierOpti
       req.botsig = result;
       if (challenge !== undefined) {
         await writeRejection(res, challenge);
+        // The route will not read what the digest check left in the request: let it drain, as Node does for unread bodies.
+        if (bodyWasRead(req) && !req.readableEnded) req.resume();
         return;
       }
     } catch (error) {

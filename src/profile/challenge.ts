@@ -49,14 +49,22 @@ export function createChallenge(result: VerificationResult, options: ChallengeOp
   if (result.malformed) return { status: 400, headers: {}, reason: 'malformed signature headers' };
   let replay = false;
   let later = false;
+  let digest = false;
   for (const s of result.signatures) {
     const code = s.error?.code;
-    if (code === 'ERR_NONCE_REPLAYED' || code === 'ERR_NONCE_STORE_UNAVAILABLE') replay = true;
+    if (code === 'ERR_CONTENT_DIGEST_REQUIRED') digest = true;
+    else if (code === 'ERR_NONCE_REPLAYED' || code === 'ERR_NONCE_STORE_UNAVAILABLE') replay = true;
     // The agent's nonce quota, or the origin's discovery budget: the same signature may pass later.
     else if (code === 'ERR_NONCE_QUOTA_EXCEEDED' || code === 'ERR_DISCOVERY_LIMITED' || code === 'ERR_DISCOVERY_BUDGET') later = true;
   }
   const nonce = options.nonce === true ? randomNonce() : options.nonce;
-  const headers = { 'accept-signature': acceptSignatureValue(nonce === undefined ? options : { ...options, nonce }) };
+  let asked = nonce === undefined ? options : { ...options, nonce };
+  // The origin requires Content-Digest here (requireContentDigest): ask for it.
+  if (digest) {
+    const components = options.components ?? ['@authority'];
+    if (!components.some((c) => parseComponentIdentifier(c).name === 'content-digest')) asked = { ...asked, components: [...components, 'content-digest'] };
+  }
+  const headers = { 'accept-signature': acceptSignatureValue(asked) };
   const extra = nonce === undefined ? {} : { nonce };
   if (replay) return { status: 429, headers, reason: 'sign again with a fresh nonce', ...extra };
   if (later) return { status: 429, headers, reason: 'too many requests; try again later', ...extra };

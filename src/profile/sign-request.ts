@@ -1,15 +1,16 @@
 /**
- * `signRequest` / `signRequestSync` (SPEC 5.1, 5.2): the signing flow, from the
+ * `signRequest` (SPEC 5.1, 5.2): the signing flow, from the
  * request and options to the complete header values. Beside it: `sign/signer-state.ts`
  * (what signing with one key remembers, and the process-wide memos),
- * `sign/random-nonce.ts` (nonces), `sign/apply-headers.ts` (putting the headers on a request).
+ * `sign/random-nonce.ts` (nonces), `sign/apply-headers.ts` (putting the headers on a request);
+ * `sign-sync.ts`: `signRequestSync` (the `botsig/sync` entry).
  */
 import { base64Encode, utf8 } from '../core/base64';
 import { BotsigError } from '../core/errors';
 import { parseDictionary, serializeBareItem } from '../core/sf';
 import { systemClock, toEpochSeconds } from '../core/time';
-import { importSigningKey, importSigningKeySync, isSigningKey } from '../crypto/keys';
-import type { Jwk, SigningKey } from '../crypto/types';
+import { importSigningKey, isSigningKey } from '../crypto/keys';
+import type { SigningKey } from '../crypto/types';
 import type { ComponentIdentifier } from '../httpsig/components';
 import { signatureBaseFromTexts } from '../httpsig/base';
 import { toReceivedMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
@@ -50,7 +51,11 @@ const MAX_SF_INTEGER = 999_999_999_999_999;
  *   `ERR_SIGNATURE_AGENT_INVALID` when the existing Signature-Agent is not a
  *   Dictionary or is covered whole by an existing signature (appending would break
  *   it), or the new value breaks SPEC 2.3; `ERR_SIGNATURE_INPUT_PARSE` /
- *   `ERR_SIGNATURE_PARSE` when existing signature fields do not parse.
+ *   `ERR_SIGNATURE_PARSE` when existing signature fields do not parse; with
+ *   `contentDigest`: `ERR_BODY_TOO_LARGE` above `maxBodyBytes`, `ERR_BODY_UNAVAILABLE`
+ *   when the content cannot be read (no `body`, a used or locked stream), and
+ *   `ERR_DIGEST_MISMATCH` / `ERR_DIGEST_INVALID` for a `Content-Digest` already on the
+ *   request that does not match its content.
  * @throws TypeError / RangeError for misuse (missing key, bad label, `expires` not
  *   after `created`, wrong option types).
  * @example
@@ -64,22 +69,29 @@ export async function signRequest(request: MessageInput, options: SignRequestOpt
   checkOptions(options);
   const key = isSigningKey(options.key) ? options.key : await importSigningKey(options.key, options.alg === undefined ? {} : { alg: options.alg });
   const signer = signerStateFor(key);
-  const plan = prepare(request, options, key, signer);
+  // RFC 9530: the content is read only when asked, by code loaded only then.
+  const contentDigest = options.contentDigest === undefined ? undefined : await digestToSign(request, options);
+  const plan = prepare(request, options, key, signer, contentDigest);
   return plan.finish(await signer.sign(plan.base));
 }
 
+/** The `Content-Digest` to cover (`contentDigest`): `./body/sign.ts`, loaded on first use. */
+async function digestToSign(request: MessageInput, options: SignRequestOptions): Promise<string> {
+  const { contentDigestToSign } = await import('./body/sign');
+  return contentDigestToSign(request, options.contentDigest, options.maxBodyBytes);
+}
+
 /**
- * The synchronous variant of {@link signRequest}, for hooks that cannot await
- * (e.g. some crawler frameworks' request interceptors). Ed25519 only: it signs
- * with pure-JS `@noble/ed25519`, which is slower than `signRequest`.
+ * Signs with a key that can sign synchronously (`key.signSync`: keys from
+ * `importSigningKeySync`, or from a synchronous provider such as `node:crypto`).
+ * The engine of `signRequestSync` (`botsig/sync`, which also imports JWKs through
+ * @noble) and of the Crawlee hook; here so that neither the async API nor the
+ * Crawlee entry load @noble.
  *
- * @throws as {@link signRequest}; `ERR_CRYPTO_UNSUPPORTED` for a non-Ed25519 key.
- * @example
- * const headers = signRequestSync({ method: 'GET', url, headers: {} }, { key: ed25519PrivateJwk });
+ * @throws as {@link signRequest}; `ERR_CRYPTO_UNSUPPORTED` when the key cannot sign synchronously.
  */
-export function signRequestSync(request: MessageInput, options: SignRequestOptions & { key: Jwk | SigningKey }): SignatureHeaders {
+export function signRequestWithSyncKey(request: MessageInput, options: SignRequestOptions, key: SigningKey): SignatureHeaders {
   checkOptions(options);
-  const key = isSigningKey(options.key) ? options.key : importSigningKeySync(options.key);
   if (key.signSync === undefined) {
     throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', 'this key cannot sign synchronously; use an Ed25519 JWK or signRequest()');
   }
@@ -93,8 +105,12 @@ interface Plan {
   finish(signature: Uint8Array): SignatureHeaders;
 }
 
-/** `signer`: the key's signing state when the caller has it already (else looked up when needed). */
-function prepare(request: MessageInput, options: SignRequestOptions, key: SigningKey, signer: SignerState | undefined): Plan {
+/**
+ * `signer`: the key's signing state when the caller has it already (else looked up when needed).
+ * `contentDigest`: the Content-Digest value to set and cover (`options.contentDigest`, computed by the caller).
+ */
+function prepare(request: MessageInput, options: SignRequestOptions, key: SigningKey, signer: SignerState | undefined, contentDigest?: string): Plan {
+  if (options.contentDigest !== undefined && contentDigest === undefined) throw new TypeError('contentDigest reads the content: use the asynchronous signRequest()');
   const message = toReceivedMessage(request);
   if (message.kind !== 'request') throw new TypeError('signRequest() signs requests; use signMessage() from botsig/httpsig for responses');
   const now = options.now ?? systemClock;
@@ -154,6 +170,10 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
     }
     agentComponent = signer.agentComponentFor(label);
   }
+  if (contentDigest !== undefined) {
+    if (signed === request) signed = { ...signed, headers: new Map(signed.headers) };
+    signed.headers.set('content-digest', [contentDigest]);
+  }
   const requested: string[] = [];
   if (!options.replaceComponents) {
     requested.push('"@authority"');
@@ -165,6 +185,7 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   }
   // SPEC 5.2 rule 1: the member is covered even when the caller replaces the list.
   if (options.replaceComponents && agentComponent !== undefined) requested.push(agentComponent);
+  if (contentDigest !== undefined) requested.push('"content-digest"');
   const ids: ComponentIdentifier[] = [];
   const idTexts: string[] = [];
   let coversAuthority = false;
@@ -217,6 +238,7 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
         'signature-input': existingInput === undefined ? inputMember : `${existingInput}, ${inputMember}`,
         signature: existingSignature === undefined ? signatureMember : `${existingSignature}, ${signatureMember}`,
         ...(signatureAgentValue === undefined ? {} : { 'signature-agent': signatureAgentValue }),
+        ...(contentDigest === undefined ? {} : { 'content-digest': contentDigest }),
       };
     },
   };

@@ -1,6 +1,7 @@
 import type { BotsigErrorCode } from '../core/errors';
 import type { Diagnostic } from '../core/diagnostics';
 import type { Clock } from '../core/time';
+import type { DigestAlgorithm } from '../crypto/digest';
 import type { AlgorithmName, Jwk, SigningKey, VerifyingKey } from '../crypto/types';
 import type { NonceStore } from './nonce-store';
 import type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType } from './signature-agent';
@@ -34,6 +35,40 @@ export interface SignatureParamsView {
 /** Where the key that verified (or failed) a signature came from. */
 export type KeySource = 'static' | 'resolver' | 'directory';
 
+/**
+ * What became of the `Content-Digest` (RFC 9530) a signature covers, checked against the
+ * message content once the signature itself verified:
+ * - `matched`: the content was read and every sha-256 / sha-512 digest in the field matches;
+ * - `failed`: a digest does not match (`ERR_DIGEST_MISMATCH`), or the field names no
+ *   algorithm botsig checks or is malformed (`ERR_DIGEST_INVALID`): the signature is `invalid`;
+ * - `unchecked`: the content was not given (`ERR_BODY_UNAVAILABLE`: the signature stays
+ *   `verified` unless `requireContentDigest` applies) or is larger than `maxBodyBytes`
+ *   (`ERR_BODY_TOO_LARGE`: the signature is `unverified`). Never a match.
+ */
+export interface ContentDigestCheck {
+  readonly status: 'matched' | 'failed' | 'unchecked';
+  /** `matched`: the algorithms whose digests were compared. */
+  readonly algorithms?: readonly DigestAlgorithm[];
+  /** `failed` / `unchecked`: why. */
+  readonly error?: ErrorInfo;
+}
+
+/** The request as `requireContentDigest` sees it. */
+export interface ContentDigestRequest {
+  readonly method: string;
+  /** The path, without the query (`/` when the message names none). */
+  readonly path: string;
+  /** The absolute URL, when the message has one. */
+  readonly url?: string;
+}
+
+/**
+ * Whether signatures must cover `Content-Digest` and have it checked against the content:
+ * `true` for every request, or a predicate per request (for example the methods that
+ * carry a body, or one route).
+ */
+export type ContentDigestRequirement = boolean | ((request: ContentDigestRequest) => boolean);
+
 /** The verdict on one signature of a request. */
 export interface SignatureResult {
   readonly label: string;
@@ -60,6 +95,8 @@ export interface SignatureResult {
   readonly keySource?: KeySource;
   /** Set when the key was accepted through a certificate chain (SPEC 5.5): the chain, anchor, form and certified subject. */
   readonly delegation?: KeyDelegation;
+  /** Set when the signature covers `content-digest` and verified: whether the content matched. */
+  readonly contentDigest?: ContentDigestCheck;
   readonly error?: ErrorInfo;
 }
 
@@ -69,6 +106,11 @@ export interface VerificationResult {
   readonly outcome: Outcome;
   /** The first verified signature's agent identifier. */
   readonly agent?: string;
+  /**
+   * The first verified signature's {@link ContentDigestCheck}, when it covers
+   * `content-digest`: a policy that needs body integrity asks for `status === 'matched'`.
+   */
+  readonly contentDigest?: ContentDigestCheck;
   readonly signatures: readonly SignatureResult[];
   /** True when `Signature`, `Signature-Input` or `Signature-Agent` could not be parsed (SPEC 7: the origin MAY answer 400). */
   readonly malformed: boolean;
@@ -165,6 +207,14 @@ export interface DirectoryResolution {
  */
 export interface KeyDirectory {
   resolve(member: SignatureAgentMember): Promise<DirectoryResolution>;
+  /**
+   * Optional: what `resolve` would answer at once from a fresh cache entry, or
+   * `undefined` when it would have to fetch, revalidate or wait (no entry, a stale one,
+   * an inline member, a refused URL). Never fetches, never throws for the member.
+   * `verifyRequest` tries it first: a warm lookup then takes no promise and starts no
+   * discovery deadline; on `undefined` it calls `resolve` within the request's budget.
+   */
+  resolveFresh?(member: SignatureAgentMember): DirectoryResolution | undefined;
 }
 
 export type NoncePolicy = 'none' | 'optional' | 'required';
@@ -262,6 +312,35 @@ export interface VerifyRequestOptions {
    * `unverified` (`ERR_TOO_MANY_SIGNATURES`) without any work.
    */
   readonly maxSignatures?: number;
+  /**
+   * The verified-signature memo: an agent may send one signature (without a nonce) on
+   * many requests while it is valid; a success is remembered, so the same key, the same
+   * signature base and the same signature bytes cost no second crypto call. Every other
+   * check (tag, freshness, coverage, authority, algorithm, key lookup, nonce) still runs
+   * on every request. Owned by this options object (like the nonce store), bounded to
+   * `maxEntries` (default 1,024, oldest forgotten first; bases over 4 KB are not
+   * remembered), successes only. Signatures whose nonce the store records are never
+   * remembered (a second use is a replay). `false` turns it off.
+   */
+  readonly verifiedSignatureMemo?:
+    | {
+        /** Most successful verifications remembered (1 to 1,000,000). Default 1,024. */
+        readonly maxEntries?: number;
+      }
+    | false;
+  /**
+   * Require `content-digest` to be covered (and checked against the content) for every
+   * request (`true`) or those the predicate picks. A signature that does not cover it is
+   * `invalid` (`ERR_CONTENT_DIGEST_REQUIRED`); one whose content was not given is
+   * `unverified` (`ERR_BODY_UNAVAILABLE`). Default false: a covered digest is still checked
+   * whenever the content is given.
+   */
+  readonly requireContentDigest?: ContentDigestRequirement;
+  /**
+   * Most bytes of content read to check a covered `Content-Digest`. Default 1 MiB. Larger
+   * content makes the signature `unverified` (`ERR_BODY_TOO_LARGE`).
+   */
+  readonly maxBodyBytes?: number;
 }
 
 export interface SignatureAgentInput {
@@ -298,6 +377,16 @@ export interface SignRequestOptions {
   /** Include `alg` in the parameters. Default true. */
   readonly includeAlg?: boolean;
   readonly now?: Clock;
+  /**
+   * Compute `Content-Digest` (RFC 9530) over the request content with this algorithm, return
+   * it with the other headers and cover `content-digest`. The content is read from a
+   * `Request` through a clone, or from a message object's `body`. A request that already
+   * carries `Content-Digest` keeps it when it matches the content (else
+   * `ERR_DIGEST_MISMATCH`). Without this option the content is never read.
+   */
+  readonly contentDigest?: DigestAlgorithm;
+  /** Most bytes of content read for `contentDigest`. Default 16 MiB; larger content is `ERR_BODY_TOO_LARGE`. */
+  readonly maxBodyBytes?: number;
 }
 
 /** Header values to put on the request: complete values (existing members plus the new one). */
@@ -305,6 +394,8 @@ export interface SignatureHeaders {
   readonly signature: string;
   readonly 'signature-input': string;
   readonly 'signature-agent'?: string;
+  /** With `contentDigest`: the `Content-Digest` value the signature covers. */
+  readonly 'content-digest'?: string;
 }
 
 export type { NonceStore, ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType };

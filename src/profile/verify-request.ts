@@ -15,10 +15,11 @@ import type { AlgorithmName, BoundVerifyingKey } from '../crypto/types';
 import { createReceivedSignatureBase } from '../httpsig/base';
 import { toReceivedMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
 import { readSignaturesWithTexts, signatureParams, type ReceivedSignatureInput, type SignatureEntry } from '../httpsig/signature-input';
-import type { ParsedSignatureAgent } from './signature-agent';
+import type { ParsedSignatureAgent, SignatureAgentMember } from './signature-agent';
 import type { SignatureParamsView, SignatureResult, VerificationResult, VerifyRequestOptions } from './types';
 import { agentCandidates, authorityAllowed, checkCoverage, checkFreshness, coveredOf, taggedWebBotAuth } from './verify/checks';
-import { findKey } from './verify/discovery';
+import { checkCoveredContentDigest, contentDigestRequired, coveredContentDigests } from './verify/content-digest';
+import { findKey, findKeyNow, Pending } from './verify/discovery';
 import { checkNonceParam, recordNonce } from './verify/nonce';
 import { loadStaticKeys, prepare } from './verify/options';
 import { fail, finish, requestResult, summarise, toInfo, type Draft } from './verify/result';
@@ -133,6 +134,9 @@ function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepare
     authorityAllowed: undefined,
     lookups: undefined,
     deadline: undefined,
+    input: request,
+    body: undefined,
+    contentDigestRequired: undefined,
   };
   const results: SignatureResult[] = [];
   if (options.label === undefined) {
@@ -220,6 +224,12 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   // Coverage (SPEC 5.1, NOTES "Signing profile").
   const coverageError = checkCoverage(input, d.covered, ctx, options.strictAuthority === true);
   if (coverageError !== undefined) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', coverageError);
+  // RFC 9530 Content-Digest: checked against the content once the signature verified (withSignature).
+  const digests = coveredContentDigests(input.components);
+  if (digests === undefined && p.requireContentDigest !== undefined && contentDigestRequired(ctx)) {
+    return fail(d, 'invalid', 'ERR_CONTENT_DIGEST_REQUIRED', `signature "${label}" does not cover content-digest, which this origin requires here`);
+  }
+  if (digests !== undefined) d.digests = digests;
   // The origin's own names: a signature made for another site is refused before any key work.
   if (p.authorities !== undefined && !authorityAllowed(ctx)) {
     return fail(d, 'invalid', 'ERR_AUTHORITY_NOT_ALLOWED', `signature "${label}" was made for an authority this origin does not answer to`);
@@ -260,21 +270,42 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   const signature = entry.signature;
   const staticKey = p.staticKeys?.get(keyid);
   if (staticKey !== undefined) return withKey(ctx, d, staticKey, alg, base, signature, params.nonce, expires);
-  return findKey(ctx, label, keyid, params.alg, candidates).then(
-    (found) => {
-      if (found !== undefined) return withKey(ctx, d, found, alg, base, signature, params.nonce, expires);
-      if (options.directory !== undefined && candidates.length === 0 && ctx.agentHeader !== undefined) {
-        return fail(
-          d,
-          'unverified',
-          'ERR_SIGNATURE_AGENT_INVALID',
-          `the Signature-Agent member covered by "${label}" is not usable (see diagnostics); its keys cannot be found`,
-        );
-      }
-      return fail(d, 'unverified', 'ERR_KEY_UNKNOWN', `no key known for the keyid of signature "${label}"`);
-    },
+  // A warm directory (or nothing to look up) answers at once: no promise, no deadline.
+  let now: Found | undefined | Pending;
+  try {
+    now = findKeyNow(ctx, keyid, candidates);
+  } catch (error) {
+    return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
+  }
+  if (!(now instanceof Pending)) return withFound(ctx, d, now, candidates, alg, base, signature, params.nonce, expires);
+  return findKey(ctx, label, keyid, params.alg, candidates, now.from).then(
+    (found) => withFound(ctx, d, found, candidates, alg, base, signature, params.nonce, expires),
     (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
   );
+}
+
+/** Once the key lookup is done: on with the key found, or why none was. */
+function withFound(
+  ctx: Context,
+  d: Draft,
+  found: Found | undefined,
+  candidates: readonly SignatureAgentMember[],
+  alg: AlgorithmName | undefined,
+  base: string,
+  signature: Uint8Array,
+  nonce: string | undefined,
+  expires: number,
+): MaybePromise<SignatureResult> {
+  if (found !== undefined) return withKey(ctx, d, found, alg, base, signature, nonce, expires);
+  if (ctx.options.directory !== undefined && candidates.length === 0 && ctx.agentHeader !== undefined) {
+    return fail(
+      d,
+      'unverified',
+      'ERR_SIGNATURE_AGENT_INVALID',
+      `the Signature-Agent member covered by "${d.label}" is not usable (see diagnostics); its keys cannot be found`,
+    );
+  }
+  return fail(d, 'unverified', 'ERR_KEY_UNKNOWN', `no key known for the keyid of signature "${d.label}"`);
 }
 
 /** With the key found: `alg` against the key, the signature itself, then the nonce. */
@@ -307,6 +338,10 @@ function withKey(
   }
   if (!p.algorithms.has(key.alg)) return fail(d, 'invalid', 'ERR_ALG_NOT_ALLOWED', `algorithm ${key.alg} is not allowed here`);
 
+  // Verified before (same key, base and signature): only the crypto call is skipped. A
+  // signature whose nonce the store records is never remembered: its second use is a replay.
+  const memo = nonce === undefined || p.policy === 'none' ? p.verifiedMemo : undefined;
+  if (memo !== undefined && memo.has(key, base, signature)) return withSignature(ctx, d, true, nonce, expires);
   let ok: MaybePromise<boolean>;
   try {
     ok = verifyBase(key, base, signature);
@@ -315,16 +350,23 @@ function withKey(
   }
   if (isThenable(ok)) {
     return Promise.resolve(ok).then(
-      (v) => withSignature(ctx, d, v === true, nonce, expires),
+      (v) => {
+        if (v === true) memo?.remember(key, base, signature);
+        return withSignature(ctx, d, v === true, nonce, expires);
+      },
       () => withSignature(ctx, d, false, nonce, expires),
     );
   }
+  if (ok === true) memo?.remember(key, base, signature);
   return withSignature(ctx, d, ok === true, nonce, expires);
 }
 
-/** After the signature check: only a valid signature may consume its nonce. */
+/** After the signature check: a covered Content-Digest checked, then the nonce (only a valid signature over this content may consume it). */
 function withSignature(ctx: Context, d: Draft, ok: boolean, nonce: string | undefined, expires: number): MaybePromise<SignatureResult> {
   if (!ok) return fail(d, 'invalid', 'ERR_SIGNATURE_INVALID', `signature "${d.label}" does not verify`);
+  if (d.digests !== undefined) {
+    return checkCoveredContentDigest(ctx, d, d.digests).then((failed) => failed ?? recordNonce(ctx, d, nonce, expires));
+  }
   return recordNonce(ctx, d, nonce, expires);
 }
 

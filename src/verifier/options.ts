@@ -5,7 +5,7 @@
  */
 import { isBotsigError } from '../core/errors';
 import { checkOptionNames } from '../core/options';
-import { DirectoryClient } from '../directory/client';
+import { lazyDirectoryClient } from './lazy-directory';
 import { acceptSignatureValue } from '../profile/challenge';
 import type { ChallengeOptions } from '../profile/challenge';
 import { MemoryNonceStore } from '../profile/memory-nonce-store';
@@ -53,9 +53,9 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
     directory = given;
   } else if (given === undefined) {
     directory =
-      options.keys === undefined && options.resolveKey === undefined ? new DirectoryClient(options.now === undefined ? {} : { now: options.now }) : undefined;
+      options.keys === undefined && options.resolveKey === undefined ? lazyDirectoryClient(options.now === undefined ? {} : { now: options.now }) : undefined;
   } else if (typeof given === 'object' && given !== null) {
-    directory = new DirectoryClient(options.now === undefined || given.now !== undefined ? given : { ...given, now: options.now });
+    directory = lazyDirectoryClient(options.now === undefined || given.now !== undefined ? given : { ...given, now: options.now });
   } else {
     throw new TypeError('options.directory must be a DirectoryClient, DirectoryClient options or false');
   }
@@ -99,6 +99,12 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
     out.discovery = Object.freeze({ ...options.discovery });
   }
   if (options.maxSignatures !== undefined) out.maxSignatures = options.maxSignatures;
+  // Checked by prepareVerifyOptions below.
+  if (options.requireContentDigest !== undefined) out.requireContentDigest = options.requireContentDigest;
+  if (options.maxBodyBytes !== undefined) out.maxBodyBytes = options.maxBodyBytes;
+  const memo = options.verifiedSignatureMemo;
+  // Checked by prepareVerifyOptions below; an object is copied like the others.
+  if (memo !== undefined) out.verifiedSignatureMemo = typeof memo === 'object' && memo !== null ? Object.freeze({ ...memo }) : memo;
   const frozen = Object.freeze(out);
   // Every verifyRequest rule checked now (option names, ranges, static keys), not per request.
   prepareVerifyOptions(frozen);

@@ -4,8 +4,7 @@
  * secret accept each other's nonces), and enforced on verified signatures when
  * the origin requires its own.
  */
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { hmacSha256 } from '../crypto/sha256';
 import { base64UrlDecode, base64UrlEncode, utf8 } from '../core/base64';
 import { checkOptionNames } from '../core/options';
 import { systemClock } from '../core/time';
@@ -51,10 +50,10 @@ export function originNonceMinter(option: boolean | OriginNonceOptions | undefin
   if (required && verifyOptions.nonce?.policy === 'none') throw new TypeError("options.originNonce.required needs a nonce policy other than 'none'");
   const now: Clock = verifyOptions.now ?? systemClock;
   const skew = verifyOptions.clockSkewSeconds ?? 60;
-  // Keyed once; each use clones the keyed state instead of hashing the key again.
-  const keyed = hmac.create(sha256, secret);
+  // Keyed once; each use starts from the keyed state instead of hashing the key again.
+  const keyed = hmacSha256(secret);
 
-  const mac = (bytes: Uint8Array): Uint8Array => keyed.clone().update(bytes).digest().subarray(0, NONCE_MAC_BYTES);
+  const mac = (bytes: Uint8Array): Uint8Array => keyed(bytes).subarray(0, NONCE_MAC_BYTES);
 
   const mint = (): string => {
     const bytes = new Uint8Array(NONCE_BYTES);

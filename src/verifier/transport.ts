@@ -23,7 +23,15 @@ export function adjust(request: Request | MessageObject, transport: TransportInf
   const authority = forwarded?.host ?? (pathStart < 0 ? url.slice(schemeEnd + 3) : url.slice(schemeEnd + 3, pathStart));
   const scheme = forwarded?.proto ?? (secure === undefined ? url.slice(0, schemeEnd) : secure ? 'https' : 'http');
   const rest = pathStart < 0 ? '/' : url.slice(pathStart);
-  return { method: request.method, url: `${scheme}://${authority}${rest}`, headers: request.headers };
+  // The content stays the Request's, read (through a clone) only if a signature covers Content-Digest.
+  return { method: request.method, url: `${scheme}://${authority}${rest}`, headers: request.headers, body: () => requestBody(request) };
+}
+
+/** A Request's content for a Content-Digest check, through a clone (the route still reads the original). */
+function requestBody(request: Request): ReadableStream<Uint8Array> | null {
+  if (request.body === null) return null;
+  // A used body cannot be cloned: the reader reports ERR_BODY_UNAVAILABLE.
+  return request.clone().body;
 }
 
 /**

@@ -17,7 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSigningHook } from '../../src/crawlee';
 import type { CrawleeSigningOptions } from '../../src/crawlee';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKeySync } from '../../src/crypto/keys';
+import { importSigningKeySync } from '../../src/crypto/keys/signing-sync';
 import type { Jwk } from '../../src/crypto/types';
 import type { VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';

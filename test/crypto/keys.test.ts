@@ -7,13 +7,13 @@ import { generateKeyPair } from '../../src/crypto/generate';
 import {
   clearKeyCache,
   importSigningKey,
-  importSigningKeySync,
   importVerifyingKey,
   isSigningKey,
   isVerifyingKey,
   KEY_CACHE_MAX_ENTRIES,
   keyCacheSize,
 } from '../../src/crypto/keys';
+import { importSigningKeySync } from '../../src/crypto/keys/signing-sync';
 import { nobleEd25519Provider } from '../../src/crypto/noble';
 import { getCryptoProvider, setCryptoProvider, webCryptoProvider } from '../../src/crypto/provider';
 import { ALGORITHMS } from '../../src/crypto/registry';

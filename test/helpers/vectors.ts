@@ -28,6 +28,7 @@ import rfc7638Json from '../../vectors/rfc7638.json';
 import rfc8037Json from '../../vectors/rfc8037.json';
 import rfc9421Json from '../../vectors/rfc9421.json';
 import rfc9530Json from '../../vectors/rfc9530.json';
+import sha256Json from '../../vectors/sha256.json';
 import webBotAuthJson from '../../vectors/web-bot-auth.json';
 import sfBinary from '../../vectors/structured-field-tests/binary.json?raw';
 import sfBoolean from '../../vectors/structured-field-tests/boolean.json?raw';
@@ -62,6 +63,7 @@ const PROJECT_VECTORS: Readonly<Record<string, unknown>> = {
   'rfc8037.json': rfc8037Json,
   'rfc9421.json': rfc9421Json,
   'rfc9530.json': rfc9530Json,
+  'sha256.json': sha256Json,
   'web-bot-auth.json': webBotAuthJson,
 };
 

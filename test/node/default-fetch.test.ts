@@ -36,7 +36,8 @@ vi.mock('node:tls', async (importOriginal) => {
   return { ...real, default: { ...real, connect }, connect };
 });
 
-const { DirectoryClient, createVerifier, signRequest, applySignatureHeaders, generateKeyPair } = await import('../../src/index.node');
+const { createVerifier, signRequest, applySignatureHeaders, generateKeyPair } = await import('../../src/index.node');
+const { DirectoryClient } = await import('../../src/directory.node');
 const { botsig } = await import('../../src/hono.node');
 const { Hono } = await import('hono');
 

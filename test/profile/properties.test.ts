@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { importSigningKeySync } from '../../src/crypto/keys';
+import { importSigningKeySync } from '../../src/crypto/keys/signing-sync';
 import type { MessageObject } from '../../src/httpsig/message';
-import { signRequestSync } from '../../src/profile/sign-request';
+import { signRequestSync } from '../../src/profile/sign-sync';
 import type { VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { MemoryNonceStore } from '../../src/stores/nonce-store';

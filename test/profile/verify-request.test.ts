@@ -214,9 +214,13 @@ describe('signRequest → verifyRequest', () => {
       expect(counting.imports.verify, 'one import for ten requests').toBe(1);
       const inner = s.vk;
       const spy: VerifyingKey = { alg: inner.alg, thumbprint: inner.thumbprint, jwk: inner.jwk, verify: (d, g) => (verifies++, inner.verify(d, g)) };
-      const o2: VerifyRequestOptions = { keys: [spy], now: at(NOW), nonce: { policy: 'none' } };
+      // Without the verified-signature memo every request verifies once; with it (the default), a reused signature once in all.
+      const o2: VerifyRequestOptions = { keys: [spy], now: at(NOW), nonce: { policy: 'none' }, verifiedSignatureMemo: false };
       for (let i = 0; i < 3; i++) await verifyRequest(s.req, o2);
       expect(verifies).toBe(3);
+      const o3: VerifyRequestOptions = { keys: [spy], now: at(NOW), nonce: { policy: 'none' } };
+      for (let i = 0; i < 3; i++) await verifyRequest(s.req, o3);
+      expect(verifies).toBe(4);
     } finally {
       setCryptoProvider(previous);
     }

@@ -3,7 +3,7 @@
  * algorithm's shape (RFC 7518 §6, RFC 8037 §2), the public view of a JWK, and the
  * identities the key cache files imports under. No state.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256 } from '../sha256';
 import { base64UrlDecode, base64UrlEncode, utf8 } from '../../core/base64';
 import { BotsigError, isBotsigError } from '../../core/errors';
 import { algorithmSpec, isAlgorithmName, RSA_MAX_MODULUS_BITS, RSA_MIN_MODULUS_BITS } from '../registry';

@@ -1,10 +1,10 @@
 /**
  * Signing keys (RFC 9421 §3.1): a private JWK, a `CryptoKey` (pair) or a key
  * already imported becomes a {@link SigningKey}, probed once (sign, then verify)
- * and imported once per provider; Ed25519 JWKs also synchronously through @noble.
+ * and imported once per provider. (Synchronous Ed25519 imports through @noble live in
+ * `keys/signing-sync.ts`, behind the `botsig/sync` entry.)
  */
 import { BotsigError } from '../../core/errors';
-import { ed25519JwkBytes, nobleEd25519Signer } from '../noble';
 import { getCryptoProvider } from '../provider';
 import { algorithmForJwk, algorithmFromWebCryptoKey } from '../registry';
 import { jwkThumbprintSync } from '../thumbprint';
@@ -129,37 +129,4 @@ async function importSigningCryptoKey(privateKey: CryptoKey, publicKey: CryptoKe
   const result = await pending;
   if (requested !== undefined && result.alg !== requested) throw new BotsigError('ERR_ALG_MISMATCH', `the CryptoKey is for ${result.alg}, not ${requested}`);
   return result;
-}
-
-/**
- * Imports an Ed25519 private JWK for synchronous signing with @noble/ed25519 and
- * @noble/hashes (pure JavaScript: portable, slower than WebCrypto). For hooks
- * that cannot await. The key has both `sign` and `signSync`. RFC 8032 §5.1.6.
- *
- * @throws BotsigError `ERR_CRYPTO_UNSUPPORTED` for anything but Ed25519 keys,
- *   `ERR_KEY_INVALID` for bad or mismatched `x`/`d`, `ERR_ALG_MISMATCH`,
- *   `ERR_ALG_NOT_ALLOWED`, `ERR_ALG_UNKNOWN` (see {@link importVerifyingKey}).
- * @throws TypeError when `jwk` is not an object.
- * @example
- * const key = importSigningKeySync(ed25519PrivateJwk);
- * const signature = key.signSync!(bytes);
- */
-export function importSigningKeySync(jwk: Jwk): SigningKey {
-  if (typeof jwk !== 'object' || jwk === null) throw new TypeError('jwk must be a JWK object');
-  if (isSigningKey(jwk)) return jwk;
-  asJwk(jwk);
-  const prior = keyCache.syncByJwk.get(jwk);
-  if (prior !== undefined && sameSnapshot(prior.snap, jwk, undefined)) return prior.key;
-  const alg = algorithmForJwk(jwk);
-  if (alg !== 'ed25519') throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', `synchronous signing supports ed25519 keys only, not ${alg}`);
-  checkMaterial(jwk, alg, true);
-  const id = materialId(jwk, alg)! + '\n' + privateFingerprint(jwk.d as string);
-  let imported = keyCache.syncSign.getRecent(id);
-  if (imported === undefined) {
-    imported = { sign: nobleEd25519Signer(ed25519JwkBytes(jwk, 'd'), ed25519JwkBytes(jwk, 'x')), thumbprint: jwkThumbprintSync(jwk) };
-    keyCache.syncSign.set(id, imported);
-  }
-  const key = makeSigningKey(alg, imported.thumbprint, publicJwkOf(jwk), imported.sign, true);
-  keyCache.syncByJwk.set(jwk, { snap: snapshot(jwk, undefined), key });
-  return key;
 }

@@ -21,7 +21,7 @@ export function applySignatureHeaders(
 ): void {
   if (typeof headers !== 'object' || headers === null) throw new TypeError('headers must be the object signRequest returned');
   const entries: Array<[string, string]> = [];
-  for (const name of ['signature-input', 'signature', 'signature-agent'] as const) {
+  for (const name of ['signature-input', 'signature', 'signature-agent', 'content-digest'] as const) {
     const value = headers[name];
     if (typeof value === 'string') entries.push([name, value]);
   }

@@ -8,7 +8,7 @@ import { importVerifyingKey, isVerifyingKey } from '../../crypto/keys';
 import type { Jwk, VerifyingKey } from '../../crypto/types';
 import type { SignatureAgentMember } from '../signature-agent';
 import type { DirectoryResolution, ResolvedKey, VerifyRequestOptions } from '../types';
-import type { Context, Deadline, Found } from './state';
+import { isThenable, type Context, type Deadline, type Found, type MaybePromise } from './state';
 
 /**
  * The key for (agent URL, keyid) (NOTES "Keys and identity") when no static key
@@ -22,6 +22,7 @@ export async function findKey(
   keyid: string,
   alg: string | undefined,
   candidates: readonly SignatureAgentMember[],
+  from = 0,
 ): Promise<Found | undefined> {
   const options = ctx.options;
   const first = candidates[0];
@@ -36,7 +37,8 @@ export async function findKey(
   const directory = options.directory;
   if (directory === undefined || first === undefined) return undefined;
   let failure: unknown;
-  for (const member of candidates) {
+  for (let i = from; i < candidates.length; i++) {
+    const member = candidates[i]!;
     let resolution;
     try {
       resolution = await lookup(ctx, directory, member);
@@ -45,18 +47,77 @@ export async function findKey(
       failure ??= error;
       continue;
     }
-    if (resolution.diagnostics.length > 0) (ctx.diagnostics ??= []).push(...resolution.diagnostics);
-    for (const entry of resolution.keys) {
-      if (entry.thumbprint === keyid) {
-        const delegation = entry.delegation;
-        return { key: entry.key, agent: entry.agent ?? resolution.url, source: 'directory', member, ...(delegation === undefined ? {} : { delegation }) };
-      }
-    }
+    const found = keyIn(ctx, resolution, keyid, member);
+    if (found !== undefined) return found;
   }
   if (failure !== undefined) {
     // What the first failing directory threw, as it threw it (the caller reports it).
     const first: unknown = failure;
     throw first;
+  }
+  return undefined;
+}
+
+/** {@link findKeyNow}: the lookup cannot be decided without waiting; `findKey` goes on from candidate `from`. */
+export class Pending {
+  constructor(readonly from: number) {}
+}
+const FROM_START = new Pending(0);
+
+/**
+ * What {@link findKey} finds, decided synchronously when every lookup it needs is
+ * answered at once: no directory or no member (nothing to find), or members whose
+ * directories hold a fresh entry (`KeyDirectory.resolveFresh`). Otherwise a
+ * {@link Pending} with the first candidate still to look up, for `findKey` to go on
+ * from (asynchronously, within the request's budget and deadline). The members looked
+ * up here count toward `maxDirectories` as in `findKey`; no deadline is started.
+ */
+export function findKeyNow(ctx: Context, keyid: string, candidates: readonly SignatureAgentMember[]): Found | undefined | Pending {
+  const options = ctx.options;
+  if (options.resolveKey !== undefined) return FROM_START;
+  const directory = options.directory;
+  if (directory === undefined || candidates.length === 0) return undefined;
+  if (directory.resolveFresh === undefined) return FROM_START;
+  for (let i = 0; i < candidates.length; i++) {
+    const member = candidates[i]!;
+    const resolution = freshLookup(ctx, directory, member);
+    if (resolution === undefined) return i === 0 ? FROM_START : new Pending(i);
+    const found = keyIn(ctx, resolution, keyid, member);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * {@link lookup} when it needs no waiting: the member's resolution already known to this
+ * request, or a fresh one from the directory (recorded like any lookup). `undefined`
+ * when the lookup would wait, fail or be refused by the budget: `lookup` then decides.
+ */
+function freshLookup(ctx: Context, directory: NonNullable<VerifyRequestOptions['directory']>, member: SignatureAgentMember): DirectoryResolution | undefined {
+  const id = member.type + ' ' + member.url;
+  const known = ctx.lookups?.get(id);
+  if (known !== undefined) return isThenable(known) ? undefined : known;
+  if (ctx.deadline?.passed === true || (ctx.lookups?.size ?? 0) >= ctx.p.maxDirectories) return undefined;
+  let resolution: DirectoryResolution | undefined;
+  try {
+    resolution = directory.resolveFresh!(member);
+  } catch {
+    // Not the contract: let resolve() answer (and report) instead.
+    return undefined;
+  }
+  if (resolution === undefined || resolution === null || typeof resolution !== 'object') return undefined;
+  (ctx.lookups ??= new Map()).set(id, resolution);
+  return resolution;
+}
+
+/** The key `keyid` in a member's resolution (its diagnostics added to the request's). */
+function keyIn(ctx: Context, resolution: DirectoryResolution, keyid: string, member: SignatureAgentMember): Found | undefined {
+  if (resolution.diagnostics.length > 0) (ctx.diagnostics ??= []).push(...resolution.diagnostics);
+  for (const entry of resolution.keys) {
+    if (entry.thumbprint === keyid) {
+      const delegation = entry.delegation;
+      return { key: entry.key, agent: entry.agent ?? resolution.url, source: 'directory', member, ...(delegation === undefined ? {} : { delegation }) };
+    }
   }
   return undefined;
 }
@@ -67,7 +128,11 @@ export async function findKey(
  * `discovery.maxDirectories` distinct members per request, and all of them within
  * one deadline. Beyond the budget a signature is `unverified` (`ERR_DISCOVERY_BUDGET`).
  */
-function lookup(ctx: Context, directory: NonNullable<VerifyRequestOptions['directory']>, member: SignatureAgentMember): Promise<DirectoryResolution> {
+function lookup(
+  ctx: Context,
+  directory: NonNullable<VerifyRequestOptions['directory']>,
+  member: SignatureAgentMember,
+): MaybePromise<DirectoryResolution> {
   const lookups = (ctx.lookups ??= new Map());
   const id = member.type + ' ' + member.url;
   const known = lookups.get(id);

@@ -12,9 +12,10 @@ import { parseComponentIdentifier, serializeComponentIdentifier } from '../../ht
 import { parseTargetUri } from '../../httpsig/message';
 import { publicJwkProblem } from '../key-check';
 import { MemoryNonceStore } from '../memory-nonce-store';
-import type { VerifyRequestOptions } from '../types';
+import type { ContentDigestRequirement, VerifyRequestOptions } from '../types';
 import { AgentCache } from './agent-cache';
 import { NO_STRINGS, type Found, type Prepared } from './state';
+import { DEFAULT_VERIFIED_MEMO_MAX_ENTRIES, MAX_VERIFIED_MEMO_ENTRIES, VerifiedMemo } from './verified-memo';
 
 const DEFAULT_SKEW_SECONDS = 60;
 const DEFAULT_MAX_VALIDITY_SECONDS = 86_400;
@@ -26,6 +27,8 @@ const DEFAULT_MAX_DIRECTORIES = 4;
 const DEFAULT_MAX_SIGNATURES = 16;
 /** One deadline over all key discovery a request causes. */
 const DEFAULT_DISCOVERY_TIMEOUT_MS = 5_000;
+/** Content read to check a covered Content-Digest (Fastify's default body limit). */
+export const DEFAULT_VERIFY_MAX_BODY_BYTES = 1024 * 1024;
 
 const DEFAULT_ALGORITHMS: ReadonlySet<AlgorithmName> = new Set(ALGORITHMS);
 
@@ -54,10 +57,15 @@ export const VERIFY_OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
   'authorities',
   'discovery',
   'maxSignatures',
+  'verifiedSignatureMemo',
+  'requireContentDigest',
+  'maxBodyBytes',
 ];
 /** @internal */
 export const NONCE_OPTION_NAMES: readonly string[] = ['policy', 'store', 'maxLength'];
 const DISCOVERY_OPTION_NAMES: readonly string[] = ['maxDirectories', 'timeoutMs'];
+/** @internal */
+export const VERIFIED_MEMO_OPTION_NAMES: readonly string[] = ['maxEntries'];
 
 /**
  * Validates `options` and prepares what every verification with them reuses (static
@@ -176,6 +184,9 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     discoveryTimeoutMs,
     now: now ?? systemClock,
     agents: new AgentCache({ allowHttp: options.allowHttpSignatureAgent === true }),
+    verifiedMemo: prepareVerifiedMemo(options.verifiedSignatureMemo),
+    requireContentDigest: checkContentDigestRequirement(options.requireContentDigest),
+    maxBodyBytes: checkMaxBodyBytes(options.maxBodyBytes),
   };
   preparedByOptions.set(options, prepared);
   return prepared;
@@ -187,6 +198,33 @@ export async function loadStaticKeys(prepared: Prepared): Promise<void> {
   } catch (error) {
     throw new TypeError('options.keys: a key cannot be imported', { cause: error });
   }
+}
+
+/** `requireContentDigest`: a boolean or a predicate; `undefined` and `false` require nothing. */
+export function checkContentDigestRequirement(value: unknown): ContentDigestRequirement | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true || typeof value === 'function') return value as ContentDigestRequirement;
+  throw new TypeError('options.requireContentDigest must be a boolean or a function (request) => boolean');
+}
+
+/** `maxBodyBytes`: a non-negative integer, default 1 MiB. */
+export function checkMaxBodyBytes(value: unknown): number {
+  if (value === undefined) return DEFAULT_VERIFY_MAX_BODY_BYTES;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new TypeError('options.maxBodyBytes must be a non-negative integer');
+  return value;
+}
+
+/** The memo `verifiedSignatureMemo` asks for: on by default, `false` turns it off. */
+function prepareVerifiedMemo(option: VerifyRequestOptions['verifiedSignatureMemo']): VerifiedMemo | undefined {
+  if (option === false) return undefined;
+  if (option === undefined) return new VerifiedMemo(DEFAULT_VERIFIED_MEMO_MAX_ENTRIES);
+  if (typeof option !== 'object' || option === null) throw new TypeError('options.verifiedSignatureMemo must be an object or false');
+  checkOptionNames(option, VERIFIED_MEMO_OPTION_NAMES, 'options.verifiedSignatureMemo');
+  const maxEntries = option.maxEntries ?? DEFAULT_VERIFIED_MEMO_MAX_ENTRIES;
+  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1 || maxEntries > MAX_VERIFIED_MEMO_ENTRIES) {
+    throw new TypeError('options.verifiedSignatureMemo.maxEntries must be an integer from 1 to 1,000,000');
+  }
+  return new VerifiedMemo(maxEntries);
 }
 
 /**

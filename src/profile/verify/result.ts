@@ -5,8 +5,9 @@
  */
 import type { Diagnostic } from '../../core/diagnostics';
 import { isBotsigError, type BotsigErrorCode } from '../../core/errors';
+import type { ComponentIdentifier } from '../../httpsig/components';
 import type { SignatureAgentMember } from '../signature-agent';
-import type { ErrorInfo, KeyDelegation, KeySource, Outcome, SignatureParamsView, SignatureResult, VerificationResult } from '../types';
+import type { ContentDigestCheck, ErrorInfo, KeyDelegation, KeySource, Outcome, SignatureParamsView, SignatureResult, VerificationResult } from '../types';
 import type { Context } from './state';
 
 /** What is known about one signature so far; turned into a {@link SignatureResult} by {@link finish}. */
@@ -18,6 +19,9 @@ export interface Draft {
   signatureAgent?: SignatureAgentMember;
   keySource?: KeySource;
   delegation?: KeyDelegation;
+  contentDigest?: ContentDigestCheck;
+  /** The `content-digest` components the signature covers (checked once it verifies); not reported. */
+  digests?: readonly ComponentIdentifier[];
 }
 
 export function finish(d: Draft, outcome: Outcome, error?: ErrorInfo, skipped = false): SignatureResult {
@@ -30,6 +34,7 @@ export function finish(d: Draft, outcome: Outcome, error?: ErrorInfo, skipped = 
   if (d.signatureAgent !== undefined) r.signatureAgent = d.signatureAgent;
   if (d.keySource !== undefined) r.keySource = d.keySource;
   if (d.delegation !== undefined) r.delegation = d.delegation;
+  if (d.contentDigest !== undefined) r.contentDigest = d.contentDigest;
   if (error !== undefined) r.error = error;
   return r;
 }
@@ -54,6 +59,7 @@ export function summarise(ctx: Context, results: SignatureResult[], malformed: b
   const result: { -readonly [K in keyof VerificationResult]: VerificationResult[K] } = { outcome, signatures: results, malformed, diagnostics };
   if (verified !== undefined) {
     if (verified.agent !== undefined) result.agent = verified.agent;
+    if (verified.contentDigest !== undefined) result.contentDigest = verified.contentDigest;
     return result;
   }
   const explaining = results.find((r) => r.outcome === outcome && r.error !== undefined) ?? results.find((r) => r.error !== undefined);

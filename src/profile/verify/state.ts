@@ -12,8 +12,19 @@ import type { HttpMessage } from '../../httpsig/message';
 import type { ReceivedSignatureInput, SignatureEntry } from '../../httpsig/signature-input';
 import type { NonceStore } from '../nonce-store';
 import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent';
-import type { DirectoryResolution, KeyDelegation, KeySource, NoncePolicy, SignatureParamsView, VerifyRequestOptions } from '../types';
+import type { BotsigError } from '../../core/errors';
+import type { MessageInput } from '../../httpsig/message';
+import type {
+  ContentDigestRequirement,
+  DirectoryResolution,
+  KeyDelegation,
+  KeySource,
+  NoncePolicy,
+  SignatureParamsView,
+  VerifyRequestOptions,
+} from '../types';
 import type { AgentCache } from './agent-cache';
+import type { VerifiedMemo } from './verified-memo';
 
 export const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
 export const NO_STRINGS: readonly string[] = Object.freeze([]);
@@ -59,6 +70,12 @@ export interface Prepared {
   readonly now: Clock;
   /** Signature-Agent values this options object has parsed (with its `allowHttp` rule). */
   readonly agents: AgentCache;
+  /** `requireContentDigest` as given (`undefined`: not required). */
+  readonly requireContentDigest: ContentDigestRequirement | undefined;
+  /** Most bytes of content read to check a covered Content-Digest. */
+  readonly maxBodyBytes: number;
+  /** Successful verifications of reusable signatures (`verifiedSignatureMemo`); `undefined` when turned off. */
+  readonly verifiedMemo: VerifiedMemo | undefined;
 }
 
 /** One request's discovery deadline. */
@@ -80,8 +97,14 @@ export interface Context {
   diagnostics: Diagnostic[] | undefined;
   /** Whether the request's `@authority` is one of `authorities` (computed on first need). */
   authorityAllowed: boolean | undefined;
-  /** Directory lookups of this request by member, shared by its signatures (the discovery budget). */
-  lookups: Map<string, Promise<DirectoryResolution>> | undefined;
+  /** Directory lookups of this request by member (an answer, or a promise of one), shared by its signatures (the discovery budget). */
+  lookups: Map<string, MaybePromise<DirectoryResolution>> | undefined;
   /** The request's discovery deadline, started by its first lookup. */
   deadline: Deadline | undefined;
+  /** The request as given (a `Request`, a message object): where its content is read from. */
+  readonly input: MessageInput;
+  /** The content, read once by the first signature that needs it (or why it could not be). */
+  body: Promise<Uint8Array | BotsigError> | undefined;
+  /** Whether `requireContentDigest` applies to this request (asked on first need). */
+  contentDigestRequired: boolean | undefined;
 }

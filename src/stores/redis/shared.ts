@@ -2,7 +2,7 @@
  * What the Redis stores share: option checks, key hashing, and bounded waits
  * (both clients queue commands while disconnected, so every wait is bounded here).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256 } from '../../crypto/sha256';
 import { base64UrlEncode, utf8 } from '../../core/base64';
 import { BotsigError } from '../../core/errors';
 import { toRedisLike, type RedisClientInput, type RedisLike } from './client';

@@ -1,0 +1,56 @@
+/**
+ * `botsig/directory`: key directories. The `DirectoryClient` that finds, fetches,
+ * checks and caches the directories `Signature-Agent` names (hand it to
+ * `verifyRequest` or `createVerifier` as `directory`), the directory server
+ * (`createDirectoryHandler`), directory documents, response signatures, key
+ * rotation, and delegation by certificate. Its own entry so that importing `botsig`
+ * to sign or to verify with known keys loads none of it. On Node (the `node`
+ * export condition) the guarded fetch is every default client's fetch, as with `botsig`.
+ */
+export { DirectoryClient, DIRECTORY_CLIENT_DEFAULTS } from './directory/client';
+export type {
+  DirectoryClientAllow,
+  DirectoryClientKey,
+  DirectoryClientLimits,
+  DirectoryClientOptions,
+  DirectoryClientResolution,
+  FetchLike,
+} from './directory/client';
+export { MemoryDirectoryCache } from './directory/cache';
+export type { DirectoryCache, DirectoryCacheEntry, MemoryDirectoryCacheOptions } from './directory/cache';
+export { createDirectoryHandler, DEFAULT_DIRECTORY_MAX_AGE_SECONDS, DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS } from './directory/handler';
+export type { DirectoryHandlerKey, DirectoryHandlerKeyEntry, DirectoryHandlerOptions, DirectoryRequestInfo } from './directory/handler';
+export {
+  parseDirectory,
+  parseDirectorySync,
+  buildDirectory,
+  isDirectoryMediaType,
+  directoryMediaTypeKind,
+  isKeyUsableAt,
+  LEGACY_DIRECTORY_MEDIA_TYPE,
+  DEFAULT_MAX_KEYS,
+} from './directory/document';
+export type {
+  BuildDirectoryOptions,
+  BuiltDirectory,
+  DirectoryKey,
+  DirectoryKeyInput,
+  DirectoryShape,
+  DirectorySource,
+  ParseDirectoryOptions,
+  ParsedDirectory,
+} from './directory/document';
+export { verifyDirectoryResponse, DIRECTORY_RESPONSE_TAG } from './directory/response-signatures';
+export type { DirectoryResponseCheck, KeyProof, VerifyDirectoryResponseOptions } from './directory/response-signatures';
+export { planRotation } from './directory/rotation';
+export type { RotationKey, RotationOptions, RotationPlan } from './directory/rotation';
+
+export { TrustAnchors, verifyDelegation, decodeCertificates, DELEGATION_FORMS, DEFAULT_MAX_CHAIN_LENGTH } from './directory/delegation';
+export type {
+  CertificateFetcher,
+  DelegatedKeyInput,
+  DelegationFailureReason,
+  DelegationOptions,
+  DelegationOutcome,
+  VerifyDelegationOptions,
+} from './directory/delegation';

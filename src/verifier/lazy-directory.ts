@@ -1,0 +1,27 @@
+/**
+ * The `DirectoryClient` a verifier makes for itself (no `keys`, no `resolveKey`, or
+ * `directory` given as options), loaded on the verifier's first discovery rather
+ * than when botsig is imported: the client, its HTTP cache, document checks and
+ * delegation are most of botsig's code, and a verifier with known keys never needs them.
+ */
+import type { DirectoryClientOptions } from '../directory/client/settings';
+import type { DirectoryResolution, KeyDirectory } from '../profile/types';
+import type { SignatureAgentMember } from '../profile/signature-agent';
+
+/**
+ * A {@link KeyDirectory} that makes `new DirectoryClient(options)` on first use.
+ * Loading starts at once (so the first request rarely waits for it); an error the
+ * constructor throws for these options is thrown again by every `resolve`.
+ */
+export function lazyDirectoryClient(options: DirectoryClientOptions): KeyDirectory {
+  let client: KeyDirectory | undefined;
+  const loading = import('../directory/client').then(({ DirectoryClient }) => (client = new DirectoryClient(options)));
+  // Rejections are reported by resolve(), not as unhandled ones at load time.
+  loading.catch(() => undefined);
+  return {
+    resolve(member: SignatureAgentMember): Promise<DirectoryResolution> {
+      if (client !== undefined) return client.resolve(member);
+      return loading.then((c) => c.resolve(member));
+    },
+  };
+}
