@@ -9,18 +9,24 @@ import type { Plugin } from 'esbuild';
  *    shared modules in common chunks, so a bundler that takes several entries (an
  *    application importing `botsig` and `botsig/directory`) gets each module once.
  *    Framework packages are optional peer dependencies and stay external.
- * 2. `botsig` under the `node` condition (`index.node`), built on its own: a Node
+ * 2. The lazy modules ({@link lazy}): what botsig loads with `import()` only when a
+ *    call needs it, each built as one standalone file under `dist/lazy/` (its own copy
+ *    of the core modules it uses). Standalone on purpose: esbuild puts a module that
+ *    a lazy chunk shares with anything the entry re-exports into a chunk the entry
+ *    loads up front, so a lazy module that shared the library's chunks would make an
+ *    application's `{ signRequest }` bundle carry it whole (issue 16: bundle size).
+ * 3. `botsig` under the `node` condition (`index.node`), built on its own: a Node
  *    process imports it directly, without a bundler, and pays for every file and byte
- *    it loads. Built with the others it would load about twenty shared chunks holding
- *    code for other entries; alone it is one file plus the chunks of its own lazy
- *    `import()`s (issue 16: import time). The state that must still be one per process
- *    (the crypto provider, the default directory fetch, key internals) lives under
- *    `Symbol.for` keys (`src/core/process-wide.ts`). Its types come from build 1.
- * 3. The CLI: ESM only (its argument parser, commander, is a runtime dependency).
+ *    it loads; built with the others it would load about twenty shared chunks holding
+ *    code for other entries. Alone and minified it is one file (issue 16: import time).
+ *    Its types come from build 1.
+ * 4. The CLI: ESM only (its argument parser, commander, is a runtime dependency).
  *
- * The library is minified (whitespace, syntax, local names; `keepNames` keeps the
- * names of functions and classes, so stack traces and `console.log` stay readable,
- * and source maps point at the TypeScript): V8 compiles every byte a process imports.
+ * Copies of one module in several files must still share what is one per process (the
+ * crypto provider, the default directory fetch, key internals): that state lives under
+ * `Symbol.for` keys (`src/core/process-wide.ts`). Build 3 is minified (source maps
+ * point at the TypeScript); builds 1 and 2 are not (application bundlers tree-shake
+ * them, which minified chunks defeat, and minify them themselves).
  * `dts` emits `.d.ts` beside the ESM `.js` and `.d.cts` beside the CommonJS `.cjs`: the
  * `import` and `require` conditions of package.json `exports` each name their own
  * (`npm run check:package` holds them to it, with attw, publint and a consumer project).
@@ -43,33 +49,38 @@ const library = {
 };
 const nodeMain = { 'index.node': 'src/index.node.ts' };
 
-/**
- * The modules botsig loads with `import()` (only when a call needs them). Build 1 emits
- * each as its own file under `lazy/`; build 2 (the Node main entry) does not bundle
- * them but imports those files, so that it stays one file with no shared chunks.
- */
+/** The modules botsig loads with `import()`, only when a call needs them: output name → source. */
 const lazy = {
-  'lazy/noble': 'src/crypto/noble.ts',
-  'lazy/directory-client': 'src/directory/client.ts',
-  'lazy/guarded-fetch': 'src/node/guarded-fetch.ts',
-  'lazy/body-sign': 'src/profile/body/sign.ts',
-  'lazy/body-check': 'src/profile/body/check.ts',
+  noble: 'src/crypto/noble.ts',
+  'directory-client': 'src/directory/client.ts',
+  'guarded-fetch': 'src/node/guarded-fetch.ts',
+  'body-sign': 'src/profile/body/sign.ts',
+  'body-check': 'src/profile/body/check.ts',
+  'sign-general': 'src/profile/sign/general.ts',
+  'key-import': 'src/crypto/keys/signing.ts',
 };
 
-/** esbuild plugin for build 2: a dynamic import of a {@link lazy} module becomes an import of build 1's file. */
-const lazyFromLibrary: Plugin = {
-  name: 'botsig-lazy-from-library',
-  setup(build) {
-    const extension = build.initialOptions.format === 'cjs' ? '.cjs' : '.js';
-    const byFile = new Map(Object.entries(lazy).map(([name, file]) => [resolve(file), `./${name}${extension}`]));
-    build.onResolve({ filter: /^\./ }, (args) => {
-      if (args.kind !== 'dynamic-import') return undefined;
-      const target = [resolve(args.resolveDir, args.path), resolve(args.resolveDir, `${args.path}.ts`)].find((f) => byFile.has(f));
-      if (target === undefined) throw new Error(`tsup: ${args.path} (imported lazily by ${args.importer}) is not in the lazy entry list`);
-      return { path: byFile.get(target)!, external: true };
-    });
-  },
-};
+/**
+ * esbuild plugin: an `import()` of a {@link lazy} module becomes an import of its file
+ * in `dist/lazy/` (`prefix` is the way there from the output directory), except the
+ * names in `inline`, which are bundled (the Node main entry has the key import anyway).
+ */
+function lazyFiles(prefix: string, inline: readonly string[] = []): Plugin {
+  return {
+    name: 'botsig-lazy-files',
+    setup(build) {
+      const extension = build.initialOptions.format === 'cjs' ? '.cjs' : '.js';
+      const byFile = new Map(Object.entries(lazy).map(([name, file]) => [resolve(file), name]));
+      build.onResolve({ filter: /^\./ }, (args) => {
+        if (args.kind !== 'dynamic-import') return undefined;
+        const target = [resolve(args.resolveDir, args.path), resolve(args.resolveDir, `${args.path}.ts`)].find((f) => byFile.has(f));
+        const name = target === undefined ? undefined : byFile.get(target)!;
+        if (target === undefined) throw new Error(`tsup: import('${args.path}') in ${args.importer} is not in the lazy module list`);
+        return name === undefined || inline.includes(name) ? undefined : { path: `${prefix}${name}${extension}`, external: true };
+      });
+    },
+  };
+}
 
 const shared: Options = {
   format: ['esm', 'cjs'],
@@ -78,20 +89,19 @@ const shared: Options = {
   target: 'es2022',
   platform: 'neutral',
   external: [/^node:/],
-  minify: true,
-  keepNames: true,
 };
 
 export default defineConfig([
-  { ...shared, entry: { ...library, ...lazy }, dts: { entry: { ...library, ...nodeMain } }, clean: true },
+  { ...shared, entry: library, dts: { entry: { ...library, ...nodeMain } }, clean: true, esbuildPlugins: [lazyFiles('./lazy/')] },
   {
     ...shared,
-    entry: nodeMain,
+    entry: Object.fromEntries(Object.entries(lazy).map(([name, file]) => [`lazy/${name}`, file])),
     dts: false,
     clean: false,
     splitting: false,
-    esbuildPlugins: [lazyFromLibrary],
+    esbuildPlugins: [lazyFiles('./')],
   },
+  { ...shared, entry: nodeMain, dts: false, clean: false, splitting: false, minify: true, esbuildPlugins: [lazyFiles('./lazy/', ['key-import'])] },
   {
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],

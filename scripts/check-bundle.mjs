@@ -37,12 +37,13 @@ const BUDGET_FILE = join(ROOT, 'scripts', 'size-budget.json');
 /** The three imports whose size is budgeted (keys match scripts/size-budget.json). */
 export const SIZE_CASES = {
   signer: "import { signRequest } from 'botsig'; globalThis.x = signRequest;",
-  verifier: "import { verifyRequest, DirectoryClient } from 'botsig'; globalThis.x = [verifyRequest, DirectoryClient];",
+  verifier: "import { verifyRequest } from 'botsig'; globalThis.x = verifyRequest;",
+  discovery: "import { verifyRequest } from 'botsig'; import { DirectoryClient } from 'botsig/directory'; globalThis.x = [verifyRequest, DirectoryClient];",
   all: "import * as b from 'botsig'; globalThis.x = b;",
 };
 
 /** The isomorphic entries: package subpath → built file (what `browser`, `workerd` and `import` select). */
-const ISOMORPHIC_ENTRIES = { '.': 'index.js', './httpsig': 'httpsig.js' };
+const ISOMORPHIC_ENTRIES = { '.': 'index.js', './httpsig': 'httpsig.js', './directory': 'directory.js', './sync': 'sync.js' };
 
 /** How each target resolves packages: a browser bundler, and a Workers bundler (as wrangler does). */
 const TARGETS = {
@@ -85,8 +86,8 @@ function checkPlugin(dist, contents, builtinsSeen) {
     setup(build) {
       build.onResolve({ filter: /^check-entry$/ }, () => ({ path: 'check-entry.js', namespace: 'check' }));
       build.onLoad({ filter: /.*/, namespace: 'check' }, () => ({ contents, loader: 'js', resolveDir: ROOT }));
-      build.onResolve({ filter: /^botsig(\/httpsig)?$/ }, (args) => ({
-        path: join(dist, ISOMORPHIC_ENTRIES[args.path === 'botsig' ? '.' : './httpsig']),
+      build.onResolve({ filter: /^botsig(\/(httpsig|directory|sync))?$/ }, (args) => ({
+        path: join(dist, ISOMORPHIC_ENTRIES[args.path === 'botsig' ? '.' : `.${args.path.slice('botsig'.length)}`]),
       }));
       build.onResolve({ filter: /.*/ }, (args) => {
         if (!isBuiltin(args.path)) return undefined;
@@ -192,7 +193,8 @@ export async function checkNodeIsms(dist = join(ROOT, 'dist'), allowed = []) {
     define[g] = MARK + g;
     define[`globalThis.${g}`] = MARK + g;
   }
-  const everything = "import * as b from 'botsig'; import * as h from 'botsig/httpsig'; globalThis.x = [b, h];";
+  const everything =
+    "import * as b from 'botsig'; import * as h from 'botsig/httpsig'; import * as d from 'botsig/directory'; import * as s from 'botsig/sync'; globalThis.x = [b, h, d, s];";
   for (const target of Object.keys(TARGETS)) {
     const builtinsSeen = [];
     const result = await bundle(everything, dist, target, { minify: false, sourcemap: 'external', define, builtinsSeen });
@@ -239,7 +241,9 @@ export async function measureSizes(dist = join(ROOT, 'dist')) {
     const result = await bundle(contents, dist, 'browser', { minify: true, splitting: true });
     const outputs = result.metafile.outputs;
     const textOf = new Map(result.outputFiles.map((f) => [relative(ROOT, f.path), f.text]));
-    const entry = Object.keys(outputs).find((k) => outputs[k].entryPoint !== undefined && k.endsWith('.js'));
+    // The snippet's own output (every lazy import() target is an entry point of the build too).
+    const entry = Object.keys(outputs).find((k) => outputs[k].entryPoint === 'check:check-entry.js');
+    if (entry === undefined) throw new Error(`check-bundle: no output for the ${name} snippet`);
     // Chunks reachable from the entry: through static imports only (what loads up
     // up front), or through dynamic import() too. esbuild also emits chunks for
     // import() calls that tree-shaking removed; those are unreachable and not counted.

@@ -6,7 +6,8 @@
  * routing, as `botsig/playwright` does. Crawlee is a peer dependency; only its
  * shapes are used here.
  */
-import { applySignatureHeaders, signRequest, signRequestWithSyncKey } from '../profile/sign-request';
+import { applySignatureHeaders, signRequest } from '../profile/sign-request';
+import { signRequestWithSyncKey } from '../profile/sign/general';
 import type { SignatureHeaders } from '../profile/types';
 import { createSigningRouteHandlerFrom, prepareBrowserSigning, withContentDigest, type PlaywrightRoutable, type PlaywrightSigningOptions } from './playwright';
 
@@ -111,7 +112,11 @@ export function createSigningHook(options: CrawleeSigningOptions): CrawleeSignin
       // and sends the request's payload as the body of POST, PUT and PATCH (got's body otherwise).
       const method = got.method ?? crawlingContext.request.method ?? 'GET';
       const sent = /PATCH|POST|PUT/.test(method) ? (crawlingContext.request.payload ?? '') : got.body;
-      const [message, signOptions] = withContentDigest({ method, url, headers: { ...crawlingContext.request.headers, ...headers } }, signing.signOptions, bodyOf(sent));
+      const [message, signOptions] = withContentDigest(
+        { method, url, headers: { ...crawlingContext.request.headers, ...headers } },
+        signing.signOptions,
+        bodyOf(sent),
+      );
       applySignatureHeaders(headers, await signRequest(message, signOptions));
     }
     const hooks = (got.hooks ??= {});
@@ -125,9 +130,14 @@ export function createSigningHook(options: CrawleeSigningOptions): CrawleeSignin
       }
       const hopUrl = String(redirect.url);
       if (!signing.matches(hopUrl)) return;
-      const [message, signOptions] = withContentDigest({ method: redirect.method ?? 'GET', url: hopUrl, headers: hopHeaders }, signing.signOptions, bodyOf(redirect.body));
+      const [message, signOptions] = withContentDigest(
+        { method: redirect.method ?? 'GET', url: hopUrl, headers: hopHeaders },
+        signing.signOptions,
+        bodyOf(redirect.body),
+      );
       const apply = (signature: SignatureHeaders): void => applySignatureHeaders(hopHeaders, signature);
-      if (signing.key.signSync !== undefined && signOptions.contentDigest === undefined) return apply(signRequestWithSyncKey(message, signOptions, signing.key));
+      if (signing.key.signSync !== undefined && signOptions.contentDigest === undefined)
+        return apply(signRequestWithSyncKey(message, signOptions, signing.key));
       return signRequest(message, signOptions).then(apply);
     });
   };

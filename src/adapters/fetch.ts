@@ -117,7 +117,8 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
   }
   const retryOnChallenge = options.retryOnChallenge !== false;
   const contentDigest = options.contentDigest;
-  if (contentDigest !== undefined && contentDigest !== 'sha-256' && contentDigest !== 'sha-512') throw new TypeError("contentDigest must be 'sha-256' or 'sha-512'");
+  if (contentDigest !== undefined && contentDigest !== 'sha-256' && contentDigest !== 'sha-512')
+    throw new TypeError("contentDigest must be 'sha-256' or 'sha-512'");
   const maxDigestBodyBytes = nonNegativeInteger(options.maxBodyBytes, DEFAULT_MAX_DIGEST_BODY_BYTES, 'maxBodyBytes');
   const underlying: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
@@ -144,7 +145,11 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
     const callerHeaders = new Headers(request.headers);
     // With contentDigest the whole body is needed before the headers: read it all (bounded), once.
     let body: Body =
-      request.body === null ? null : contentDigest === undefined ? await bufferBody(request.body, maxBodyBytes) : await readWhole(request.body, maxDigestBodyBytes);
+      request.body === null
+        ? null
+        : contentDigest === undefined
+          ? await bufferBody(request.body, maxBodyBytes)
+          : await readWhole(request.body, maxDigestBodyBytes);
 
     let url = request.url;
     let method = request.method;

@@ -6,6 +6,7 @@
  * import and sign parameters, node:crypto options, the JWK shape, the JOSE name).
  */
 import { BotsigError } from '../core/errors';
+import { isAlgorithmName } from './algorithm-names';
 import type { AlgorithmName, Jwk } from './types';
 
 /** node:crypto options, expressed without node types so this module stays isomorphic. */
@@ -122,8 +123,7 @@ const SPECS: Readonly<Record<AlgorithmName, AlgorithmSpec>> = {
   },
 };
 
-/** The algorithms botsig signs and verifies with, in order of preference. */
-export const ALGORITHMS: readonly AlgorithmName[] = Object.freeze(['ed25519', 'ecdsa-p256-sha256', 'ecdsa-p384-sha384', 'rsa-pss-sha512', 'rsa-v1_5-sha256']);
+export { ALGORITHMS, isAlgorithmName } from './algorithm-names';
 
 // JOSE names seen in JWK `alg` members. `Ed25519` is the fully specified name (RFC 9864).
 const JOSE_TO_HTTPSIG: ReadonlyMap<string, AlgorithmName> = new Map<string, AlgorithmName>([
@@ -140,11 +140,6 @@ const SHARED_SECRET = new Set(['hmac-sha256', 'HS256', 'HS384', 'HS512']);
 
 function hasOwn(o: object, k: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, k);
-}
-
-/** True when `name` is one of {@link ALGORITHMS}. */
-export function isAlgorithmName(name: unknown): name is AlgorithmName {
-  return typeof name === 'string' && hasOwn(SPECS, name);
 }
 
 /**

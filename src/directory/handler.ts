@@ -22,7 +22,7 @@ import { getSubtle } from '../crypto/webcrypto';
 import { parseComponentIdentifier } from '../httpsig/components';
 import type { ComponentIdentifier } from '../httpsig/components';
 import type { HttpMessage } from '../httpsig/message';
-import { signMessage } from '../httpsig/sign';
+import { signResponseMessage } from '../profile/sign-response';
 import { buildDirectory, DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from './document';
 import type { DirectoryKeyInput } from './document';
 
@@ -343,13 +343,19 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
     const created = nowSeconds;
     const expires = created + validity;
     const request: HttpMessage = { kind: 'request', method: 'GET', url: origin + path, headers: new Map() };
+    // Signed as any response is (profile/sign-response.ts): created, expires, keyid, alg, tag.
     const results = await Promise.all(
-      pub.signers.map(({ key, label, namesAlg }) => {
-        const params: Record<string, string | number> = { created, expires, keyid: key.thumbprint };
-        if (includeAlg || namesAlg) params['alg'] = key.alg;
-        params['tag'] = DIRECTORY_TAG;
-        return signMessage(pub.response, { key, label, components: COMPONENTS.slice(), params, request });
-      }),
+      pub.signers.map(({ key, label, namesAlg }) =>
+        signResponseMessage(pub.response, request, {
+          key,
+          label,
+          components: COMPONENTS,
+          created,
+          expires,
+          includeAlg: includeAlg || namesAlg,
+          tag: DIRECTORY_TAG,
+        }),
+      ),
     );
     let signatureInput = '';
     let signature = '';

@@ -22,7 +22,7 @@ import { toHttpMessage } from '../httpsig/message';
 import type { HeaderInput, HttpMessage } from '../httpsig/message';
 import { parseSignature, parseSignatureInput, signatureParams } from '../httpsig/signature-input';
 import type { SignatureInput, SignatureParams } from '../httpsig/signature-input';
-import { verifySignatureBytes } from '../httpsig/verify';
+import { responseFreshness, verifyResponseBase } from '../profile/response/checks';
 
 /** The `tag` of a directory response signature (SPEC 5.4). */
 export const DIRECTORY_RESPONSE_TAG = 'http-message-signatures-directory';
@@ -108,7 +108,7 @@ export async function verifyDirectoryResponse(response: DirectoryResponseInput, 
     throw new TypeError('options.keys must be a Map of thumbprint to VerifyingKey');
   const skew = options.clockSkewSeconds ?? 60;
   if (typeof skew !== 'number' || !(skew >= 0)) throw new TypeError('clockSkewSeconds must be a non-negative number');
-  const nowSeconds = (options.now ?? systemClock)() / 1000;
+  const nowMs = (options.now ?? systemClock)();
   const maxSignatures = options.maxSignatures ?? options.keys.size * 2 + 8;
 
   const diagnostics: Diagnostic[] = [];
@@ -204,35 +204,33 @@ export async function verifyDirectoryResponse(response: DirectoryResponseInput, 
       fail('content-digest-mismatch', 'covers Content-Digest, which is missing or does not match the body');
       continue;
     }
-    if (params.created === undefined) {
-      fail('response-signature-created-missing', 'has no created parameter; it could be replayed forever');
+    // The checks every response signature gets (profile/response/checks.ts), in whole seconds.
+    const stale = responseFreshness(params, nowMs, { skewSeconds: skew });
+    if (stale !== undefined) {
+      if (stale.code === 'ERR_CREATED_MISSING') fail('response-signature-created-missing', 'has no created parameter; it could be replayed forever');
+      else if (stale.code === 'ERR_CREATED_IN_FUTURE') fail('response-signature-created-future', 'was created in the future');
+      else fail('response-signature-expired', 'has expired');
       continue;
     }
-    if (params.created > nowSeconds + skew) {
-      fail('response-signature-created-future', 'was created in the future');
-      continue;
-    }
-    if (params.expires !== undefined && (params.expires < nowSeconds - skew || params.expires < params.created)) {
-      fail('response-signature-expired', 'has expired');
-      continue;
-    }
+    const created = params.created!;
     const prior = proofs.get(key.thumbprint);
-    if (prior !== undefined && prior.created >= params.created) continue;
-    let ok: boolean;
+    if (prior !== undefined && prior.created >= created) continue;
+    let base: string;
     try {
-      const base = createSignatureBase(message, input);
-      ok = await verifySignatureBytes(key, base, signature, params.alg);
+      base = createSignatureBase(message, input);
     } catch (error) {
       if (!isBotsigError(error)) throw error;
-      if (error.code.startsWith('ERR_ALG_')) fail('response-signature-alg', error.code === 'ERR_ALG_MISMATCH' ? 'alg does not match the key' : error.message);
-      else fail('response-signature-invalid', 'the signature base cannot be built (RFC 9421 §2.5)');
+      fail('response-signature-invalid', 'the signature base cannot be built (RFC 9421 §2.5)');
       continue;
     }
-    if (!ok) {
-      fail('response-signature-invalid', 'does not verify with the key it names');
+    const problem = await verifyResponseBase(key, base, signature, params.alg);
+    if (problem !== undefined) {
+      if (problem.code.startsWith('ERR_ALG_'))
+        fail('response-signature-alg', problem.code === 'ERR_ALG_MISMATCH' ? 'alg does not match the key' : problem.message);
+      else fail('response-signature-invalid', 'does not verify with the key it names');
       continue;
     }
-    proofs.set(key.thumbprint, { label, created: params.created, ...(params.expires === undefined ? {} : { expires: params.expires }) });
+    proofs.set(key.thumbprint, { label, created, ...(params.expires === undefined ? {} : { expires: params.expires }) });
   }
   return { proofs, digestValid, diagnostics };
 }

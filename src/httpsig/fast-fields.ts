@@ -19,6 +19,7 @@
 import { base64DecodeRange } from '../core/base64';
 import { parseDictionary } from '../core/sf-parse';
 import type { BareItem, Parameters } from '../core/sf-types';
+import { ALGORITHMS } from '../crypto/algorithm-names';
 import type { ComponentIdentifier } from './component-id';
 import type { ReceivedSignatureInput, SignatureParams } from './signature-types';
 
@@ -38,17 +39,17 @@ function keyEnd(s: string, i: number): number {
   return i;
 }
 
-// Printable ASCII but DQUOTE and backslash: one native scan (sticky, no backtracking)
-// over nonces and keyids, which are long. Its `lastIndex` is set before every use.
-const PLAIN_RUN = /[\x20\x21\x23-\x5b\x5d-\x7e]*/y;
+// Printable ASCII but backslash (RFC 9651 §3.3.3): the only characters this reader
+// takes anywhere in a Signature-Input value. One native scan of the whole value up
+// front; after it, a String is DQUOTE, characters that need no escape, DQUOTE, so its
+// end is the next DQUOTE (no scan per String of nonces and keyids, which are long).
+// Escapes, tabs, controls and non-ASCII anywhere leave the fast path.
+const PLAIN_TEXT = /^[\x20-\x5b\x5d-\x7e]*$/;
 
-/** End of a String starting at `i` (on DQUOTE) with no escape, or -1. */
+/** End of a String starting at `i` (on DQUOTE), or -1; only in a value that passed {@link PLAIN_TEXT}. */
 function plainStringEnd(s: string, i: number): number {
-  PLAIN_RUN.lastIndex = i + 1;
-  PLAIN_RUN.test(s);
-  const e = PLAIN_RUN.lastIndex;
-  // Escapes, controls, non-ASCII and the end of input all leave the fast path.
-  return s.charCodeAt(e) === 34 ? e + 1 : -1;
+  const e = s.indexOf('"', i + 1);
+  return e < 0 ? -1 : e + 1;
 }
 
 /** Moves past `, ` style separators (OWS "," OWS, RFC 9651 §4.2.2); -1 when malformed. */
@@ -93,6 +94,34 @@ function registeredParam(s: string, start: number, stop: number): number {
   }
 }
 
+/** An inner list of component identifiers as read: its text (from "(" to ")"), shared by every input that repeats it. */
+interface InnerList {
+  readonly text: string;
+  readonly components: readonly ComponentIdentifier[];
+  readonly idTexts: readonly string[];
+}
+
+// A cache, module-level on purpose (the reading is a pure function of the text): the
+// last inner list read. An agent covers the same components in every request, so they
+// are read once and the inputs that repeat the text share the frozen result.
+// Verification only reads it; `covered` hands the identifier texts out as a readonly array.
+let lastList: InnerList | undefined;
+const MAX_REMEMBERED_LIST = 1024;
+
+// Values that repeat request after request come back as the same string objects: the
+// literal for a registered algorithm name or the Web Bot Auth tag, and the last keyid
+// read. Their hashes are computed once, so the lookups that follow (algorithm registry,
+// key map, nonce scope) hash nothing new. A cache of a pure function, like `lastList`.
+const KNOWN_STRINGS: readonly string[] = [...ALGORITHMS, 'web-bot-auth'];
+let lastKeyid = '';
+
+/** `s[start, stop)`, as a known string object when it is one. */
+function knownString(s: string, start: number, stop: number): string {
+  const n = stop - start;
+  for (const known of KNOWN_STRINGS) if (known.length === n && s.startsWith(known, start)) return known;
+  return s.slice(start, stop);
+}
+
 /**
  * A Signature-Input member read by this module. Its `params` map is built from the
  * received text only when asked for: verification reads `view`.
@@ -102,6 +131,7 @@ class DirectInput implements ReceivedSignatureInput {
 
   constructor(
     readonly label: string,
+    // Frozen and shared with other inputs of the same text (see `lastList`): read only.
     readonly components: ComponentIdentifier[],
     readonly paramsText: string,
     readonly idTexts: string[],
@@ -130,6 +160,7 @@ class InputReader {
   /** Signature-Input in the common canonical shape, each input with its received text; `undefined` otherwise. */
   inputs(): Map<string, ReceivedSignatureInput> | undefined {
     const s = this.s;
+    if (!PLAIN_TEXT.test(s)) return undefined;
     const out = new Map<string, ReceivedSignatureInput>();
     const n = s.length;
     let i = 0;
@@ -140,33 +171,56 @@ class InputReader {
       const label = s.slice(i, k);
       if (out.has(label)) return undefined;
       const open = k + 1;
-      let j = open + 1;
-      const components: ComponentIdentifier[] = [];
-      const idTexts: string[] = [];
-      if (s.charCodeAt(j) !== 41) {
-        for (;;) {
-          if (s.charCodeAt(j) !== 34) return undefined;
-          const e = plainStringEnd(s, j);
-          if (e < 0) return undefined;
-          const p = this.params(e);
-          if (p === undefined) return undefined;
-          components.push({ name: s.slice(j + 1, e - 1), params: p });
-          idTexts.push(s.slice(j, this.end));
-          j = this.end;
-          const c = s.charCodeAt(j);
-          if (c === 41) break;
-          // One SP, then the next item's DQUOTE (checked at the top): no other spacing.
-          if (c !== 32) return undefined;
-          j++;
-        }
+      let j: number;
+      let list = lastList;
+      if (list !== undefined && s.startsWith(list.text, open)) {
+        // The inner list read last time: reading it depends on its text alone (it ends at its ")").
+        j = open + list.text.length - 1;
+      } else {
+        list = this.innerList(open);
+        if (list === undefined) return undefined;
+        j = this.end;
       }
       const view = this.signatureParams(j + 1);
       if (view === undefined) return undefined;
-      out.set(label, new DirectInput(label, components, s.slice(open, this.end), idTexts, view));
+      out.set(label, new DirectInput(label, list.components as ComponentIdentifier[], s.slice(open, this.end), list.idTexts as string[], view));
       i = nextMember(s, this.end);
       if (i < 0) return undefined;
     }
     return out;
+  }
+
+  /**
+   * The inner list of component identifiers starting at `open` (on "("), frozen, and
+   * remembered as the last one read; sets `end` to its ")". `undefined` when it is not
+   * in the shape this reader takes.
+   */
+  innerList(open: number): InnerList | undefined {
+    const s = this.s;
+    let j = open + 1;
+    const components: ComponentIdentifier[] = [];
+    const idTexts: string[] = [];
+    if (s.charCodeAt(j) !== 41) {
+      for (;;) {
+        if (s.charCodeAt(j) !== 34) return undefined;
+        const e = plainStringEnd(s, j);
+        if (e < 0) return undefined;
+        const p = this.params(e);
+        if (p === undefined) return undefined;
+        components.push({ name: s.slice(j + 1, e - 1), params: p });
+        idTexts.push(s.slice(j, this.end));
+        j = this.end;
+        const c = s.charCodeAt(j);
+        if (c === 41) break;
+        // One SP, then the next item's DQUOTE (checked at the top): no other spacing.
+        if (c !== 32) return undefined;
+        j++;
+      }
+    }
+    this.end = j;
+    const list: InnerList = { text: s.slice(open, j + 1), components, idTexts };
+    if (list.text.length <= MAX_REMEMBERED_LIST) lastList = list;
+    return list;
   }
 
   /** A canonical Integer starting at `j`; sets `end`. `undefined` when anything else is there. */
@@ -267,11 +321,12 @@ class InputReader {
         if (s.charCodeAt(j) !== 34) return undefined;
         const e = plainStringEnd(s, j);
         if (e < 0) return undefined;
-        const v = s.slice(j + 1, e - 1);
-        if (which === KEYID) keyid = v;
-        else if (which === NONCE) nonce = v;
-        else if (which === TAG) tag = v;
-        else alg = v;
+        if (which === NONCE) nonce = s.slice(j + 1, e - 1);
+        else if (which === KEYID) {
+          const n = e - j - 2;
+          keyid = n === lastKeyid.length && s.startsWith(lastKeyid, j + 1) ? lastKeyid : (lastKeyid = s.slice(j + 1, e - 1));
+        } else if (which === TAG) tag = knownString(s, j + 1, e - 1);
+        else alg = knownString(s, j + 1, e - 1);
         this.end = e;
       }
       i = this.end;

@@ -7,7 +7,7 @@
 import { importSigningKeySync } from '../crypto/keys/signing-sync';
 import { isSigningKey } from '../crypto/keys';
 import type { Jwk, SigningKey } from '../crypto/types';
-import { signRequestWithSyncKey } from './sign-request';
+import { signRequestWithSyncKey } from './sign/general';
 import type { SignatureHeaders, SignRequestOptions } from './types';
 import type { MessageInput } from '../httpsig/message';
 

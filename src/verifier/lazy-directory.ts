@@ -4,16 +4,22 @@
  * than when botsig is imported: the client, its HTTP cache, document checks and
  * delegation are most of botsig's code, and a verifier with known keys never needs them.
  */
+import { checkDirectoryClientOptionNames } from '../directory/client/option-names';
 import type { DirectoryClientOptions } from '../directory/client/settings';
 import type { DirectoryResolution, KeyDirectory } from '../profile/types';
 import type { SignatureAgentMember } from '../profile/signature-agent';
 
 /**
  * A {@link KeyDirectory} that makes `new DirectoryClient(options)` on first use.
- * Loading starts at once (so the first request rarely waits for it); an error the
- * constructor throws for these options is thrown again by every `resolve`.
+ * Option names are checked at once (a misspelt option throws here); loading starts
+ * at once too (so the first request rarely waits for it), and an error the
+ * constructor throws for these options (a value out of range) is thrown again by
+ * every `resolve`. Pass a `DirectoryClient` to have every check at creation.
+ *
+ * @throws TypeError for an option name the client does not know.
  */
 export function lazyDirectoryClient(options: DirectoryClientOptions): KeyDirectory {
+  checkDirectoryClientOptionNames(options);
   let client: KeyDirectory | undefined;
   const loading = import('../directory/client').then(({ DirectoryClient }) => (client = new DirectoryClient(options)));
   // Rejections are reported by resolve(), not as unhandled ones at load time.

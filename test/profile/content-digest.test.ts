@@ -60,7 +60,10 @@ describe('signRequest({ contentDigest }): every body form, both algorithms, roun
     ['Uint8Array', () => new TextEncoder().encode(BODY)],
     ['ArrayBuffer', () => new TextEncoder().encode(BODY).buffer],
     ['DataView', () => new DataView(new TextEncoder().encode(BODY).buffer)],
-    ['ReadableStream (several chunks, a split UTF-8 character)', () => stream([BODY.slice(0, 5), new TextEncoder().encode(BODY.slice(5)).slice(0, 20), new TextEncoder().encode(BODY.slice(5)).slice(20)])],
+    [
+      'ReadableStream (several chunks, a split UTF-8 character)',
+      () => stream([BODY.slice(0, 5), new TextEncoder().encode(BODY.slice(5)).slice(0, 20), new TextEncoder().encode(BODY.slice(5)).slice(20)]),
+    ],
     ['a reader function', () => () => BODY],
   ];
   for (const alg of ALGS) {
@@ -77,7 +80,12 @@ describe('signRequest({ contentDigest }): every body form, both algorithms, roun
       });
     }
     it(`${alg}, a Request: read through a clone, the Request still has its body`, async () => {
-      const request = new Request(URL_, { method: 'POST', body: stream([BODY]), headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+      const request = new Request(URL_, {
+        method: 'POST',
+        body: stream([BODY]),
+        headers: { 'content-type': 'application/json' },
+        duplex: 'half',
+      } as RequestInit);
       const headers = await signRequest(request, { key: (await keyPair()).privateJwk, contentDigest: alg });
       expect(request.bodyUsed).toBe(false);
       applySignatureHeaders(request, headers);
@@ -149,7 +157,9 @@ describe('signRequest({ contentDigest }): every body form, both algorithms, roun
   });
 
   it('content over maxBodyBytes is ERR_BODY_TOO_LARGE (string, bytes, stream: the stream is cancelled, not drained)', async () => {
-    await expect(sign({ method: 'POST', url: URL_, headers: {}, body: 'x'.repeat(11) }, { maxBodyBytes: 10 })).rejects.toMatchObject({ code: 'ERR_BODY_TOO_LARGE' });
+    await expect(sign({ method: 'POST', url: URL_, headers: {}, body: 'x'.repeat(11) }, { maxBodyBytes: 10 })).rejects.toMatchObject({
+      code: 'ERR_BODY_TOO_LARGE',
+    });
     await expect(sign({ method: 'POST', url: URL_, headers: {}, body: new Uint8Array(11) }, { maxBodyBytes: 10 })).rejects.toMatchObject({
       code: 'ERR_BODY_TOO_LARGE',
     });
@@ -275,7 +285,10 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
     const digest = await (await import('../../src/crypto/digest')).createContentDigest(BODY, ['sha-256']);
     const keyed = async (field: string, key: string): Promise<VerificationResult> => {
       const headers = { 'content-digest': field };
-      applySignatureHeaders(headers, await signRequest({ method: 'POST', url: URL_, headers }, { key: pair.privateJwk, components: [`"content-digest";key="${key}"`] }));
+      applySignatureHeaders(
+        headers,
+        await signRequest({ method: 'POST', url: URL_, headers }, { key: pair.privateJwk, components: [`"content-digest";key="${key}"`] }),
+      );
       return verify({ method: 'POST', url: URL_, headers, body: BODY });
     };
     expect((await keyed(digest, 'sha-256')).outcome).toBe('verified');

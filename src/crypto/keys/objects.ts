@@ -5,7 +5,7 @@
  * part of its key (created with it, gone with it), not shared state.
  */
 import { BotsigError, isBotsigError } from '../../core/errors';
-import { ALGORITHMS, isAlgorithmName } from '../registry';
+import { ALGORITHMS, isAlgorithmName } from '../algorithm-names';
 import type { AlgorithmName, BoundVerifyingKey, Jwk, SigningKey, VerifyingKey } from '../types';
 import { processWide } from '../../core/process-wide';
 

@@ -5,7 +5,6 @@
  * client modules read.
  */
 import type { AddressPolicy } from '../../core/ip';
-import { checkOptionNames } from '../../core/options';
 import { systemClock } from '../../core/time';
 import type { Clock } from '../../core/time';
 import { tryParseUrl } from '../../core/url';
@@ -15,6 +14,7 @@ import { prepareDelegation } from '../delegation';
 import type { DelegationOptions, PreparedDelegation } from '../delegation';
 import { DEFAULT_MAX_KEYS } from '../document';
 import { OUTBOUND_DEFAULTS } from '../outbound';
+import { checkDirectoryClientOptionNames } from './option-names';
 import type { OutboundSettings } from '../outbound';
 
 /** The `fetch` a client uses: WHATWG `fetch` or anything with its shape (e.g. the Node guarded fetch). */
@@ -201,46 +201,9 @@ function canonicalHost(host: string): string | undefined {
   return name.endsWith('.') ? name.slice(0, -1) : name;
 }
 
-const OPTION_NAMES: readonly (keyof DirectoryClientOptions)[] = [
-  'fetch',
-  'cache',
-  'now',
-  'limits',
-  'allow',
-  'requireProof',
-  'delegation',
-  'requireDelegation',
-  'defaultTtlSeconds',
-  'minTtlSeconds',
-  'maxTtlSeconds',
-  'negativeTtlSeconds',
-  'clockSkewSeconds',
-  'userAgent',
-  'maxEntries',
-  'random',
-];
-const LIMIT_NAMES: readonly (keyof DirectoryClientLimits)[] = [
-  'maxBytes',
-  'maxKeys',
-  'timeoutMs',
-  'maxRedirects',
-  'maxConcurrent',
-  'maxConcurrentPerHost',
-  'fetchesPerSecond',
-  'newHostsPerSitePerMinute',
-  'hostFailureThreshold',
-  'maxHosts',
-];
-const ALLOW_NAMES: readonly (keyof DirectoryClientAllow)[] = ['http', 'loopback', 'privateNetworks', 'hosts', 'ports', 'inlineUnverified'];
-
 export function settingsFrom(options: DirectoryClientOptions): Settings {
-  if (typeof options !== 'object' || options === null) throw new TypeError('DirectoryClient options must be an object');
-  checkOptionNames(options, OPTION_NAMES, 'DirectoryClient options');
+  checkDirectoryClientOptionNames(options);
   const { limits = {}, allow = {} } = options;
-  if (typeof limits !== 'object' || limits === null) throw new TypeError('limits must be an object');
-  if (typeof allow !== 'object' || allow === null) throw new TypeError('allow must be an object');
-  checkOptionNames(limits, LIMIT_NAMES, 'DirectoryClient options.limits');
-  checkOptionNames(allow, ALLOW_NAMES, 'DirectoryClient options.allow');
   const ports = new Set<number>();
   if (allow.ports !== undefined) {
     if (!Array.isArray(allow.ports)) throw new TypeError('allow.ports must be an array of port numbers');

@@ -14,15 +14,7 @@ import type { NonceStore } from '../nonce-store';
 import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent';
 import type { BotsigError } from '../../core/errors';
 import type { MessageInput } from '../../httpsig/message';
-import type {
-  ContentDigestRequirement,
-  DirectoryResolution,
-  KeyDelegation,
-  KeySource,
-  NoncePolicy,
-  SignatureParamsView,
-  VerifyRequestOptions,
-} from '../types';
+import type { ContentDigestRequirement, DirectoryResolution, KeyDelegation, KeySource, NoncePolicy, SignatureParamsView, VerifyRequestOptions } from '../types';
 import type { AgentCache } from './agent-cache';
 import type { VerifiedMemo } from './verified-memo';
 

@@ -1,0 +1,321 @@
+/**
+ * Signed responses (issue 17; RFC 9421 §2.4, §3.1, §3.2): `signResponse` / `verifyResponse`
+ * round trips with `;req` components and the response Content-Digest, the RFC 9421
+ * response examples (B.2.4 and the two §2.4 request-response signatures) through
+ * `verifyResponse`, the three outcomes, and key lookup through the origin's own
+ * key directory on 127.0.0.1.
+ */
+import { describe, expect, it } from 'vitest';
+import { createContentDigest } from '../../src/crypto/digest';
+import type { Jwk } from '../../src/crypto/types';
+import { DirectoryClient } from '../../src/directory/client';
+import { createDirectoryHandler } from '../../src/directory/handler';
+import type { MessageObject } from '../../src/httpsig/message';
+import { parseRawHttpMessage } from '../../src/httpsig/raw';
+import { parseSignatureInput } from '../../src/httpsig/signature-input';
+import { signRequest } from '../../src/profile/sign-request';
+import { DEFAULT_RESPONSE_COMPONENTS, signResponse } from '../../src/profile/sign-response';
+import { verifyResponse } from '../../src/profile/verify-response';
+import type { VerifyResponseOptions } from '../../src/profile/verify-response';
+import { startFetchHandlerServer } from '../helpers/loopback';
+import { projectVectors } from '../helpers/vectors';
+import { keyPair, otherKeyPair } from './helpers';
+
+interface RawMessage {
+  id: string;
+  scheme: 'http' | 'https';
+  raw: string[];
+}
+interface Rfc9421Signature {
+  id: string;
+  message: string;
+  request?: string;
+  signedMessageCarriesHeaders: boolean;
+  key: string;
+  label: string;
+  signatureInput: string;
+  signature: string;
+  params: Array<[string, string | number]>;
+  expect: string;
+}
+interface Rfc9421File {
+  keys: Array<{ id: string; publicJwk?: Jwk }>;
+  messages: RawMessage[];
+  signatures: Rfc9421Signature[];
+}
+
+const rfc = projectVectors<Rfc9421File>('rfc9421.json');
+
+function rawMessage(id: string, extra: string[] = []): ReturnType<typeof parseRawHttpMessage> {
+  const m = rfc.messages.find((x) => x.id === id);
+  if (m === undefined) throw new Error(`no message ${id}`);
+  const blank = m.raw.indexOf('');
+  const lines = blank < 0 ? [...m.raw, ...extra] : [...m.raw.slice(0, blank), ...extra, ...m.raw.slice(blank)];
+  return parseRawHttpMessage(lines.join('\n'), { scheme: m.scheme });
+}
+
+/** An RFC 9421 example signature, as the response that carries it. */
+function rfcResponse(id: string): {
+  response: ReturnType<typeof parseRawHttpMessage>;
+  request?: ReturnType<typeof parseRawHttpMessage>;
+  sig: Rfc9421Signature;
+} {
+  const sig = rfc.signatures.find((s) => s.id === id)!;
+  const extra = sig.signedMessageCarriesHeaders ? [] : [`Signature-Input: ${sig.signatureInput}`, `Signature: ${sig.signature}`];
+  return { response: rawMessage(sig.message, extra), ...(sig.request === undefined ? {} : { request: rawMessage(sig.request) }), sig };
+}
+
+/** The RFC's public key for `id`, with its RFC name as `kid` (the RFC's keyid). */
+function rfcKey(id: string): Jwk {
+  const k = rfc.keys.find((x) => x.id === id)!;
+  return { ...k.publicJwk!, kid: id };
+}
+
+const createdOf = (sig: Rfc9421Signature): number => sig.params.find(([n]) => n === 'created')![1] as number;
+
+describe('RFC 9421 response examples through verifyResponse', () => {
+  // B.2.4 signs test-response; its request is the B.2 test-request (nothing is covered with ;req).
+  const testRequest = () => rawMessage('test-request');
+
+  it('B.2.4 (ecdsa-p256-sha256, test-response with its Content-Digest corrected as the base prints it): verified, the digest matches the content', async () => {
+    const { response, sig } = rfcResponse('B.2.4');
+    const options: VerifyResponseOptions = {
+      request: testRequest(),
+      keys: [rfcKey('test-key-ecc-p256')],
+      allowTestKeys: true,
+      now: () => (createdOf(sig) + 10) * 1000,
+    };
+    const result = await verifyResponse(response, options);
+    expect(result.error).toBeUndefined();
+    expect(result.outcome).toBe('verified');
+    expect(result.signatures[0]!.label).toBe('sig-b24');
+    expect(result.contentDigest).toEqual({ status: 'matched', algorithms: ['sha-512'] });
+  });
+
+  it('B.2.4 over test-response as printed (its Content-Digest differs from the base): invalid, ERR_SIGNATURE_INVALID', async () => {
+    const { response, sig } = rfcResponse('B.2.4-printed-test-response');
+    const result = await verifyResponse(response, {
+      request: testRequest(),
+      keys: [rfcKey('test-key-ecc-p256')],
+      allowTestKeys: true,
+      now: () => createdOf(sig) * 1000,
+    });
+    expect(result.outcome).toBe('invalid');
+    expect(result.error?.code).toBe('ERR_SIGNATURE_INVALID');
+  });
+
+  it('B.2.4 with another body: the signature verifies but the content is not what the digest says (ERR_DIGEST_MISMATCH)', async () => {
+    const { response, sig } = rfcResponse('B.2.4');
+    const result = await verifyResponse(
+      { ...response, body: '{"message": "bad dog"}' },
+      { request: testRequest(), keys: [rfcKey('test-key-ecc-p256')], allowTestKeys: true, now: () => createdOf(sig) * 1000 },
+    );
+    expect(result.outcome).toBe('invalid');
+    expect(result.error?.code).toBe('ERR_DIGEST_MISMATCH');
+    expect(result.signatures[0]!.contentDigest?.status).toBe('failed');
+  });
+
+  for (const id of ['2.4-reqres', '2.4-reqres-2']) {
+    it(`§2.4 ${id}: a response signed with ;req components of its request verifies with that request only`, async () => {
+      const { response, request, sig } = rfcResponse(id);
+      const now = () => createdOf(sig) * 1000;
+      const keys = [rfcKey('test-key-ecc-p256')];
+      const ok = await verifyResponse(response, { request: request!, keys, allowTestKeys: true, now });
+      expect(ok.outcome, JSON.stringify(ok.error)).toBe('verified');
+      expect(ok.contentDigest?.status).toBe('matched');
+      // The same response as the answer to another request: the ;req lines differ.
+      const other = parseRawHttpMessage((request!.headers.map(([n, v]) => `${n}: ${v}`).join('\n') + '\n').replace(/^/, 'POST /bar HTTP/1.1\n'), {
+        scheme: 'https',
+      });
+      const moved = await verifyResponse(response, { request: other, keys, allowTestKeys: true, now });
+      expect(moved.outcome).toBe('invalid');
+      expect(moved.error?.code).toBe('ERR_SIGNATURE_INVALID');
+      // The RFC's example key is public: refused unless a test opts in.
+      const strict = await verifyResponse(response, { request: request!, keys, now });
+      expect(strict.error?.code).toBe('ERR_KEY_TEST_KEY');
+    });
+  }
+
+  it('§2.4: the RFC key found through a resolver (keyid is the RFC name, not a thumbprint)', async () => {
+    const { response, request, sig } = rfcResponse('2.4-reqres');
+    const seen: string[] = [];
+    const result = await verifyResponse(response, {
+      request: request!,
+      resolveKey: ({ keyid }) => {
+        seen.push(keyid);
+        return keyid === 'test-key-ecc-p256' ? rfcKey(keyid) : undefined;
+      },
+      allowTestKeys: true,
+      now: () => createdOf(sig) * 1000,
+    });
+    expect(result.outcome).toBe('verified');
+    expect(result.signatures[0]!.keySource).toBe('resolver');
+    expect(seen).toEqual(['test-key-ecc-p256']);
+  });
+});
+
+const URL_ = 'https://shop.example/checkout?step=pay';
+const BODY = '{"order":"A-1001","status":"accepted"}';
+
+async function signedExchange(): Promise<{ request: MessageObject; response: MessageObject; headers: Record<string, string> }> {
+  const agent = await otherKeyPair();
+  const origin = await keyPair();
+  const request: MessageObject = { method: 'POST', url: URL_, headers: { 'content-type': 'application/json' }, body: '{"buy":1}' };
+  const requestHeaders = await signRequest(request, { key: agent.privateJwk, contentDigest: 'sha-256' });
+  request.headers = { 'content-type': 'application/json', ...requestHeaders };
+  const response: MessageObject = { status: 201, headers: { 'content-type': 'application/json' }, body: BODY };
+  const headers = { ...(await signResponse(response, { key: origin.privateJwk, request })) };
+  return { request, response: { ...response, headers: { 'content-type': 'application/json', ...headers } }, headers };
+}
+
+describe('signResponse / verifyResponse', () => {
+  it('round trip: status, content-digest, the request (method, authority, path, query, its signature) covered; verified and matched', async () => {
+    const { request, response, headers } = await signedExchange();
+    expect(headers['content-digest']).toBe(await createContentDigest(BODY));
+    const input = parseSignatureInput(headers['signature-input']!).get('sig1')!;
+    const covered = input.components.map((c) => c.name + (c.params.has('req') ? ';req' : ''));
+    expect(covered).toEqual(['@status', 'content-digest', '@method;req', '@authority;req', '@path;req', '@query;req', 'signature;req']);
+    expect([...input.params.keys()]).toEqual(['created', 'expires', 'keyid', 'alg']);
+    const origin = await keyPair();
+    const result = await verifyResponse(response, { request, keys: [origin.publicJwk] });
+    expect(result.outcome).toBe('verified');
+    expect(result.agent).toBe(origin.thumbprint);
+    expect(result.contentDigest?.status).toBe('matched');
+  });
+
+  it('the answer to another request, or to the same request with another signature, is invalid', async () => {
+    const { request, response } = await signedExchange();
+    const origin = await keyPair();
+    const other = { ...request, url: 'https://shop.example/checkout?step=refund' };
+    expect((await verifyResponse(response, { request: other, keys: [origin.publicJwk] })).error?.code).toBe('ERR_SIGNATURE_INVALID');
+    const resigned = { ...request, headers: { ...(request.headers as Record<string, string>) } };
+    const agent = await otherKeyPair();
+    Object.assign(
+      resigned.headers,
+      await signRequest(
+        { method: 'POST', url: URL_, headers: { 'content-type': 'application/json' }, body: '{"buy":1}' },
+        { key: agent.privateJwk, contentDigest: 'sha-256' },
+      ),
+    );
+    expect((await verifyResponse(response, { request: resigned, keys: [origin.publicJwk] })).error?.code).toBe('ERR_SIGNATURE_INVALID');
+  });
+
+  it('a replaced, truncated or extended response body is invalid (ERR_DIGEST_MISMATCH); no body given is unchecked, and unverified when required', async () => {
+    const { request, response } = await signedExchange();
+    const keys = [(await keyPair()).publicJwk];
+    for (const body of ['{"order":"A-1001","status":"refused"}', BODY.slice(0, -1), BODY + ' ']) {
+      const result = await verifyResponse({ ...response, body }, { request, keys });
+      expect(result.outcome, body).toBe('invalid');
+      expect(result.error?.code).toBe('ERR_DIGEST_MISMATCH');
+    }
+    const { body: _dropped, ...headersOnly } = response;
+    const unchecked = await verifyResponse(headersOnly, { request, keys });
+    expect(unchecked.outcome).toBe('verified');
+    expect(unchecked.contentDigest).toMatchObject({ status: 'unchecked', error: { code: 'ERR_BODY_UNAVAILABLE' } });
+    const required = await verifyResponse(headersOnly, { request, keys, requireContentDigest: true });
+    expect(required.outcome).toBe('unverified');
+    expect(required.error?.code).toBe('ERR_BODY_UNAVAILABLE');
+    const tooLarge = await verifyResponse(response, { request, keys, maxBodyBytes: 4 });
+    expect(tooLarge.outcome).toBe('unverified');
+    expect(tooLarge.error?.code).toBe('ERR_BODY_TOO_LARGE');
+  });
+
+  it('a WHATWG Response is read through a clone: the caller can still read it', async () => {
+    const { request, response } = await signedExchange();
+    const real = new Response(BODY, { status: 201, headers: response.headers as Record<string, string> });
+    const result = await verifyResponse(real, { request, keys: [(await keyPair()).publicJwk] });
+    expect(result.outcome).toBe('verified');
+    expect(result.contentDigest?.status).toBe('matched');
+    expect(await real.text()).toBe(BODY);
+  });
+
+  it('signs a WHATWG Response (read through a clone) and a stream body; a Response verifies as built', async () => {
+    const origin = await keyPair();
+    const request = { method: 'GET', url: 'https://shop.example/orders/1', headers: {} };
+    const plain = new Response(BODY, { status: 200, headers: { 'content-type': 'application/json' } });
+    const headers = await signResponse(plain, { key: origin.privateJwk, request, tag: 'order-status' });
+    expect(await plain.text()).toBe(BODY);
+    const sent = new Response(BODY, { status: 200, headers: { 'content-type': 'application/json', ...headers } });
+    const result = await verifyResponse(sent, { request, keys: [origin.publicJwk], tag: 'order-status' });
+    expect(result.outcome).toBe('verified');
+    // Another tag is skipped, not failed.
+    const other = await verifyResponse(new Response(BODY, { status: 200, headers: { ...headers } }), { request, keys: [origin.publicJwk], tag: 'other' });
+    expect(other.outcome).toBe('unverified');
+    expect(other.signatures[0]!.skipped).toBe(true);
+  });
+
+  it('three outcomes: unsigned → unverified ERR_NO_SIGNATURE; unknown key → unverified ERR_KEY_UNKNOWN; a changed status → invalid', async () => {
+    const { request, response } = await signedExchange();
+    const stranger = await otherKeyPair();
+    expect((await verifyResponse({ status: 200, headers: {}, body: '' }, { request, keys: [stranger.publicJwk] })).error?.code).toBe('ERR_NO_SIGNATURE');
+    const unknown = await verifyResponse(response, { request, keys: [stranger.publicJwk] });
+    expect(unknown.outcome).toBe('unverified');
+    expect(unknown.error?.code).toBe('ERR_KEY_UNKNOWN');
+    const changed = await verifyResponse({ ...response, status: 200 }, { request, keys: [(await keyPair()).publicJwk] });
+    expect(changed.outcome).toBe('invalid');
+    expect(changed.error?.code).toBe('ERR_SIGNATURE_INVALID');
+  });
+
+  it('freshness: created in the future is invalid; an expired signature is invalid; without expires, maxAgeSeconds applies', async () => {
+    const origin = await keyPair();
+    const request = { method: 'GET', url: 'https://shop.example/', headers: {} };
+    const t = 1_800_000_000;
+    const response = { status: 200, headers: {}, body: 'ok' };
+    const sign = async (extra: Record<string, unknown>) => ({
+      ...response,
+      headers: { ...(await signResponse(response, { key: origin.privateJwk, request, ...extra })) },
+    });
+    const keys = [origin.publicJwk];
+    const at = (s: number) => () => s * 1000;
+    expect((await verifyResponse(await sign({ created: t + 120 }), { request, keys, now: at(t) })).error?.code).toBe('ERR_CREATED_IN_FUTURE');
+    expect((await verifyResponse(await sign({ created: t - 1000, expires: t - 500 }), { request, keys, now: at(t) })).error?.code).toBe(
+      'ERR_SIGNATURE_EXPIRED',
+    );
+    expect((await verifyResponse(await sign({ created: t, expires: t + 300 }), { request, keys, now: at(t + 200) })).outcome).toBe('verified');
+  });
+
+  it('requiredComponents and requireContentDigest refuse signatures that cover less', async () => {
+    const origin = await keyPair();
+    const request = { method: 'GET', url: 'https://shop.example/', headers: {} };
+    const response = { status: 200, headers: {}, body: 'ok' };
+    const headers = await signResponse(response, { key: origin.privateJwk, request, components: ['@status'], contentDigest: false });
+    const signed = { ...response, headers: { ...headers } };
+    const keys = [origin.publicJwk];
+    expect((await verifyResponse(signed, { request, keys })).outcome).toBe('verified');
+    expect((await verifyResponse(signed, { request, keys, requiredComponents: ['"@method";req'] })).error?.code).toBe('ERR_REQUIRED_COMPONENT');
+    expect((await verifyResponse(signed, { request, keys, requireContentDigest: true })).error?.code).toBe('ERR_CONTENT_DIGEST_REQUIRED');
+  });
+
+  it('the default components are exported; misuse is a TypeError', async () => {
+    expect(DEFAULT_RESPONSE_COMPONENTS).toContain('"@authority";req');
+    const origin = await keyPair();
+    const request = { method: 'GET', url: 'https://shop.example/', headers: {} };
+    await expect(signResponse({ status: 200, headers: {} }, { key: origin.privateJwk } as never)).rejects.toBeInstanceOf(TypeError);
+    await expect(
+      signResponse({ method: 'GET', url: 'https://a.example/', headers: {} }, { key: origin.privateJwk, request, contentDigest: false }),
+    ).rejects.toBeInstanceOf(TypeError);
+    await expect(verifyResponse({ status: 200, headers: {} }, { request } as VerifyResponseOptions)).rejects.toBeInstanceOf(TypeError);
+    await expect(verifyResponse({ status: 200, headers: {} }, { request, keys: [origin.publicJwk], maxAgeSecs: 1 } as never)).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('the origin proves its answer with the key its own directory publishes (the request authority’s well-known URL)', async () => {
+    const origin = await keyPair();
+    const server = await startFetchHandlerServer(createDirectoryHandler({ keys: [origin.privateJwk] }));
+    try {
+      const request = { method: 'GET', url: `${server.origin}/orders/1`, headers: {} };
+      const response = { status: 200, headers: { 'content-type': 'application/json' }, body: BODY };
+      const signed = { ...response, headers: { ...response.headers, ...(await signResponse(response, { key: origin.privateJwk, request })) } };
+      const directory = new DirectoryClient({ allow: { http: true, loopback: true } });
+      const result = await verifyResponse(signed, { request, directory });
+      expect(result.outcome, JSON.stringify(result.error)).toBe('verified');
+      expect(result.agent).toBe(`${server.origin}/.well-known/http-message-signatures-directory`);
+      expect(result.signatures[0]!.keySource).toBe('directory');
+      // A key the directory does not publish is unknown there.
+      const stranger = await otherKeyPair();
+      const forged = { ...response, headers: { ...response.headers, ...(await signResponse(response, { key: stranger.privateJwk, request })) } };
+      expect((await verifyResponse(forged, { request, directory })).error?.code).toBe('ERR_KEY_UNKNOWN');
+    } finally {
+      await server.close();
+    }
+  });
+});
