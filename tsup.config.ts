@@ -58,12 +58,14 @@ const lazy = {
   'body-check': 'src/profile/body/check.ts',
   'sign-general': 'src/profile/sign/general.ts',
   'key-import': 'src/crypto/keys/signing.ts',
+  'key-import-verify': 'src/crypto/keys/verifying.ts',
+  'memory-nonce-store': 'src/profile/memory-nonce-store.ts',
 };
 
 /**
  * esbuild plugin: an `import()` of a {@link lazy} module becomes an import of its file
  * in `dist/lazy/` (`prefix` is the way there from the output directory), except the
- * names in `inline`, which are bundled (the Node main entry has the key import anyway).
+ * names in `inline`, which are bundled (the Node main entry has the key imports and the memory nonce store anyway).
  */
 function lazyFiles(prefix: string, inline: readonly string[] = []): Plugin {
   return {
@@ -101,7 +103,7 @@ export default defineConfig([
     splitting: false,
     esbuildPlugins: [lazyFiles('./')],
   },
-  { ...shared, entry: nodeMain, dts: false, clean: false, splitting: false, minify: true, esbuildPlugins: [lazyFiles('./lazy/', ['key-import'])] },
+  { ...shared, entry: nodeMain, dts: false, clean: false, splitting: false, minify: true, esbuildPlugins: [lazyFiles('./lazy/', ['key-import', 'key-import-verify', 'memory-nonce-store'])] },
   {
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],

@@ -38,6 +38,8 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  */
 export const ENTRY_PROBES = {
   botsig: 'BotsigError',
+  'botsig/directory': 'DirectoryClient',
+  'botsig/sync': 'signRequestSync',
   'botsig/httpsig': 'signMessage',
   'botsig/node': 'importPem',
   'botsig/express': 'botsig',
@@ -50,7 +52,7 @@ export const ENTRY_PROBES = {
 };
 
 /** The declaration file (without extension) and JavaScript file (without extension) each entry must reach under Node. */
-const NODE_FILES = { botsig: 'index.node', 'botsig/hono': 'hono.node' };
+const NODE_FILES = { botsig: 'index.node', 'botsig/directory': 'directory.node', 'botsig/hono': 'hono.node' };
 const fileOf = (spec) => NODE_FILES[spec] ?? (spec === 'botsig' ? 'index' : spec.slice('botsig/'.length));
 /** What a bundler (no `node` condition) reaches. */
 const bundlerFileOf = (spec) => (spec === 'botsig' ? 'index' : spec.slice('botsig/'.length));
@@ -137,6 +139,31 @@ class Sub extends esm.BotsigError {}
 expect(new Sub('ERR_INTERNAL', 's') instanceof cjs.BotsigError, 'a subclass instance is instanceof the other BotsigError');
 expect(!(fromCjs instanceof Sub), 'instanceof a subclass keeps its ordinary meaning');
 expect(JSON.stringify(fromCjs) === '{"code":"ERR_INTERNAL","message":"made by the CommonJS build"}', 'toJSON is unchanged');
+// The Node main entry is built on its own (one file); the other entries have their own
+// copy of the core. What is one per process must still be one (src/core/process-wide.ts).
+const nodeEntry = await import('botsig/node');
+const provider = esm.getCryptoProvider();
+expect(provider.name === 'node', 'botsig (node condition) installs the node:crypto provider');
+expect(cjs.getCryptoProvider() === provider, 'the CommonJS build sees the same provider object');
+expect(cjsHttpsig.getCryptoProvider === undefined || cjsHttpsig.getCryptoProvider() === provider, 'botsig/httpsig sees the same provider');
+const marker = { name: 'marker', importSign: async () => { throw new Error('x'); }, importVerify: async () => { throw new Error('x'); } };
+cjs.setCryptoProvider(marker);
+expect(esm.getCryptoProvider() === marker, 'a provider set through the CommonJS build is also the provider of the ESM build');
+nodeEntry.installNodeCryptoProvider();
+expect(esm.getCryptoProvider().name === 'node', 'botsig/node reinstalls it for every copy');
+const { generateKeyPair, importSigningKey, signRequest } = esm;
+const { privateJwk, publicJwk } = await generateKeyPair('ed25519');
+const key = await importSigningKey(privateJwk);
+const request = { method: 'GET', url: 'https://origin.example/', headers: {} };
+const headers = await signRequest(request, { key, signatureAgent: 'https://agent.example', nonce: false });
+const directory = await import('botsig/directory');
+expect(typeof directory.DirectoryClient === 'function', 'botsig/directory exports DirectoryClient');
+const verified = await cjs.verifyRequest({ ...request, headers }, { keys: [publicJwk], nonce: { policy: 'none' }, authorities: ['origin.example'] });
+expect(verified.outcome === 'verified', 'a request signed by the ESM build verifies in the CommonJS build');
+const sync = await import('botsig/sync');
+const syncHeaders = sync.signRequestSync(request, { key: privateJwk, signatureAgent: 'https://agent.example', nonce: false });
+const verifiedSync = await esm.verifyRequest({ ...request, headers: syncHeaders }, { keys: [publicJwk], nonce: { policy: 'none' }, authorities: ['origin.example'] });
+expect(verifiedSync.outcome === 'verified', 'a request signed by botsig/sync verifies');
 console.log(JSON.stringify(problems));
 `;
 

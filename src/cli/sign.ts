@@ -6,7 +6,6 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { isBotsigError } from '../core/errors';
-import { createContentDigest } from '../crypto/digest';
 import { signRequest } from '../profile/sign-request';
 import { SIGNATURE_AGENT_TYPES } from '../profile/signature-agent';
 import type { SignatureAgentType } from '../profile/signature-agent';
@@ -93,13 +92,10 @@ async function buildSigned(target: string, options: SignOptions): Promise<Signed
   }
   const components = [...(options.component ?? [])];
   const added: Array<[string, string]> = [];
-  if (body !== undefined && options.contentDigest) {
-    // NOTES "Signing profile": no component covers the body; an agent that wants it covered signs Content-Digest (RFC 9530).
-    if (headers.some(([n]) => n.toLowerCase() === 'content-digest')) throw usageError('pass either --data or a Content-Digest header, not both');
-    const digest = await createContentDigest(body);
-    added.push(['Content-Digest', digest]);
-    if (!components.includes('content-digest')) components.push('content-digest');
-  }
+  // NOTES "Signing profile": no component covers the body; an agent that wants it covered signs
+  // Content-Digest (RFC 9530): signRequest computes and covers it (contentDigest).
+  const digesting = body !== undefined && options.contentDigest;
+  if (digesting && headers.some(([n]) => n.toLowerCase() === 'content-digest')) throw usageError('pass either --data or a Content-Digest header, not both');
 
   const [loaded, ...extra] = await loadSigningKeys(options.key, algorithmOption(options.alg));
   if (loaded === undefined || extra.length > 0) {
@@ -115,8 +111,10 @@ async function buildSigned(target: string, options: SignOptions): Promise<Signed
     ...(options.created === undefined ? {} : { created: options.created }),
     ...(options.expires === undefined ? {} : { expires: options.expires }),
     ...(options.nonce === false ? { nonce: false as const } : typeof options.nonce === 'string' ? { nonce: options.nonce } : {}),
+    // The whole --data is in memory already: no cap beyond it.
+    ...(digesting ? { contentDigest: 'sha-256' as const, maxBodyBytes: Buffer.byteLength(body) } : {}),
   };
-  const message = { method, url: url.href, headers: [...headers, ...added] };
+  const message = { method, url: url.href, headers, ...(digesting ? { body } : {}) };
   let signature;
   try {
     signature = await signRequest(message, signOptions);
@@ -125,6 +123,7 @@ async function buildSigned(target: string, options: SignOptions): Promise<Signed
     if (isBotsigError(error) || error instanceof TypeError || error instanceof RangeError) throw usageError(`cannot sign: ${describeError(error)}`);
     throw error;
   }
+  if (signature['content-digest'] !== undefined) added.push(['Content-Digest', signature['content-digest']]);
   if (signature['signature-agent'] !== undefined) added.push(['Signature-Agent', signature['signature-agent']]);
   added.push(['Signature-Input', signature['signature-input']], ['Signature', signature.signature]);
   const all = [...headers, ...added];

@@ -5,23 +5,10 @@
  */
 import { isBotsigError } from '../core/errors';
 import { jwkThumbprintSync } from './thumbprint';
+import { isRfc9421TestKeyId } from './test-key-ids';
 import type { Jwk } from './types';
 
-/**
- * RFC 7638 / RFC 8037 §A.3 SHA-256 thumbprints of the RFC 9421 §B.1 keys, computed
- * from the public keys printed in the RFC (the P-256 one also checked against the
- * §B.2.4 signature), keyed by thumbprint with the RFC's key name as value.
- */
-export const RFC9421_TEST_KEY_THUMBPRINTS: Readonly<Record<string, string>> = Object.freeze({
-  // §B.1.1 test-key-rsa (2048-bit RSA, PKCS #1)
-  'BHj8s0GPnMEQtkaULIM-PLgEhLBbuGUQ1vMxmBWZzEo': 'test-key-rsa',
-  // §B.1.2 test-key-rsa-pss
-  'oD0HwocPBSfpNy5W3bpJeyFGY_IQ_YpqxSjQ3Yd-CLA': 'test-key-rsa-pss',
-  // §B.1.3 test-key-ecc-p256
-  'ydQXMtvbsOsZyFir-Y7A8t7fKEM1gbKPvyFkdpu4fvI': 'test-key-ecc-p256',
-  // §B.1.4 test-key-ed25519
-  'poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U': 'test-key-ed25519',
-});
+export { RFC9421_TEST_KEY_THUMBPRINTS } from './test-key-ids';
 
 /**
  * True when the key (a JWK, or its thumbprint) is one of the RFC 9421 Appendix
@@ -32,7 +19,7 @@ export const RFC9421_TEST_KEY_THUMBPRINTS: Readonly<Record<string, string>> = Ob
  * isRfc9421TestKey('poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U'); // true (test-key-ed25519)
  */
 export function isRfc9421TestKey(jwkOrThumbprint: Jwk | string): boolean {
-  if (typeof jwkOrThumbprint === 'string') return Object.prototype.hasOwnProperty.call(RFC9421_TEST_KEY_THUMBPRINTS, jwkOrThumbprint);
+  if (typeof jwkOrThumbprint === 'string') return isRfc9421TestKeyId(jwkOrThumbprint);
   if (typeof jwkOrThumbprint !== 'object' || jwkOrThumbprint === null) throw new TypeError('expected a JWK or a thumbprint string');
   let thumbprint: string;
   try {
@@ -41,5 +28,5 @@ export function isRfc9421TestKey(jwkOrThumbprint: Jwk | string): boolean {
     if (isBotsigError(error)) return false;
     throw error;
   }
-  return Object.prototype.hasOwnProperty.call(RFC9421_TEST_KEY_THUMBPRINTS, thumbprint);
+  return isRfc9421TestKeyId(thumbprint);
 }

@@ -13,16 +13,16 @@ import type { AlgorithmName, Jwk, SigningKey } from '../crypto/types';
 import type { ComponentIdentifier } from '../httpsig/components';
 import { isHttpMessage, toHttpMessage } from '../httpsig/message';
 import type { HttpMessage, MessageInput } from '../httpsig/message';
-import { readSignatures } from '../httpsig/signature-input';
 import { signMessage } from '../httpsig/sign';
 import type { SignedMessage } from '../httpsig/sign';
 
 /**
  * Components a response signature covers by default: the status, the response content
  * (through `content-digest`), and the request it answers (RFC 9421 §2.4: method,
- * authority, path and query with `;req`). When the request carries a signature, its
- * first one is covered too (`"signature";req;key="…"`), binding the answer to that
- * exact signed request.
+ * authority, path and query with `;req`). Binding the answer to the request's own
+ * signature (`"signature";req;key="sig1"`) is stronger but needs the agent to verify
+ * with the request exactly as sent (its signature headers included): ask for it in
+ * `components` where the agent can.
  */
 export const DEFAULT_RESPONSE_COMPONENTS: readonly string[] = Object.freeze([
   '"@status"',
@@ -44,8 +44,8 @@ export interface SignResponseOptions {
   /** The request this response answers: its components are covered with `;req` (RFC 9421 §2.4). */
   readonly request: MessageInput | HttpMessage;
   /**
-   * The covered components, in order, replacing {@link DEFAULT_RESPONSE_COMPONENTS} (and
-   * the request-signature binding). `content-digest` is added when `contentDigest` is on.
+   * The covered components, in order, replacing {@link DEFAULT_RESPONSE_COMPONENTS}.
+   * `content-digest` is added when `contentDigest` is on.
    */
   readonly components?: readonly string[];
   /**
@@ -155,7 +155,7 @@ export async function signResponse(response: MessageInput | HttpMessage, options
     digest = await contentDigestToSign(response, digestAlg, options.maxBodyBytes);
   }
 
-  const components: string[] = options.components === undefined ? defaultComponents(request) : [...options.components];
+  const components: string[] = [...(options.components ?? DEFAULT_RESPONSE_COMPONENTS)];
   if (digest !== undefined && !components.some((c) => c === 'content-digest' || c === '"content-digest"')) components.push('"content-digest"');
   const signed: HttpMessage = { ...message, headers: new Map(message.headers) };
   if (digest !== undefined) signed.headers.set('content-digest', [digest]);
@@ -179,22 +179,4 @@ export async function signResponse(response: MessageInput | HttpMessage, options
     signature: result.headers.signature,
     ...(digest === undefined ? {} : { 'content-digest': digest }),
   };
-}
-
-/** The defaults, plus the request's first signature (`"signature";req;key=…`) when it carries one. */
-function defaultComponents(request: HttpMessage): string[] {
-  const out = [...DEFAULT_RESPONSE_COMPONENTS];
-  let entries;
-  try {
-    entries = readSignatures(request);
-  } catch {
-    // Signature fields that do not parse: nothing to bind to.
-    return out;
-  }
-  for (const entry of entries.values()) {
-    if (!entry.ok) continue;
-    out.push(`"signature";req;key="${entry.label}"`);
-    break;
-  }
-  return out;
 }

@@ -9,7 +9,7 @@
 import type { Diagnostic } from '../core/diagnostics';
 import { isBotsigError } from '../core/errors';
 import { keyForAlgorithm, verifyBase } from '../crypto/keys';
-import { isRfc9421TestKey } from '../crypto/test-keys';
+import { isRfc9421TestKeyId as isRfc9421TestKey } from '../crypto/test-key-ids';
 import { toAlgorithmName } from '../crypto/registry';
 import type { AlgorithmName, BoundVerifyingKey } from '../crypto/types';
 import { createReceivedSignatureBase } from '../httpsig/base';

@@ -13,7 +13,7 @@ import { systemClock } from '../core/time';
 import type { Clock } from '../core/time';
 import { importVerifyingKey, isVerifyingKey } from '../crypto/keys';
 import { ALGORITHMS, isAlgorithmName, toAlgorithmName } from '../crypto/registry';
-import { isRfc9421TestKey } from '../crypto/test-keys';
+import { isRfc9421TestKeyId as isRfc9421TestKey } from '../crypto/test-key-ids';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../crypto/types';
 import { createSignatureBase } from '../httpsig/base';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';

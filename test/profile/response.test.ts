@@ -164,12 +164,13 @@ async function signedExchange(): Promise<{ request: MessageObject; response: Mes
   const requestHeaders = await signRequest(request, { key: agent.privateJwk, contentDigest: 'sha-256' });
   request.headers = { 'content-type': 'application/json', ...requestHeaders };
   const response: MessageObject = { status: 201, headers: { 'content-type': 'application/json' }, body: BODY };
-  const headers = { ...(await signResponse(response, { key: origin.privateJwk, request })) };
+  const components = [...DEFAULT_RESPONSE_COMPONENTS, '"signature";req;key="sig1"'];
+  const headers = { ...(await signResponse(response, { key: origin.privateJwk, request, components })) };
   return { request, response: { ...response, headers: { 'content-type': 'application/json', ...headers } }, headers };
 }
 
 describe('signResponse / verifyResponse', () => {
-  it('round trip: status, content-digest, the request (method, authority, path, query, its signature) covered; verified and matched', async () => {
+  it('round trip: status, content-digest, the request (method, authority, path, query, and here its signature) covered; verified and matched', async () => {
     const { request, response, headers } = await signedExchange();
     expect(headers['content-digest']).toBe(await createContentDigest(BODY));
     const input = parseSignatureInput(headers['signature-input']!).get('sig1')!;
@@ -181,6 +182,17 @@ describe('signResponse / verifyResponse', () => {
     expect(result.outcome).toBe('verified');
     expect(result.agent).toBe(origin.thumbprint);
     expect(result.contentDigest?.status).toBe('matched');
+  });
+
+  it('the defaults do not bind the request signature: an agent that kept only the unsigned request (createSignedFetch) verifies', async () => {
+    const { request } = await signedExchange();
+    const origin = await keyPair();
+    const headers = await signResponse({ status: 200, headers: {}, body: BODY }, { key: origin.privateJwk, request });
+    const covered = [...parseSignatureInput(headers['signature-input']).get('sig1')!.components].map((c) => c.name);
+    expect(covered).not.toContain('signature');
+    const unsigned = { method: 'POST', url: URL_, headers: { 'content-type': 'application/json' } };
+    const result = await verifyResponse({ status: 200, headers: { ...headers }, body: BODY }, { request: unsigned, keys: [origin.publicJwk] });
+    expect(result.outcome).toBe('verified');
   });
 
   it('the answer to another request, or to the same request with another signature, is invalid', async () => {
@@ -286,8 +298,8 @@ describe('signResponse / verifyResponse', () => {
     expect((await verifyResponse(signed, { request, keys, requireContentDigest: true })).error?.code).toBe('ERR_CONTENT_DIGEST_REQUIRED');
   });
 
-  it('the default components are exported; misuse is a TypeError', async () => {
-    expect(DEFAULT_RESPONSE_COMPONENTS).toContain('"@authority";req');
+  it('the default components: status, content-digest and the request with ;req (not its signature); misuse is a TypeError', async () => {
+    expect(DEFAULT_RESPONSE_COMPONENTS).toEqual(['"@status"', '"content-digest"', '"@method";req', '"@authority";req', '"@path";req', '"@query";req']);
     const origin = await keyPair();
     const request = { method: 'GET', url: 'https://shop.example/', headers: {} };
     await expect(signResponse({ status: 200, headers: {} }, { key: origin.privateJwk } as never)).rejects.toBeInstanceOf(TypeError);

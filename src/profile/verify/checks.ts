@@ -135,6 +135,8 @@ export function agentCandidates(input: SignatureInput, header: ParsedSignatureAg
   const members = header.members;
   if (members.length === 0) return NO_MEMBERS;
   if (memberKey !== undefined) {
+    // The common case, a header of one member, the one covered: its (frozen) member list is the answer.
+    if (members.length === 1 && members[0]!.key === memberKey) return members;
     const m = memberByKey(header, memberKey);
     if (m !== undefined) return [m];
     if (!whole) return NO_MEMBERS;

@@ -4,7 +4,8 @@
  * budget (members looked up once each, at most `maxDirectories`, one deadline).
  */
 import { BotsigError } from '../../core/errors';
-import { importVerifyingKey, isVerifyingKey } from '../../crypto/keys';
+import { isVerifyingKey } from '../../crypto/keys/objects';
+import { importVerifyingKeyLazily as importVerifyingKey } from './lazy-parts';
 import type { Jwk, VerifyingKey } from '../../crypto/types';
 import type { SignatureAgentMember } from '../signature-agent';
 import type { DirectoryResolution, ResolvedKey, VerifyRequestOptions } from '../types';

@@ -5,15 +5,15 @@
  */
 import { checkOptionNames } from '../../core/options';
 import { systemClock } from '../../core/time';
-import { importVerifyingKey, isVerifyingKey } from '../../crypto/keys';
+import { isVerifyingKey } from '../../crypto/keys/objects';
 import { ALGORITHMS, isAlgorithmName } from '../../crypto/registry';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../../crypto/types';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../../httpsig/components';
 import { parseTargetUri } from '../../httpsig/message';
 import { publicJwkProblem } from '../key-check';
-import { MemoryNonceStore } from '../memory-nonce-store';
 import type { ContentDigestRequirement, VerifyRequestOptions } from '../types';
 import { AgentCache } from './agent-cache';
+import { DefaultNonceStore, importVerifyingKeyLazily } from './lazy-parts';
 import { NO_STRINGS, type Found, type Prepared } from './state';
 import { DEFAULT_VERIFIED_MEMO_MAX_ENTRIES, MAX_VERIFIED_MEMO_ENTRIES, VerifiedMemo } from './verified-memo';
 
@@ -107,7 +107,7 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     pendingKeys = staticKeysByArray.get(keys);
     if (pendingKeys === undefined) {
       // Each key's lookup answer is built here once; a hit allocates nothing.
-      pendingKeys = Promise.all(keys.map((k: Jwk | VerifyingKey) => importVerifyingKey(k))).then(
+      pendingKeys = Promise.all(keys.map((k: Jwk | VerifyingKey) => importVerifyingKeyLazily(k))).then(
         (list) => new Map(list.map((key): [string, Found] => [key.thumbprint, Object.freeze({ key, agent: key.thumbprint, source: 'static' })])),
       );
       // Handled in loadStaticKeys; keep an early rejection from being "unhandled".
@@ -132,7 +132,7 @@ export function prepare(options: VerifyRequestOptions): Prepared {
   if (policy !== 'none' && policy !== 'optional' && policy !== 'required') throw new TypeError('options.nonce.policy must be none, optional or required');
   // No store given: one owned by this options object (keep one object per verifier),
   // never a process-wide one that unrelated callers would share and could exhaust.
-  const store = nonce?.store ?? new MemoryNonceStore(now === undefined ? {} : { now });
+  const store = nonce?.store ?? new DefaultNonceStore(now === undefined ? {} : { now });
   const maxNonceLength = nonce?.maxLength ?? DEFAULT_MAX_NONCE_LENGTH;
   if (!Number.isSafeInteger(maxNonceLength) || maxNonceLength < 1) throw new TypeError('options.nonce.maxLength must be a positive integer');
   const discovery = options.discovery ?? {};
