@@ -21,7 +21,16 @@ export {
 } from './httpsig/signature-input';
 export type { SignatureEntry, SignatureInput, SignatureParams } from './httpsig/signature-input';
 export { isHttpMessage, toHttpMessage } from './httpsig/message';
-export type { HeaderInput, HttpMessage, MessageInput, MessageObject, ToHttpMessageOptions } from './httpsig/message';
+export type {
+  HeaderInput,
+  HttpMessage,
+  MessageBody,
+  MessageBodyReader,
+  MessageBodyValue,
+  MessageInput,
+  MessageObject,
+  ToHttpMessageOptions,
+} from './httpsig/message';
 export { renameSignatureLabel } from './httpsig/relabel';
 export type { SignatureHeaders } from './httpsig/relabel';
 export { acceptSignatureRequest, parseAcceptSignature, serializeAcceptSignature } from './httpsig/accept-signature';

@@ -13,5 +13,6 @@ export type { NodeKeyOptions } from './node/keys';
 export { createGuardedFetch, DEFAULT_GUARDED_FETCH_TIMEOUT_MS } from './node/guarded-fetch';
 export type { GuardedConnect, GuardedConnectTarget, GuardedFetchAllow, GuardedFetchOptions, GuardedLookup } from './node/guarded-fetch';
 export { createNodeMiddleware, createNodeVerifier, toMessage, writeRejection } from './node/http';
+export { nodeBodyReader } from './node/body';
 export type { NodeMiddleware, NodeRequest, NodeResponse, ToMessageOptions } from './node/http';
 export { installNodeDefaults } from './node/defaults';

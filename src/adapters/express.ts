@@ -32,6 +32,12 @@ export type ExpressBotsigMiddleware = (req: IncomingMessage, res: ServerResponse
  * TLS), or from proxy headers only with `trustProxy` (Express's own
  * `trust proxy` setting is not consulted).
  *
+ * Bodies (RFC 9530): when a signature that verified covers `content-digest`, the
+ * request body is read (at most `maxBodyBytes`, default 1 MiB) and put back into the
+ * request (`readable.unshift`), so body parsers mounted after this middleware
+ * (`express.json()`, `express.raw()`) still parse all of it. Mount it before them: a
+ * body a parser already consumed cannot be checked (`ERR_BODY_UNAVAILABLE`).
+ *
  * @throws TypeError at creation for malformed options.
  * @example
  * import express from 'express';

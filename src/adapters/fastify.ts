@@ -28,6 +28,11 @@ export type FastifyBotsigOptions = VerifierOptions | Verifier | { readonly verif
  * only with the verifier's `trustProxy` (Fastify's own `trustProxy` is not
  * consulted). HTTP/2 (`:authority`) works.
  *
+ * Bodies (RFC 9530): when a signature that verified covers `content-digest`, the hook
+ * reads `request.raw` (at most `maxBodyBytes`, default 1 MiB) and puts the bytes back
+ * (`readable.unshift`) before Fastify parses the body, so routes see `request.body`
+ * as usual (`bodyLimit` still applies).
+ *
  * @throws TypeError at registration for malformed options.
  * @example
  * import Fastify from 'fastify';

@@ -41,6 +41,11 @@ export type HonoBotsigOptions = VerifierOptions | Verifier;
  * a verifier from `createNodeVerifier` (`botsig/node`) so that directory
  * fetches go through the SSRF-guarded fetch.
  *
+ * Bodies (RFC 9530): when a signature that verified covers `content-digest`, a clone
+ * of the request (`c.req.raw.clone()`) is read, at most `maxBodyBytes` (default 1 MiB);
+ * `c.req.json()` and the like read the original. Mount it before middleware that reads
+ * the body (a used body cannot be cloned: `ERR_BODY_UNAVAILABLE`).
+ *
  * @throws TypeError at creation for malformed options.
  * @example
  * import { Hono } from 'hono';

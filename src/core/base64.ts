@@ -6,6 +6,8 @@
  * These run on every signature a verifier sees (the Signature field is a Byte
  * Sequence), so both directions work four characters at a time with table lookups.
  */
+import { slabBytes } from './byte-slab';
+
 const STD = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -75,12 +77,16 @@ function encodeChunk(bytes: Uint8Array, start: number, stop: number, alphabet: U
 
 export type Base64Alphabet = 'base64' | 'base64url' | 'either';
 
+function newBytes(n: number): Uint8Array {
+  return new Uint8Array(n);
+}
+
 /**
  * Decodes `text[start, stop)` as base64 (`+/`), base64url (`-_`) or either, per
  * `table`. Padding is optional but, when present, must be correct. Returns
  * `undefined` for anything malformed.
  */
-function decodeRange(text: string, start: number, stop: number, table: Uint8Array): Uint8Array | undefined {
+function decodeRange(text: string, start: number, stop: number, table: Uint8Array, alloc: (n: number) => Uint8Array = newBytes): Uint8Array | undefined {
   let end = stop;
   if (end > start && text.charCodeAt(end - 1) === 61 /* = */) end--;
   if (end > start && text.charCodeAt(end - 1) === 61) end--;
@@ -88,7 +94,7 @@ function decodeRange(text: string, start: number, stop: number, table: Uint8Arra
   const len = end - start;
   const rem = len & 3;
   if (rem === 1) return undefined;
-  const out = new Uint8Array((len >>> 2) * 3 + (rem === 0 ? 0 : rem - 1));
+  const out = alloc((len >>> 2) * 3 + (rem === 0 ? 0 : rem - 1));
   let o = 0;
   let i = start;
   const whole = end - rem;
@@ -147,6 +153,14 @@ export function base64Decode(text: string): Uint8Array | undefined {
  */
 export function base64DecodeRange(text: string, start: number, end: number): Uint8Array | undefined {
   return decodeRange(text, start, end, DECODE_STD);
+}
+
+/**
+ * {@link base64DecodeRange} into a view of a shared slab (`byte-slab.ts`): for bytes that
+ * are read right away and dropped (a received signature handed to the crypto provider).
+ */
+export function base64DecodeRangeToSlab(text: string, start: number, end: number): Uint8Array | undefined {
+  return decodeRange(text, start, end, DECODE_STD, slabBytes);
 }
 
 export function base64UrlDecode(text: string): Uint8Array | undefined {

@@ -16,7 +16,7 @@
  * it reads is built by serialisation. test/httpsig/received-text.test.ts holds these
  * readers to the general parser and the serialiser.
  */
-import { base64DecodeRange } from '../core/base64';
+import { base64DecodeRangeToSlab } from '../core/base64';
 import { parseDictionary } from '../core/sf-parse';
 import type { BareItem, Parameters } from '../core/sf-types';
 import { ALGORITHMS } from '../crypto/algorithm-names';
@@ -103,8 +103,8 @@ interface InnerList {
 
 // A cache, module-level on purpose (the reading is a pure function of the text): the
 // last inner list read. An agent covers the same components in every request, so they
-// are read once and the inputs that repeat the text share the frozen result.
-// Verification only reads it; `covered` hands the identifier texts out as a readonly array.
+// are read once and the inputs that repeat the text share the result (the identifier
+// texts frozen, since `covered` hands them out; the components internal, read only).
 let lastList: InnerList | undefined;
 const MAX_REMEMBERED_LIST = 1024;
 
@@ -131,7 +131,7 @@ class DirectInput implements ReceivedSignatureInput {
 
   constructor(
     readonly label: string,
-    // Frozen and shared with other inputs of the same text (see `lastList`): read only.
+    // Shared with other inputs of the same text (see `lastList`): read only.
     readonly components: ComponentIdentifier[],
     readonly paramsText: string,
     readonly idTexts: string[],
@@ -166,32 +166,39 @@ class InputReader {
     let i = 0;
     while (s.charCodeAt(i) === 32) i++;
     while (i < n) {
-      const k = keyEnd(s, i);
-      if (k < 0 || s.charCodeAt(k) !== 61 || s.charCodeAt(k + 1) !== 40) return undefined;
-      const label = s.slice(i, k);
-      if (out.has(label)) return undefined;
-      const open = k + 1;
-      let j: number;
-      let list = lastList;
-      if (list !== undefined && s.startsWith(list.text, open)) {
-        // The inner list read last time: reading it depends on its text alone (it ends at its ")").
-        j = open + list.text.length - 1;
-      } else {
-        list = this.innerList(open);
-        if (list === undefined) return undefined;
-        j = this.end;
-      }
-      const view = this.signatureParams(j + 1);
-      if (view === undefined) return undefined;
-      out.set(label, new DirectInput(label, list.components as ComponentIdentifier[], s.slice(open, this.end), list.idTexts as string[], view));
+      const input = this.member(i);
+      if (input === undefined || out.has(input.label)) return undefined;
+      out.set(input.label, input);
       i = nextMember(s, this.end);
       if (i < 0) return undefined;
     }
     return out;
   }
 
+  /** The member starting at `i` (`label=(…);params`); sets `end` after it. `undefined` when not in the shape this reader takes. */
+  member(i: number): ReceivedSignatureInput | undefined {
+    const s = this.s;
+    const k = keyEnd(s, i);
+    if (k < 0 || s.charCodeAt(k) !== 61 || s.charCodeAt(k + 1) !== 40) return undefined;
+    const label = s.slice(i, k);
+    const open = k + 1;
+    let j: number;
+    let list = lastList;
+    if (list !== undefined && s.startsWith(list.text, open)) {
+      // The inner list read last time: reading it depends on its text alone (it ends at its ")").
+      j = open + list.text.length - 1;
+    } else {
+      list = this.innerList(open);
+      if (list === undefined) return undefined;
+      j = this.end;
+    }
+    const view = this.signatureParams(j + 1);
+    if (view === undefined) return undefined;
+    return new DirectInput(label, list.components as ComponentIdentifier[], s.slice(open, this.end), list.idTexts as string[], view);
+  }
+
   /**
-   * The inner list of component identifiers starting at `open` (on "("), frozen, and
+   * The inner list of component identifiers starting at `open` (on "("), shared, and
    * remembered as the last one read; sets `end` to its ")". `undefined` when it is not
    * in the shape this reader takes.
    */
@@ -218,7 +225,7 @@ class InputReader {
       }
     }
     this.end = j;
-    const list: InnerList = { text: s.slice(open, j + 1), components, idTexts };
+    const list: InnerList = { text: s.slice(open, j + 1), components, idTexts: Object.freeze(idTexts) };
     if (list.text.length <= MAX_REMEMBERED_LIST) lastList = list;
     return list;
   }
@@ -332,7 +339,8 @@ class InputReader {
       i = this.end;
     }
     this.end = i;
-    // The members signatureParams() sets, in its order.
+    // The members signatureParams() sets, in its order; all six (the common case) in one literal.
+    if (seen === 63) return { created: created!, expires: expires!, nonce: nonce!, alg: alg!, keyid: keyid!, tag: tag! };
     const view: SignatureParams = {};
     if (created !== undefined) view.created = created;
     if (expires !== undefined) view.expires = expires;
@@ -366,11 +374,36 @@ export function readReceivedSignatures(s: string): Map<string, Uint8Array> | und
     if (out.has(label)) return undefined;
     const close = s.indexOf(':', k + 2);
     if (close < 0) return undefined;
-    const bytes = base64DecodeRange(s, k + 2, close);
+    const bytes = base64DecodeRangeToSlab(s, k + 2, close);
     if (bytes === undefined || s.charCodeAt(close + 1) === 59) return undefined;
     out.set(label, bytes);
     i = nextMember(s, close + 1);
     if (i < 0) return undefined;
   }
   return out;
+}
+
+/**
+ * The shape of nearly every signed request, read without a map per field: Signature-Input
+ * of exactly one member (as {@link readReceivedInputs} reads it) and Signature of exactly
+ * one member with the same label (as {@link readReceivedSignatures} reads it). `undefined`
+ * for anything else, which the caller then reads in full.
+ */
+export function readReceivedPair(inputText: string, sigText: string): { input: ReceivedSignatureInput; signature: Uint8Array } | undefined {
+  if (!PLAIN_TEXT.test(inputText)) return undefined;
+  const reader = new InputReader(inputText);
+  let i = 0;
+  while (inputText.charCodeAt(i) === 32) i++;
+  const input = reader.member(i);
+  if (input === undefined || nextMember(inputText, reader.end) !== inputText.length) return undefined;
+  const s = sigText;
+  i = 0;
+  while (s.charCodeAt(i) === 32) i++;
+  const label = input.label;
+  const k = i + label.length;
+  if (!s.startsWith(label, i) || s.charCodeAt(k) !== 61 || s.charCodeAt(k + 1) !== 58) return undefined;
+  const close = s.indexOf(':', k + 2);
+  if (close < 0 || s.charCodeAt(close + 1) === 59 || nextMember(s, close + 1) !== s.length) return undefined;
+  const signature = base64DecodeRangeToSlab(s, k + 2, close);
+  return signature === undefined ? undefined : { input, signature };
 }

@@ -12,7 +12,7 @@ import { serializeParameters } from '../core/sf-serialize';
 import type { Dictionary, Member, Parameters } from '../core/sf-types';
 import { serializeComponentIdentifier } from './component-id';
 import type { ComponentIdentifier } from './component-id';
-import { readReceivedInputs, readReceivedSignatures } from './fast-fields';
+import { readReceivedInputs, readReceivedPair, readReceivedSignatures } from './fast-fields';
 import type { HttpMessage } from './message';
 import type { ReceivedSignatureInput, SignatureEntry, SignatureInput, SignatureParams } from './signature-types';
 
@@ -248,6 +248,11 @@ function read(message: HttpMessage, received: boolean): Map<string, SignatureEnt
   const inputText = fieldValue(message, 'signature-input');
   const sigText = fieldValue(message, 'signature');
   if (inputText === undefined && sigText === undefined) return out;
+  if (received && inputText !== undefined && sigText !== undefined) {
+    // One signature, as nearly every request carries: no map per field.
+    const pair = readReceivedPair(inputText, sigText);
+    if (pair !== undefined) return out.set(pair.input.label, { label: pair.input.label, ok: true, input: pair.input, signature: pair.signature });
+  }
   // Received inputs: the common canonical shape is read directly (with its text),
   // anything else by the general parser, which also reports the errors.
   const direct = received && inputText !== undefined ? readReceivedInputs(inputText) : undefined;

@@ -9,7 +9,6 @@
 import type { Diagnostic } from '../core/diagnostics';
 import { isBotsigError } from '../core/errors';
 import { keyForAlgorithm, verifyBase } from '../crypto/keys';
-import { isRfc9421TestKeyId as isRfc9421TestKey } from '../crypto/test-key-ids';
 import { toAlgorithmName } from '../crypto/registry';
 import type { AlgorithmName, BoundVerifyingKey } from '../crypto/types';
 import { createReceivedSignatureBase } from '../httpsig/base';
@@ -17,7 +16,7 @@ import { toReceivedMessage, type HttpMessage, type MessageInput } from '../https
 import { readSignaturesWithTexts, signatureParams, type ReceivedSignatureInput, type SignatureEntry } from '../httpsig/signature-input';
 import type { ParsedSignatureAgent, SignatureAgentMember } from './signature-agent';
 import type { SignatureParamsView, SignatureResult, VerificationResult, VerifyRequestOptions } from './types';
-import { agentCandidates, authorityAllowed, checkCoverage, checkFreshness, coveredOf, taggedWebBotAuth } from './verify/checks';
+import { agentCandidates, authorityAllowed, checkCoverage, checkFreshness, coveredOf, isTestKeyid, taggedWebBotAuth } from './verify/checks';
 import { checkCoveredContentDigest, contentDigestRequired, coveredContentDigests } from './verify/content-digest';
 import { findKey, findKeyNow, Pending } from './verify/discovery';
 import { checkNonceParam, recordNonce } from './verify/nonce';
@@ -254,7 +253,7 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   const nonceProblem = checkNonceParam(d, params, p);
   if (nonceProblem !== undefined) return nonceProblem;
   // Keys are matched by thumbprint = keyid, so the example keys are known by keyid alone.
-  if (!options.allowTestKeys && isRfc9421TestKey(keyid)) {
+  if (!options.allowTestKeys && isTestKeyid(keyid)) {
     return fail(d, 'invalid', 'ERR_KEY_TEST_KEY', 'the key is a public RFC 9421 example key; set allowTestKeys to accept it');
   }
 

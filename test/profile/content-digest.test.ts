@@ -327,9 +327,27 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
     applySignatureHeaders(headers, await signRequest({ method: 'POST', url: URL_, headers, body: BODY }, { key: pair.privateJwk, contentDigest: 'sha-256' }));
     applySignatureHeaders(headers, await signRequest({ method: 'POST', url: URL_, headers, body: BODY }, { key: pair.privateJwk, contentDigest: 'sha-256' }));
     expect(headers['signature-input']).toContain('sig2=');
-    const result = await verify({ method: 'POST', url: URL_, headers, body });
+    // Count the hashing too: both signatures cover the same field, so the body is hashed once.
+    const subtle = globalThis.crypto.subtle;
+    const original = subtle.digest.bind(subtle);
+    let digests = 0;
+    Object.defineProperty(subtle, 'digest', {
+      configurable: true,
+      writable: true,
+      value: (...args: Parameters<SubtleCrypto['digest']>) => {
+        digests++;
+        return original(...args);
+      },
+    });
+    let result: VerificationResult;
+    try {
+      result = await verify({ method: 'POST', url: URL_, headers, body });
+    } finally {
+      delete (subtle as { digest?: unknown }).digest;
+    }
     expect(result.signatures.map((s) => s.outcome)).toEqual(['verified', 'verified']);
     expect(reads).toBe(1);
+    expect(digests).toBe(1);
   });
 
   it('a signature that does not cover content-digest never reads the content', async () => {

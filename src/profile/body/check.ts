@@ -12,6 +12,9 @@ import type { HttpMessage } from '../../httpsig/message';
 import type { ContentDigestCheck } from '../types';
 import { readMessageBody } from './read';
 
+/** Checks already made against one request's body (keyed by the promise of it, which lives as long as the request). */
+const checksByBody = new WeakMap<object, Map<string, Promise<BotsigError | undefined>>>();
+
 /** The content as bytes, or why it could not be read; never rejects. */
 export function loadBody(input: unknown, maxBytes: number): Promise<Uint8Array | BotsigError> {
   return readMessageBody(input, maxBytes).catch((error: unknown) =>
@@ -36,20 +39,33 @@ export async function checkContentDigest(
 ): Promise<ContentDigestCheck> {
   const content = await body;
   if (isBotsigError(content)) return { status: 'unchecked', error: content.toJSON() };
+  // Signatures of one request usually cover the same field: each distinct check hashes the body once.
+  let memo: Map<string, Promise<BotsigError | undefined>> | undefined;
+  if (typeof body === 'object' && body !== null && !(body instanceof Uint8Array) && !isBotsigError(body)) {
+    memo = checksByBody.get(body);
+    if (memo === undefined) checksByBody.set(body, (memo = new Map()));
+  }
   const algorithms = new Set<DigestAlgorithm>();
   try {
     for (const id of covered) {
       const value = fieldValue(id.params.has('tr') ? message.trailers : message.headers);
       if (value === undefined) throw new BotsigError('ERR_DIGEST_INVALID', 'the covered Content-Digest field is absent');
       const key = id.params.get('key');
-      if (key !== undefined) {
-        if (key.type !== 'string' || (key.value !== 'sha-256' && key.value !== 'sha-512')) {
-          throw new BotsigError('ERR_DIGEST_INVALID', 'the covered Content-Digest member is not sha-256 or sha-512 (RFC 9530 §7.2)');
-        }
-        await verifyContentDigest(value, content, { require: [key.value] });
-      } else {
-        await verifyContentDigest(value, content);
+      if (key !== undefined && (key.type !== 'string' || (key.value !== 'sha-256' && key.value !== 'sha-512'))) {
+        throw new BotsigError('ERR_DIGEST_INVALID', 'the covered Content-Digest member is not sha-256 or sha-512 (RFC 9530 §7.2)');
       }
+      const required = key === undefined ? undefined : (key.value as DigestAlgorithm);
+      const memoKey = (required ?? '') + '\n' + value;
+      let outcome = memo?.get(memoKey);
+      if (outcome === undefined) {
+        outcome = verifyContentDigest(value, content, required === undefined ? undefined : { require: [required] }).then(
+          () => undefined,
+          (error: unknown) => (isBotsigError(error) ? error : new BotsigError('ERR_DIGEST_INVALID', 'Content-Digest cannot be checked', { cause: error })),
+        );
+        memo?.set(memoKey, outcome);
+      }
+      const failure = await outcome;
+      if (failure !== undefined) throw failure;
       for (const name of parseDictionary(value).keys()) if (name === 'sha-256' || name === 'sha-512') algorithms.add(name);
     }
   } catch (error) {

@@ -12,7 +12,6 @@
 import { utf8 } from '../../core/base64';
 import { BotsigError, isBotsigError } from '../../core/errors';
 import { isHttpMessage } from '../../httpsig/message';
-import type { MessageBodyValue } from '../../httpsig/message';
 
 const EMPTY = new Uint8Array(0);
 
@@ -51,16 +50,6 @@ function declaredTooLarge(headers: Headers, maxBytes: number): boolean {
   const declared = headers.get('content-length');
   if (declared === null || !/^\d{1,16}$/.test(declared.trim())) return false;
   return Number(declared.trim()) > maxBytes;
-}
-
-/**
- * Whether `input` says anything about its content: a `Request`/`Response`, or a
- * message object with a `body` member (`null` included: no content). An
- * `HttpMessage` or a message object without `body` does not.
- */
-export function hasBody(input: unknown): boolean {
-  if (typeof input !== 'object' || input === null || isHttpMessage(input)) return false;
-  return isFetchBody(input) || 'body' in input;
 }
 
 /**
@@ -202,5 +191,3 @@ export function replayStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
     },
   });
 }
-
-export type { MessageBodyValue };

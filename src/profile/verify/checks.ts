@@ -3,6 +3,7 @@
  * (SPEC 5.1, NOTES "Signing profile"), the origin's authorities, and which
  * Signature-Agent members a signature binds (SPEC 5.2).
  */
+import { RFC9421_TEST_KEY_THUMBPRINTS } from '../../crypto/test-key-ids';
 import { messageTarget } from '../../httpsig/message';
 import { serializeComponentIdentifier } from '../../httpsig/components';
 import type { ReceivedSignatureInput, SignatureInput } from '../../httpsig/signature-input';
@@ -17,6 +18,15 @@ import { NO_STRINGS, type Context } from './state';
  */
 const MAX_AGENT_CANDIDATES = 4;
 const NO_MEMBERS: readonly SignatureAgentMember[] = Object.freeze([]);
+
+// A Set rather than an own-property check: the keyid's hash, computed here once, serves
+// the key lookups that follow (a property check would look the string up for internalising).
+const TEST_KEYIDS: ReadonlySet<string> = new Set(Object.keys(RFC9421_TEST_KEY_THUMBPRINTS));
+
+/** Whether a keyid is the thumbprint of an RFC 9421 Appendix B.1 example key (keys are matched by thumbprint = keyid). */
+export function isTestKeyid(keyid: string): boolean {
+  return TEST_KEYIDS.has(keyid);
+}
 
 /**
  * Freshness (SPEC 5.1: created and expires are required). Both are whole seconds,
@@ -64,7 +74,7 @@ export function authorityAllowed(ctx: Context): boolean {
 export function coveredOf(input: ReceivedSignatureInput): readonly string[] {
   const n = input.components.length;
   if (n === 0) return NO_STRINGS;
-  // As received when canonical: the same strings, in an array made for this input.
+  // As received when canonical: the same strings (frozen, shared by the inputs that repeat them).
   if (input.idTexts !== undefined) return input.idTexts;
   const out = new Array<string>(n);
   for (let i = 0; i < n; i++) out[i] = serializeComponentIdentifier(input.components[i]!);
@@ -81,14 +91,18 @@ export function checkCoverage(input: SignatureInput, covered: readonly string[],
   let authority = false;
   let targetUri = false;
   let coversSignature = false;
-  for (const c of input.components) {
-    if (c.name === '@authority') authority = true;
-    else if (c.name === '@target-uri') targetUri = true;
-    else if (c.name === 'signature') coversSignature = true;
+  // Indexed loops: the arrays here may be frozen (shared), where for-of allocates an iterator.
+  const components = input.components;
+  for (let i = 0; i < components.length; i++) {
+    const name = components[i]!.name;
+    if (name === '@authority') authority = true;
+    else if (name === '@target-uri') targetUri = true;
+    else if (name === 'signature') coversSignature = true;
   }
   if (!authority && (strict || !targetUri)) return `signature "${label}" covers neither @authority${strict ? '' : ' nor @target-uri'}`;
-  for (const required of ctx.p.required) {
-    if (!covered.includes(required)) return `signature "${label}" does not cover ${required}`;
+  const required = ctx.p.required;
+  for (let i = 0; i < required.length; i++) {
+    if (!covered.includes(required[i]!)) return `signature "${label}" does not cover ${required[i]!}`;
   }
   if (!coversSignature) return undefined;
   const have = new Set(covered);
@@ -123,7 +137,9 @@ export function agentCandidates(input: SignatureInput, header: ParsedSignatureAg
   let whole = false;
   let memberKey: string | undefined;
   let covers = false;
-  for (const c of input.components) {
+  const components = input.components;
+  for (let i = 0; i < components.length; i++) {
+    const c = components[i]!;
     if (c.name !== 'signature-agent') continue;
     covers = true;
     const key = c.params.get('key');
