@@ -137,13 +137,15 @@ function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepare
     body: undefined,
     contentDigestRequired: undefined,
   };
-  const results: SignatureResult[] = [];
+  // Made with the first result (nearly every request has one): not an empty array grown by push.
+  let results: SignatureResult[] | undefined;
   if (options.label === undefined) {
     const rest = entries.values();
     for (let next = rest.next(); next.done !== true; next = rest.next()) {
-      const r = verifyOne(ctx, next.value, results.length);
-      if (isThenable(r)) return verifyRest(ctx, r, rest, results, malformed, agentDiagnostics);
-      results.push(r);
+      const r = verifyOne(ctx, next.value, results === undefined ? 0 : results.length);
+      if (isThenable(r)) return verifyRest(ctx, r, rest, results ?? [], malformed, agentDiagnostics);
+      if (results === undefined) results = [r];
+      else results.push(r);
     }
   } else {
     const entry = entries.get(options.label);
@@ -156,10 +158,10 @@ function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepare
       );
     }
     const r = verifyOne(ctx, entry);
-    if (isThenable(r)) return verifyRest(ctx, r, undefined, results, malformed, agentDiagnostics);
-    results.push(r);
+    if (isThenable(r)) return verifyRest(ctx, r, undefined, [], malformed, agentDiagnostics);
+    results = [r];
   }
-  return summarise(ctx, results, malformed, agentDiagnostics);
+  return summarise(ctx, results ?? [], malformed, agentDiagnostics);
 }
 
 /** The signatures left once one step went asynchronous, still one after another. */
