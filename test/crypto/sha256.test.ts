@@ -21,7 +21,9 @@ const subtle = globalThis.crypto.subtle;
 const platformSha256 = async (data: Uint8Array): Promise<string> => hex(new Uint8Array(await subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>)));
 async function platformHmac(key: Uint8Array, data: Uint8Array): Promise<string> {
   // WebCrypto refuses an empty HMAC key; RFC 2104 pads it to a block of zeros, which is the same key.
-  const k = await subtle.importKey('raw', (key.length === 0 ? new Uint8Array(64) : key) as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const k = await subtle.importKey('raw', (key.length === 0 ? new Uint8Array(64) : key) as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   return hex(new Uint8Array(await subtle.sign('HMAC', k, data as Uint8Array<ArrayBuffer>)));
 }
 
