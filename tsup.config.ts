@@ -103,7 +103,15 @@ export default defineConfig([
     splitting: false,
     esbuildPlugins: [lazyFiles('./')],
   },
-  { ...shared, entry: nodeMain, dts: false, clean: false, splitting: false, minify: true, esbuildPlugins: [lazyFiles('./lazy/', ['key-import', 'key-import-verify', 'memory-nonce-store'])] },
+  {
+    ...shared,
+    entry: nodeMain,
+    dts: false,
+    clean: false,
+    splitting: false,
+    minify: true,
+    esbuildPlugins: [lazyFiles('./lazy/', ['key-import', 'key-import-verify', 'memory-nonce-store'])],
+  },
   {
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],
