@@ -60,6 +60,8 @@ const lazy = {
   'key-import': 'src/crypto/keys/signing.ts',
   'key-import-verify': 'src/crypto/keys/verifying.ts',
   'memory-nonce-store': 'src/profile/memory-nonce-store.ts',
+  'sign-response': 'src/profile/sign-response.ts',
+  'verify-response': 'src/profile/verify-response.ts',
 };
 
 /**

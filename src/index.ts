@@ -6,9 +6,8 @@
 
 // Web Bot Auth profile
 export { signRequest, applySignatureHeaders } from './profile/sign-request';
-export { signResponse, DEFAULT_RESPONSE_COMPONENTS } from './profile/sign-response';
+export { signResponse, verifyResponse, DEFAULT_RESPONSE_COMPONENTS } from './profile/responses';
 export type { SignResponseOptions, SignedResponseHeaders } from './profile/sign-response';
-export { verifyResponse } from './profile/verify-response';
 export type { VerifyResponseOptions } from './profile/verify-response';
 export type { ContentDigestCheck, ContentDigestRequest, ContentDigestRequirement } from './profile/types';
 // signRequestSync, importSigningKeySync: 'botsig/sync' (pure-JS Ed25519 stays out of this entry).

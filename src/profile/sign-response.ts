@@ -5,6 +5,7 @@
  * answer is the origin's own and is the answer to its request. The key directory
  * server signs its responses through the same {@link signResponseMessage}.
  */
+import { DEFAULT_RESPONSE_COMPONENTS } from './response/components';
 import { systemClock, toEpochSeconds } from '../core/time';
 import type { Clock } from '../core/time';
 import type { DigestAlgorithm } from '../crypto/digest';
@@ -16,22 +17,7 @@ import type { HttpMessage, MessageInput } from '../httpsig/message';
 import { signMessage } from '../httpsig/sign';
 import type { SignedMessage } from '../httpsig/sign';
 
-/**
- * Components a response signature covers by default: the status, the response content
- * (through `content-digest`), and the request it answers (RFC 9421 §2.4: method,
- * authority, path and query with `;req`). Binding the answer to the request's own
- * signature (`"signature";req;key="sig1"`) is stronger but needs the agent to verify
- * with the request exactly as sent (its signature headers included): ask for it in
- * `components` where the agent can.
- */
-export const DEFAULT_RESPONSE_COMPONENTS: readonly string[] = Object.freeze([
-  '"@status"',
-  '"content-digest"',
-  '"@method";req',
-  '"@authority";req',
-  '"@path";req',
-  '"@query";req',
-]);
+export { DEFAULT_RESPONSE_COMPONENTS } from './response/components';
 
 const DEFAULT_VALIDITY_SECONDS = 300;
 
