@@ -6,7 +6,7 @@
 //
 // Layers, bottom to top (a module may import its own layer and the ones below it):
 //
-//   core → crypto → httpsig → profile → directory → stores → verifier → node → adapters → cli → entry
+//   core → crypto → httpsig → profile → directory → stores → verifier → node → adapters → gate → cli → entry
 //
 // A module's layer is its first folder under src/ (src/httpsig/base.ts is `httpsig`);
 // src/verifier.ts and src/verifier/** are `verifier`; every other file directly in src/
@@ -40,7 +40,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 /** Bottom to top. `entry` (the files directly in src/) is the top. */
-export const LAYERS = Object.freeze(['core', 'crypto', 'httpsig', 'profile', 'directory', 'stores', 'verifier', 'node', 'adapters', 'cli', 'entry']);
+export const LAYERS = Object.freeze(['core', 'crypto', 'httpsig', 'profile', 'directory', 'stores', 'verifier', 'node', 'adapters', 'gate', 'cli', 'entry']);
 
 const SOURCE = /\.(?:ts|mts|cts|tsx)$/;
 

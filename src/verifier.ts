@@ -17,13 +17,16 @@ export { forwardedOrigin, trustedHops } from './verifier/transport';
 export type { ForwardedOrigin } from './verifier/transport';
 export { isValidAuthority, parseForwarded } from './verifier/forwarded';
 export type {
+  DirectoryLookupEvent,
   HandleResult,
+  NonceCheckEvent,
   OriginNonceOptions,
   PolicyDecision,
   PolicyRequest,
   Rejection,
   TransportInfo,
   TrustProxy,
+  VerificationEvent,
   Verifier,
   VerifierChallengeOptions,
   VerifierMode,

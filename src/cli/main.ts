@@ -10,12 +10,15 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { installNodeCryptoProvider } from '../node/crypto-provider';
+import { registerCard } from './card';
 import { registerCheck } from './check';
 import { CliError, describeError, err, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, usageError } from './common';
 import type { CliErrorCode } from './common';
 import { registerDemo } from './demo';
 import { registerDirectory } from './directory';
+import { registerGate } from './gate';
 import { registerKeygen } from './keygen';
+import { registerRegistry } from './registry';
 import { registerServe } from './serve';
 import { registerSign } from './sign';
 import { registerVerify } from './verify';
@@ -105,7 +108,7 @@ export function createProgram(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => undefined })
     .addHelpText('after', '\nStart with:\n  $ botsig demo\n\nRun botsig <command> --help for the options and an example of each command.');
-  for (const register of [registerDemo, registerKeygen, registerDirectory, registerServe, registerSign, registerVerify, registerCheck]) {
+  for (const register of [registerDemo, registerKeygen, registerDirectory, registerServe, registerSign, registerVerify, registerCheck, registerCard, registerRegistry, registerGate]) {
     register(program, run);
   }
   program.hook('preAction', (_program, command) => {

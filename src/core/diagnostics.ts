@@ -94,7 +94,27 @@ export type DiagnosticCode =
   // Content-Digest of the directory response (RFC 9530).
   | 'content-digest-missing'
   | 'content-digest-mismatch'
-  | 'content-digest-invalid';
+  | 'content-digest-invalid'
+  // Signature Agent Cards (directory/card): a member ignored, or what a verifier should know.
+  | 'card-member-invalid'
+  | 'card-value-unknown'
+  | 'card-uri-not-https'
+  | 'card-client-id-missing'
+  | 'card-no-keys'
+  | 'card-signature-invalid'
+  // Registries (directory/registry): one line, or the registry as a whole.
+  | 'registry-line-invalid'
+  | 'registry-line-too-long'
+  | 'registry-scheme'
+  | 'registry-data-url-unencoded'
+  | 'registry-data-invalid'
+  | 'registry-entry-duplicate'
+  | 'registry-too-many-entries'
+  | 'registry-too-many-lines'
+  | 'registry-content-type'
+  | 'registry-entry-directory'
+  | 'registry-entry-failed'
+  | 'registry-stale';
 
 /**
  * A finding about untrusted input that does not stop processing: a key dropped

@@ -67,6 +67,9 @@ export type BotsigErrorCode =
   | 'ERR_DELEGATION_INVALID'
   | 'ERR_DISCOVERY_BUDGET'
   | 'ERR_DISCOVERY_LIMITED'
+  // Signature Agent Cards and registries (draft-meunier-webbotauth-registry)
+  | 'ERR_CARD_INVALID'
+  | 'ERR_REGISTRY_INVALID'
   // a defect in botsig itself, reported instead of thrown where the contract is "never throws"
   | 'ERR_INTERNAL';
 

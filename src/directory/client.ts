@@ -59,6 +59,20 @@ function checkMember(member: unknown): asserts member is SignatureAgentMember {
   }
 }
 
+/** Each client's fetch context, for {@link fetchContextOf}. */
+const fetchContexts = new WeakMap<DirectoryClient, FetchContext>();
+
+/**
+ * The fetch context of a client (its settings, outbound limiter and fetch function), so
+ * that the registry client fetches registries and cards under the same URL guard,
+ * outbound budget and guarded fetch as the client's directories. `undefined` for
+ * anything that is not a `DirectoryClient`.
+ * @internal
+ */
+export function fetchContextOf(client: unknown): FetchContext | undefined {
+  return typeof client === 'object' && client !== null ? fetchContexts.get(client as DirectoryClient) : undefined;
+}
+
 /** The resolution of a fresh entry (the warm path of `resolve`), marking the state used; `undefined` when none is fresh. */
 function fresh(state: State, now: number): DirectoryClientResolution | undefined {
   const view = state.view;
@@ -103,6 +117,7 @@ export class DirectoryClient implements KeyDirectory {
       resolveJwks: (url, identifier) => resolveState(ctx, states.getOrCreate('jwks_uri', url, identifier)),
     };
     this.ctx = ctx;
+    fetchContexts.set(this, base);
     this.states = states;
     this.inline = new InlineDirectories(ctx);
     const max = s.maxEntries * 4;

@@ -63,10 +63,19 @@ export interface ToMessageOptions {
  * const message = toMessage(req, { trustProxy: 1 });
  * const result = await verifyRequest(message, { allowInsecure: false });
  */
+/**
+ * The header record: own properties only, nothing inherited (its prototype is an empty
+ * object with no prototype), so a field named `constructor` or `__proto__` is a field
+ * like any other, as with `Object.create(null)`; but it stays a fast-mode object, which
+ * `Object.create(null)` never is, so filling it and reading it per request cost less.
+ */
+const HeaderRecord = function HeaderRecord() {} as unknown as new () => Record<string, string | string[]>;
+HeaderRecord.prototype = Object.create(null) as Record<string, string | string[]>;
+
 export function toMessage(req: NodeRequest, options: ToMessageOptions = {}): MessageObject {
   const raw = (req as { rawHeaders?: unknown }).rawHeaders;
   if (!Array.isArray(raw)) throw new TypeError('toMessage needs a node:http or node:http2 request');
-  const headers: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+  const headers = new HeaderRecord();
   let host: string | undefined;
   let hosts = 0;
   let pseudoAuthority: string | undefined;
@@ -193,10 +202,11 @@ export type NodeMiddleware = (req: NodeRequest, res: NodeResponse, next?: (error
 export function createNodeMiddleware(verifierOrOptions?: Verifier | VerifierOptions): NodeMiddleware {
   const verifier = resolveNodeVerifier(verifierOrOptions);
   warnIfNoAuthorities(verifier, 'node');
-  const trustProxy = verifier.trustProxy;
+  // One options object for every request.
+  const messageOptions: ToMessageOptions = { trustProxy: verifier.trustProxy };
   return async function botsigMiddleware(req, res, next) {
     try {
-      const { result, challenge } = await verifier.handle(toMessage(req, { trustProxy }));
+      const { result, challenge } = await verifier.handle(toMessage(req, messageOptions));
       req.botsig = result;
       if (challenge !== undefined) {
         await writeRejection(res, challenge);

@@ -3,6 +3,7 @@ import type { Diagnostic } from '../core/diagnostics';
 import type { Clock } from '../core/time';
 import type { DigestAlgorithm } from '../crypto/digest';
 import type { AlgorithmName, Jwk, SigningKey, VerifyingKey } from '../crypto/types';
+import type { SignatureAgentCard } from './card';
 import type { NonceStore } from './nonce-store';
 import type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType } from './signature-agent';
 
@@ -97,6 +98,11 @@ export interface SignatureResult {
   readonly delegation?: KeyDelegation;
   /** Set when the signature covers `content-digest` and verified: whether the content matched. */
   readonly contentDigest?: ContentDigestCheck;
+  /**
+   * Set when the key came from a Signature Agent Card (`type=cimd`): the card as validated
+   * (name, contacts, the `web_bot_auth` metadata), frozen and shared between results.
+   */
+  readonly card?: SignatureAgentCard;
   readonly error?: ErrorInfo;
 }
 
@@ -111,6 +117,8 @@ export interface VerificationResult {
    * `content-digest`: a policy that needs body integrity asks for `status === 'matched'`.
    */
   readonly contentDigest?: ContentDigestCheck;
+  /** The first verified signature's Signature Agent Card, when its key came from one (`type=cimd`). */
+  readonly card?: SignatureAgentCard;
   readonly signatures: readonly SignatureResult[];
   /** True when `Signature`, `Signature-Input` or `Signature-Agent` could not be parsed (SPEC 7: the origin MAY answer 400). */
   readonly malformed: boolean;
@@ -190,6 +198,8 @@ export interface DirectoryResolvedKey {
    * (inline `data:` keys are identified by their thumbprint).
    */
   readonly agent?: string;
+  /** The `kid` the key set gives the key when it is a label (not the thumbprint): `jwks_uri` and `cimd` sets. */
+  readonly kid?: string;
 }
 
 export interface DirectoryResolution {
@@ -197,6 +207,8 @@ export interface DirectoryResolution {
   readonly url: string;
   readonly keys: readonly DirectoryResolvedKey[];
   readonly diagnostics: readonly Diagnostic[];
+  /** For a `cimd` member: the Signature Agent Card the keys came from (draft-meunier-webbotauth-registry). */
+  readonly card?: SignatureAgentCard;
 }
 
 /**
@@ -218,6 +230,49 @@ export interface KeyDirectory {
 }
 
 export type NoncePolicy = 'none' | 'optional' | 'required';
+
+/**
+ * Where the keys of one tag's signatures come from:
+ * - `'signature-agent'` (Web Bot Auth): static `keys`, then `resolveKey`, then the
+ *   directory of the Signature-Agent member the signature covers;
+ * - `{ jwksUri }`: a JWK Set at a URL the operator configures (a network's key
+ *   directory), fetched through the verifier's `directory` (its guards, cache and
+ *   budget); the Signature-Agent header plays no part. The agent identifier is that URL;
+ * - `{ keys }`: public keys configured for this tag only (matched like static `keys`).
+ * `matchKid`: also match a `keyid` against the key's `kid` (an operator's label), not only
+ * its JWK thumbprint. Only for key sets the operator chose.
+ */
+export type TagKeySource =
+  | 'signature-agent'
+  | { readonly jwksUri: string; readonly matchKid?: boolean }
+  | { readonly keys: ReadonlyArray<Jwk | VerifyingKey>; readonly matchKid?: boolean };
+
+/** The rules for signatures under one tag. Unset members take the verifier's own options. */
+export interface TagRules {
+  /** Components every signature must cover, beyond `@authority` (or `@target-uri`). Default: `requiredComponents`. */
+  readonly requiredComponents?: readonly string[];
+  /** Require `@authority` itself rather than accepting `@target-uri`. Default: `strictAuthority`. */
+  readonly strictAuthority?: boolean;
+  /** Largest `expires - created`. Default: `maxValiditySeconds`. */
+  readonly maxValiditySeconds?: number;
+  /** Nonce policy. Default: `nonce.policy`. */
+  readonly nonce?: NoncePolicy;
+  /** Where keys come from. Default `'signature-agent'`. */
+  readonly keys?: TagKeySource;
+}
+
+/**
+ * A verification profile as a value: the signature tags a verifier judges and, per tag,
+ * its rules. Signatures under other tags are skipped (`skipped: true`), as SPEC 5.3 rule 2
+ * says of tags other than `web-bot-auth`. Without a profile the verifier applies
+ * `web-bot-auth` (`WEB_BOT_AUTH_PROFILE`) with its own options.
+ */
+export interface VerifyProfile {
+  /** For messages. */
+  readonly name: string;
+  /** Tag → rules (at least one tag). */
+  readonly tags: Readonly<Record<string, TagRules>>;
+}
 
 export interface NonceOptions {
   /** `none`: nonces ignored. `optional` (default): checked when present. `required`: a signature without one is invalid. */
@@ -305,6 +360,11 @@ export interface VerifyRequestOptions {
   readonly authorities?: readonly string[];
   /** Bounds on the key discovery one request can cause. */
   readonly discovery?: DiscoveryOptions;
+  /**
+   * The tags judged and their rules (see {@link VerifyProfile}). Default: `web-bot-auth`
+   * with the options above. The options above are each tag's defaults.
+   */
+  readonly profile?: VerifyProfile;
   /**
    * Signatures judged per request, in field order. Default 16. Each costs a
    * signature base and possibly a verification, so a request with thousands of

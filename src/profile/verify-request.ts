@@ -16,17 +16,18 @@ import { toReceivedMessage, type HttpMessage, type MessageInput } from '../https
 import { readSignaturesWithTexts, signatureParams, type ReceivedSignatureInput, type SignatureEntry } from '../httpsig/signature-input';
 import type { ParsedSignatureAgent, SignatureAgentMember } from './signature-agent';
 import type { SignatureParamsView, SignatureResult, VerificationResult, VerifyRequestOptions } from './types';
-import { agentCandidates, authorityAllowed, checkCoverage, checkFreshness, coveredOf, isTestKeyid, taggedWebBotAuth } from './verify/checks';
+import { agentCandidates, authorityAllowed, checkCoverage, checkFreshness, coveredOf, isTestKeyid, tagRulesOf, taggedWebBotAuth } from './verify/checks';
 import { checkCoveredContentDigest, contentDigestRequired, coveredContentDigests } from './verify/content-digest';
-import { findKey, findKeyNow, Pending } from './verify/discovery';
+import { findKey, findKeyNow, findTagKey, Pending } from './verify/discovery';
 import { checkNonceParam, recordNonce } from './verify/nonce';
 import { loadStaticKeys, prepare } from './verify/options';
 import { fail, finish, requestResult, summarise, toInfo, type Draft } from './verify/result';
-import { isThenable, NO_DIAGNOSTICS, NO_PARAMS, NO_STRINGS, type Context, type Found, type MaybePromise, type Prepared } from './verify/state';
+import { isThenable, NO_DIAGNOSTICS, NO_PARAMS, NO_STRINGS, type Context, type Found, type MaybePromise, type Prepared, type TagPrepared } from './verify/state';
 
 export { prepareVerifyOptions } from './verify/options';
 
 const DEFAULT_OPTIONS: VerifyRequestOptions = Object.freeze({});
+const NO_MEMBERS: readonly SignatureAgentMember[] = Object.freeze([]);
 
 /**
  * Verifies the Web Bot Auth signatures of a request (SPEC 5.3; RFC 9421 §3.2).
@@ -200,14 +201,19 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
 
   // SPEC 5.3 rule 2: other profiles' signatures are left alone, whatever they contain.
   let params: SignatureParamsView | undefined = input.view;
-  if (!taggedWebBotAuth(input)) {
+  // With a profile (options.profile), the rules of the signature's tag; without one, web-bot-auth and the options.
+  const tags = p.tags;
+  const rules = tags === undefined ? undefined : tagRulesOf(input, tags);
+  if (tags === undefined ? !taggedWebBotAuth(input) : rules === undefined) {
     try {
       d.params = params ?? signatureParams(input.params);
     } catch {
       // Not ours to judge: report without a typed view.
     }
-    return finish(d, 'unverified', { code: 'ERR_TAG_MISMATCH', message: `signature "${label}" is not tagged web-bot-auth; skipped` }, true);
+    const why = tags === undefined ? 'is not tagged web-bot-auth' : `has no tag of profile ${p.profileName}`;
+    return finish(d, 'unverified', { code: 'ERR_TAG_MISMATCH', message: `signature "${label}" ${why}; skipped` }, true);
   }
+  if (rules !== undefined) d.rules = rules;
   if (params === undefined) {
     try {
       params = signatureParams(input.params);
@@ -223,7 +229,8 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   const expires = params.expires!;
 
   // Coverage (SPEC 5.1, NOTES "Signing profile").
-  const coverageError = checkCoverage(input, d.covered, ctx, options.strictAuthority === true);
+  const coverageError =
+    rules === undefined ? checkCoverage(input, d.covered, ctx, options.strictAuthority === true) : checkCoverage(input, d.covered, ctx, rules.strictAuthority, rules.required);
   if (coverageError !== undefined) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', coverageError);
   // RFC 9530 Content-Digest: checked against the content once the signature verified (withSignature).
   const digests = coveredContentDigests(input.components);
@@ -235,7 +242,8 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   if (p.authorities !== undefined && !authorityAllowed(ctx)) {
     return fail(d, 'invalid', 'ERR_AUTHORITY_NOT_ALLOWED', `signature "${label}" was made for an authority this origin does not answer to`);
   }
-  const candidates = agentCandidates(input, ctx.agentHeader);
+  // A tag whose keys the operator configured does not look at Signature-Agent.
+  const candidates = rules !== undefined && rules.ownKeys ? NO_MEMBERS : agentCandidates(input, ctx.agentHeader);
   if (candidates === undefined) {
     return fail(d, 'invalid', 'ERR_SIGNATURE_AGENT_NOT_COVERED', `signature "${label}" does not cover the Signature-Agent header (SPEC 5.2 rule 1)`);
   }
@@ -269,6 +277,7 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   }
 
   const signature = entry.signature;
+  if (rules !== undefined && rules.ownKeys) return withTagKey(ctx, d, rules, keyid, alg, base, signature, params.nonce, expires);
   const staticKey = p.staticKeys?.get(keyid);
   if (staticKey !== undefined) return withKey(ctx, d, staticKey, alg, base, signature, params.nonce, expires);
   // A warm directory (or nothing to look up) answers at once: no promise, no deadline.
@@ -281,6 +290,36 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   if (!(now instanceof Pending)) return withFound(ctx, d, now, candidates, alg, base, signature, params.nonce, expires);
   return findKey(ctx, label, keyid, params.alg, candidates, now.from).then(
     (found) => withFound(ctx, d, found, candidates, alg, base, signature, params.nonce, expires),
+    (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
+  );
+}
+
+/** A profile tag with its own keys (`{ keys }` or `{ jwksUri }`): the key the keyid names there, or why none. */
+function withTagKey(
+  ctx: Context,
+  d: Draft,
+  rules: TagPrepared,
+  keyid: string,
+  alg: AlgorithmName | undefined,
+  base: string,
+  signature: Uint8Array,
+  nonce: string | undefined,
+  expires: number,
+): MaybePromise<SignatureResult> {
+  const unknown = (): SignatureResult => fail(d, 'unverified', 'ERR_KEY_UNKNOWN', `no key of tag ${rules.tag} is known for the keyid of signature "${d.label}"`);
+  if (rules.jwks === undefined) {
+    const found = rules.staticKeys?.get(keyid);
+    return found === undefined ? unknown() : withKey(ctx, d, found, alg, base, signature, nonce, expires);
+  }
+  let found: MaybePromise<Found | undefined>;
+  try {
+    found = findTagKey(ctx, rules.jwks, keyid, rules.matchKid);
+  } catch (error) {
+    return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
+  }
+  if (!isThenable(found)) return found === undefined ? unknown() : withKey(ctx, d, found, alg, base, signature, nonce, expires);
+  return Promise.resolve(found).then(
+    (f) => (f === undefined ? unknown() : withKey(ctx, d, f, alg, base, signature, nonce, expires)),
     (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
   );
 }
@@ -325,6 +364,7 @@ function withKey(
   d.keySource = found.source;
   if (found.delegation !== undefined) d.delegation = found.delegation;
   if (found.member !== undefined) d.signatureAgent = found.member;
+  if (found.card !== undefined) d.card = found.card;
   // RFC 9421 §3.2 step 6. A key bound to an algorithm (key type, JWK alg, configuration)
   // costs the same comparisons as before; a key that names none (an RSA JWK without alg)
   // is bound to the signature's alg from bindings made at import; when the signature
@@ -341,7 +381,7 @@ function withKey(
 
   // Verified before (same key, base and signature): only the crypto call is skipped. A
   // signature whose nonce the store records is never remembered: its second use is a replay.
-  const memo = nonce === undefined || p.policy === 'none' ? p.verifiedMemo : undefined;
+  const memo = nonce === undefined || (d.rules === undefined ? p.policy : d.rules.policy) === 'none' ? p.verifiedMemo : undefined;
   if (memo !== undefined && memo.has(key, base, signature)) return withSignature(ctx, d, true, nonce, expires);
   let ok: MaybePromise<boolean>;
   try {
@@ -373,5 +413,14 @@ function withSignature(ctx: Context, d: Draft, ok: boolean, nonce: string | unde
 
 /** `http:` in any case (RFC 3986 §3.1: schemes are case-insensitive). */
 function isPlainHttp(url: string | undefined): boolean {
-  return url !== undefined && url.length > 5 && url.charCodeAt(4) === 0x3a && url.slice(0, 4).toLowerCase() === 'http';
+  // `| 0x20` lowercases an ASCII letter (and leaves no other character equal to one).
+  return (
+    url !== undefined &&
+    url.length > 5 &&
+    url.charCodeAt(4) === 0x3a &&
+    (url.charCodeAt(0) | 0x20) === 0x68 &&
+    (url.charCodeAt(1) | 0x20) === 0x74 &&
+    (url.charCodeAt(2) | 0x20) === 0x74 &&
+    (url.charCodeAt(3) | 0x20) === 0x70
+  );
 }

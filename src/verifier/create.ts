@@ -13,6 +13,7 @@ import { createChallenge } from '../profile/challenge';
 import type { Challenge } from '../profile/challenge';
 import type { VerificationResult } from '../profile/types';
 import { verifyRequest } from '../profile/verify-request';
+import { emitVerification } from './events';
 import { originNonceMinter } from './origin-nonce';
 import { buildChallengeOptions, buildVerifyOptions, checkTrustProxy } from './options';
 import { checkDecision, policyRequest } from './policy';
@@ -78,10 +79,22 @@ export function createVerifier(options: VerifierOptions = {}): Verifier {
     return createChallenge(result, { ...challengeOptions, nonce: minter.mint() });
   };
 
-  const verifyMessage = async (message: Request | MessageObject): Promise<VerificationResult> => {
-    const result = await verifyRequest(message, verifyOptions);
-    return minter?.required === true ? minter.enforce(result) : result;
-  };
+  // Without a required origin nonce the result is verifyRequest's own (no async frame per request).
+  const verifyPlain =
+    minter?.required === true
+      ? async (message: Request | MessageObject): Promise<VerificationResult> => minter.enforce(await verifyRequest(message, verifyOptions))
+      : (message: Request | MessageObject): Promise<VerificationResult> => verifyRequest(message, verifyOptions);
+  // The hook is checked by buildVerifyOptions; without one, nothing is timed.
+  const onVerification = options.onVerification;
+  const verifyMessage =
+    onVerification === undefined
+      ? verifyPlain
+      : async (message: Request | MessageObject): Promise<VerificationResult> => {
+          const start = performance.now();
+          const result = await verifyPlain(message);
+          emitVerification(onVerification, result, performance.now() - start);
+          return result;
+        };
 
   const verify = (request: Request | MessageObject, transport?: TransportInfo): Promise<VerificationResult> =>
     verifyMessage(adjust(request, transport, trustProxy));

@@ -29,5 +29,9 @@ export function lazyDirectoryClient(options: DirectoryClientOptions): KeyDirecto
       if (client !== undefined) return client.resolve(member);
       return loading.then((c) => c.resolve(member));
     },
+    // The warm path (verifyRequest asks it first): nothing is fresh before the client is loaded.
+    resolveFresh(member: SignatureAgentMember): DirectoryResolution | undefined {
+      return client?.resolveFresh?.(member);
+    },
   };
 }

@@ -5,6 +5,7 @@
  */
 import { isBotsigError } from '../core/errors';
 import { checkOptionNames } from '../core/options';
+import { checkHook, observedDirectory, observedNonceStore } from './events';
 import { lazyDirectoryClient } from './lazy-directory';
 import { acceptSignatureValue } from '../profile/challenge';
 import type { ChallengeOptions } from '../profile/challenge';
@@ -29,7 +30,17 @@ function isKeyDirectory(value: unknown): value is KeyDirectory {
   return typeof value === 'object' && value !== null && typeof (value as KeyDirectory).resolve === 'function';
 }
 
-const VERIFIER_OPTION_NAMES: readonly (keyof VerifierOptions)[] = [...VERIFY_OPTION_NAMES, 'mode', 'policy', 'trustProxy', 'challenge', 'originNonce'];
+const VERIFIER_OPTION_NAMES: readonly (keyof VerifierOptions)[] = [
+  ...VERIFY_OPTION_NAMES,
+  'mode',
+  'policy',
+  'trustProxy',
+  'challenge',
+  'originNonce',
+  'onVerification',
+  'onDirectoryLookup',
+  'onNonceCheck',
+];
 
 export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyRequestOptions> {
   checkOptionNames(options, VERIFIER_OPTION_NAMES, 'createVerifier options');
@@ -67,8 +78,14 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
   if (noncePolicy !== 'none' && noncePolicy !== 'optional' && noncePolicy !== 'required') {
     throw new TypeError("options.nonce.policy must be 'none', 'optional' or 'required'");
   }
-  const store = nonce?.store ?? new MemoryNonceStore(options.now === undefined ? {} : { now: options.now });
+  let store = nonce?.store ?? new MemoryNonceStore(options.now === undefined ? {} : { now: options.now });
   if (typeof store.checkAndRecord !== 'function') throw new TypeError('options.nonce.store must be a NonceStore');
+  // Event hooks: the directory and the store are wrapped only when a hook asks (no cost otherwise).
+  checkHook(options.onVerification, 'onVerification');
+  checkHook(options.onDirectoryLookup, 'onDirectoryLookup');
+  checkHook(options.onNonceCheck, 'onNonceCheck');
+  if (options.onDirectoryLookup !== undefined && directory !== undefined) directory = observedDirectory(directory, options.onDirectoryLookup);
+  if (options.onNonceCheck !== undefined) store = observedNonceStore(store, options.onNonceCheck);
 
   const out: { -readonly [K in keyof VerifyRequestOptions]: VerifyRequestOptions[K] } = {
     nonce: Object.freeze(nonce?.maxLength === undefined ? { policy: noncePolicy, store } : { policy: noncePolicy, store, maxLength: nonce.maxLength }),

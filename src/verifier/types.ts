@@ -2,10 +2,11 @@
  * The public types of the origin-side verifier: its options, the verdicts it
  * returns, and what a policy sees and answers. Types only.
  */
+import type { BotsigErrorCode } from '../core/errors';
 import type { DirectoryClientOptions } from '../directory/client';
 import type { MessageObject } from '../httpsig/message';
 import type { Challenge } from '../profile/challenge';
-import type { KeyDirectory, NonceOptions, VerificationResult, VerifyRequestOptions } from '../profile/types';
+import type { KeyDirectory, KeySource, NonceOptions, Outcome, VerificationResult, VerifyRequestOptions } from '../profile/types';
 
 /** `observe`: annotate every request with its result, never block. `enforce`: answer 400 / 403 / 429 (or what `policy` decides). */
 export type VerifierMode = 'observe' | 'enforce';
@@ -107,6 +108,62 @@ export interface VerifierOptions extends Omit<VerifyRequestOptions, 'directory' 
   readonly challenge?: VerifierChallengeOptions;
   /** Mint origin nonces for challenges (SPEC 5.3 rule 8); `true` for the defaults. */
   readonly originNonce?: boolean | OriginNonceOptions;
+  /**
+   * Called once per verification (`verify`, `handle`) with its outcome, error code,
+   * latency, agent and key source: the numbers SPEC 5.3 rule 9 asks origins to
+   * monitor, for metrics or logs. Synchronous, after the verdict and before
+   * `verify`/`handle` resolve; must not throw (a hook that throws is ignored). Not set:
+   * nothing is measured.
+   */
+  readonly onVerification?: (event: VerificationEvent) => void;
+  /**
+   * Called for every key-directory lookup of a verification: `fresh` (answered at
+   * once from the directory's in-process cache), `resolved` (the directory's
+   * `resolve`: a fetch, a revalidation, a shared cache, or a fetch already in
+   * flight) or `failed`. Must not throw. Not set: the directory is used as given.
+   */
+  readonly onDirectoryLookup?: (event: DirectoryLookupEvent) => void;
+  /** Called for every nonce-store check (latency, new / replay / refused / error). Must not throw. Not set: the store is used as given. */
+  readonly onNonceCheck?: (event: NonceCheckEvent) => void;
+}
+
+/** What {@link VerifierOptions.onVerification} receives. */
+export interface VerificationEvent {
+  readonly outcome: Outcome;
+  /** Why the request is not verified (the request's error, else the first failed signature's); absent when verified. */
+  readonly code?: BotsigErrorCode;
+  /** Time spent in verification (key lookup, crypto, nonce check), milliseconds. */
+  readonly latencyMs: number;
+  /** The verified agent identifier (`result.agent`). */
+  readonly agent?: string;
+  /** Where the verified signature's key came from; for a failure, where the failed signature's key came from, when known. */
+  readonly keySource?: KeySource;
+  /** True when the signature headers could not be parsed. */
+  readonly malformed: boolean;
+  /** The whole result (shared with the caller: do not mutate). */
+  readonly result: VerificationResult;
+}
+
+/** What {@link VerifierOptions.onDirectoryLookup} receives. */
+export interface DirectoryLookupEvent {
+  /** `fresh`: answered from the in-process cache without waiting; `resolved`: through `resolve`; `failed`: `resolve` failed. */
+  readonly result: 'fresh' | 'resolved' | 'failed';
+  /** The agent identifier resolved, or the member URL as sent when the lookup failed. */
+  readonly url: string;
+  /** Milliseconds. */
+  readonly latencyMs: number;
+  /** `failed`: the error code (`ERR_DIRECTORY_FETCH`, `ERR_URL_BLOCKED`, …) when it is a BotsigError. */
+  readonly code?: BotsigErrorCode;
+}
+
+/** What {@link VerifierOptions.onNonceCheck} receives (never the nonce or its scope). */
+export interface NonceCheckEvent {
+  /** `new`: recorded; `replay`: already seen; `refused`: the store refused it (quota, length); `error`: the store could not answer. */
+  readonly result: 'new' | 'replay' | 'refused' | 'error';
+  /** Milliseconds. */
+  readonly latencyMs: number;
+  /** `refused` / `error`: the BotsigError code, when the store threw one. */
+  readonly code?: BotsigErrorCode;
 }
 
 /** What the transport says about a request when the runtime knows more than the `Request` object. */

@@ -5,13 +5,14 @@
  * files, so that it appears once, in any reporter's output.
  *
  * The suites are found by the helper they call (`describeWithRedis`,
- * `describeWithChromium`), so the list cannot drift from the tests. When Vitest
+ * `describeWithChromium`, `describeWithNginx`, `describeWithCaddy`), so the list
+ * cannot drift from the tests. When Vitest
  * tells which files this run selected, a tool none of them needs is not mentioned.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { CHROMIUM, missingLine, REDIS } from './optional-tools';
+import { CADDY, CHROMIUM, missingLine, NGINX, REDIS } from './optional-tools';
 
 function testFiles(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -35,7 +36,7 @@ function selectedFiles(project: TestProject): ReadonlySet<string> | undefined {
 
 export default function setup(project: TestProject): void {
   const root = project.config.root;
-  const missing = [REDIS, CHROMIUM].filter((tool) => tool.missing() !== undefined);
+  const missing = [REDIS, CHROMIUM, NGINX, CADDY].filter((tool) => tool.missing() !== undefined);
   if (missing.length === 0) return;
   const files = testFiles(join(root, 'test')).sort();
   const selected = selectedFiles(project);

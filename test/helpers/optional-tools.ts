@@ -1,6 +1,6 @@
 /**
- * The two optional tools some suites need: a `redis-server` binary and Debian's
- * Chromium. Detection and messages only (no Vitest import), shared by
+ * The optional tools some suites need: a `redis-server` binary, Debian's
+ * Chromium, nginx and Caddy (the `botsig gate` suites). Detection and messages only (no Vitest import), shared by
  * test/helpers/optional.ts (the `describe` variants the suites use) and
  * test/helpers/optional-setup.ts (Vitest globalSetup: prints one line per missing tool).
  *
@@ -9,7 +9,8 @@
  * suite runs and fails with the message of {@link requireTool}.
  *
  * Overrides: `BOTSIG_REDIS_SERVER` (a command on PATH or a path, e.g. `valkey-server`;
- * default `redis-server`) and `BOTSIG_CHROMIUM_PATH` (default `/usr/bin/chromium`).
+ * default `redis-server`), `BOTSIG_CHROMIUM_PATH` (default `/usr/bin/chromium`),
+ * `BOTSIG_NGINX` (default `nginx`) and `BOTSIG_CADDY` (default `caddy`).
  * Point either at a missing file to see the skip (or, with CI=true, the failure).
  */
 import { accessSync, constants, statSync } from 'node:fs';
@@ -19,7 +20,7 @@ export interface OptionalTool {
   /** What the skip line calls the suites, e.g. "the Redis suites". */
   readonly suites: string;
   /** The helper a suite calls instead of `describe` (test/helpers/optional.ts); globalSetup finds the suites by it. */
-  readonly describeName: 'describeWithRedis' | 'describeWithChromium';
+  readonly describeName: 'describeWithRedis' | 'describeWithChromium' | 'describeWithNginx' | 'describeWithCaddy';
   /** The command or path that will be run. */
   readonly command: string;
   /** How to get it, for the messages. */
@@ -47,7 +48,8 @@ function isExecutableFile(path: string): boolean {
 /** `command` itself when it names a path, else the first executable `command` on PATH. */
 function resolveCommand(command: string): string | undefined {
   if (command.includes('/')) return isExecutableFile(command) ? command : undefined;
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+  // /usr/sbin (nginx) is not on every user's PATH.
+  for (const dir of [...(process.env['PATH'] ?? '').split(delimiter), '/usr/sbin', '/sbin']) {
     if (dir !== '' && isExecutableFile(join(dir, command))) return join(dir, command);
   }
   return undefined;
@@ -76,6 +78,24 @@ export const CHROMIUM: OptionalTool = {
   missing: () => (isExecutableFile(chromiumPath) ? undefined : `no Chromium at ${chromiumPath}`),
 };
 
+const nginxCommand = process.env['BOTSIG_NGINX'] || 'nginx';
+export const NGINX: OptionalTool = {
+  suites: 'the nginx suites',
+  describeName: 'describeWithNginx',
+  command: nginxCommand,
+  enable: "apt-get install nginx (Debian's, with the auth_request module), or set BOTSIG_NGINX to an nginx binary",
+  missing: () => (resolveCommand(nginxCommand) !== undefined ? undefined : `${nginxCommand} not found on PATH (or in /usr/sbin)`),
+};
+
+const caddyCommand = process.env['BOTSIG_CADDY'] || 'caddy';
+export const CADDY: OptionalTool = {
+  suites: 'the Caddy suites',
+  describeName: 'describeWithCaddy',
+  command: caddyCommand,
+  enable: "apt-get install caddy (Debian's, 2.6 or later: forward_auth), or set BOTSIG_CADDY to a caddy binary",
+  missing: () => (resolveCommand(caddyCommand) !== undefined ? undefined : `${caddyCommand} not found on PATH`),
+};
+
 /** True when the suites needing `tool` are skipped: it is missing and this is not CI. */
 export function skipWithout(tool: OptionalTool): boolean {
   return tool.missing() !== undefined && !inCI();
@@ -101,5 +121,5 @@ export function requireTool(tool: OptionalTool): string {
     const ci = inCI() ? ' CI is set, so they fail instead of being skipped.' : '';
     throw new Error(`botsig: ${tool.suites} need ${tool.command}: ${why}. To run them: ${tool.enable}.${ci}`);
   }
-  return tool.command;
+  return resolveCommand(tool.command) ?? tool.command;
 }

@@ -1,6 +1,6 @@
 /**
- * Suites that need an optional tool (a `redis-server` binary, Debian's Chromium)
- * use these instead of `describe`:
+ * Suites that need an optional tool (a `redis-server` binary, Debian's Chromium,
+ * nginx, Caddy) use these instead of `describe`:
  * - the tool is there: the suite runs;
  * - it is missing, locally: `describe.skip` (the file's top-level hooks do not run
  *   either when every suite in it is skipped); test/helpers/optional-setup.ts prints
@@ -16,9 +16,9 @@
  * finds the suites by these names.
  */
 import { describe } from 'vitest';
-import { CHROMIUM, REDIS, requireTool, skipWithout } from './optional-tools';
+import { CADDY, CHROMIUM, NGINX, REDIS, requireTool, skipWithout } from './optional-tools';
 
-export { CHROMIUM, inCI, REDIS, requireTool } from './optional-tools';
+export { CADDY, CHROMIUM, inCI, NGINX, REDIS, requireTool } from './optional-tools';
 export type { OptionalTool } from './optional-tools';
 
 /** What `describe.skipIf(…)` returns: `describe` itself or `describe.skip`. */
@@ -29,6 +29,12 @@ export const describeWithRedis: SuiteVariant = describe.skipIf(skipWithout(REDIS
 
 /** `describe` for suites that need Chromium (see the module comment). */
 export const describeWithChromium: SuiteVariant = describe.skipIf(skipWithout(CHROMIUM));
+
+/** `describe` for suites that need nginx (see the module comment). */
+export const describeWithNginx: SuiteVariant = describe.skipIf(skipWithout(NGINX));
+
+/** `describe` for suites that need Caddy (see the module comment). */
+export const describeWithCaddy: SuiteVariant = describe.skipIf(skipWithout(CADDY));
 
 /** The Chromium executable for `chromium.launch({ executablePath })`; throws a clear Error when it is missing. */
 export function chromiumExecutable(): string {

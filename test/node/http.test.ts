@@ -155,10 +155,17 @@ describe('toMessage: @authority and @scheme from what the origin received (RFC 9
     expect(tunnel.target).toBe('a.example:443');
   });
 
-  it('a header named __proto__ is an ordinary field (null-prototype record)', () => {
-    const m = toMessage(fakeRequest({ rawHeaders: ['host', 'a.example', '__proto__', 'x'] }));
-    expect((m.headers as Record<string, unknown>)['__proto__']).toBe('x');
-    expect(Object.getPrototypeOf(m.headers)).toBeNull();
+  it('a header named __proto__ or constructor is an ordinary field (nothing inherited)', () => {
+    const m = toMessage(fakeRequest({ rawHeaders: ['host', 'a.example', '__proto__', 'x', 'Constructor', 'y', 'constructor', 'z'] }));
+    const headers = m.headers as Record<string, unknown>;
+    expect(headers['__proto__']).toBe('x');
+    expect(headers['constructor']).toEqual(['y', 'z']);
+    expect(Object.keys(headers)).toEqual(['host', '__proto__', 'constructor']);
+    // No Object.prototype members: nothing but the fields is found on the record.
+    for (const name of ['toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf']) expect(name in headers, name).toBe(false);
+    const keys: string[] = [];
+    for (const k in headers) keys.push(k);
+    expect(keys).toEqual(['host', '__proto__', 'constructor']);
   });
 
   it('TypeError for something that is not a Node request', () => {

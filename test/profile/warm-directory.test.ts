@@ -12,6 +12,7 @@ import { applySignatureHeaders, signRequest } from '../../src/profile/sign-reque
 import type { DirectoryResolution, KeyDirectory, VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { createVerifier } from '../../src/verifier';
 import { keyPair, otherKeyPair } from './helpers';
 
 const JWKS_A = 'https://keys-a.example/jwks.json';
@@ -174,6 +175,36 @@ describe('a warm directory answers synchronously', () => {
       expect(r.outcome).toBe('verified');
     }
     expect(calls).toEqual(['resolve', 'fresh', 'resolve', 'resolve']);
+  });
+});
+
+describe('a verifier built with directory options (its client loaded on first use)', () => {
+  it('answers from its warm cache without a timer too', async () => {
+    const c = clock();
+    const a = await keyPair();
+    const fetched: string[] = [];
+    const verifier = createVerifier({
+      now: c.now,
+      authorities: ['origin.example'],
+      nonce: { policy: 'required' },
+      directory: {
+        now: c.now,
+        fetch: async (url: string) => {
+          fetched.push(url);
+          return new Response(JSON.stringify({ keys: [a.publicJwk] }), {
+            status: 200,
+            headers: { 'content-type': 'application/jwk-set+json', 'cache-control': 'max-age=600', date: new Date(c.t).toUTCString() },
+          });
+        },
+      },
+    });
+    const first = await signedFor(a.privateJwk, JWKS_A, c.t);
+    expect((await verifier.verify(first)).outcome).toBe('verified');
+    const second = await signedFor(a.privateJwk, JWKS_A, c.t);
+    const warm = await countingTimers(() => verifier.verify(second));
+    expect(warm.value.outcome).toBe('verified');
+    expect(fetched).toEqual([JWKS_A]);
+    expect(warm.timers).toBe(0);
   });
 });
 

@@ -25,6 +25,11 @@ const DIRECTORY_ACCEPT = 'application/http-message-signatures-directory+json, ap
 const JWKS_ACCEPT =
   'application/http-message-signatures-directory+json, application/jwk-set+json;q=0.9, application/http-message-signatures-directory;q=0.9, application/json;q=0.5';
 const CIMD_ACCEPT = 'application/json';
+// A registry (draft-meunier-webbotauth-registry) is a text list; the draft names no media type.
+const REGISTRY_ACCEPT = 'text/plain, */*;q=0.5';
+
+/** What a fetch is for: a member type, or a registry of Signature Agent Cards. */
+export type FetchKind = Kind | 'registry';
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -53,8 +58,18 @@ export async function admit(ctx: FetchContext, url: string, signal: AbortSignal)
   return { host, release: await ctx.outbound.admit(host, trusted, signal) };
 }
 
-/** One GET of a directory, JWK Set or card (`kind`) at `target`; `stored` makes it a conditional revalidation. */
-export async function fetchEntry(ctx: FetchContext, kind: Kind, target: string, stored: DirectoryCacheEntry | undefined): Promise<FetchResult> {
+/**
+ * One GET of a directory, JWK Set, card or registry (`kind`) at `target`; `stored` makes it
+ * a conditional revalidation. A card is never fetched through a redirect (registry draft:
+ * "MUST NOT follow HTTP redirects"), whatever `maxRedirects` says.
+ */
+export async function fetchEntry(
+  ctx: FetchContext,
+  kind: FetchKind,
+  target: string,
+  stored: DirectoryCacheEntry | undefined,
+  maxBytes: number = ctx.s.maxBytes,
+): Promise<FetchResult> {
   const s = ctx.s;
   const fetchFn = ctx.fetcher();
   const deadline = startDeadline(s.timeoutMs, 'the directory');
@@ -67,7 +82,7 @@ export async function fetchEntry(ctx: FetchContext, kind: Kind, target: string, 
     return { ok: false, error: toBotsigError(error, 'the directory could not be fetched') };
   }
   const headers: Record<string, string> = {
-    accept: kind === 'directory' ? DIRECTORY_ACCEPT : kind === 'jwks_uri' ? JWKS_ACCEPT : CIMD_ACCEPT,
+    accept: kind === 'directory' ? DIRECTORY_ACCEPT : kind === 'jwks_uri' ? JWKS_ACCEPT : kind === 'cimd' ? CIMD_ACCEPT : REGISTRY_ACCEPT,
   };
   if (s.userAgent !== undefined) headers['user-agent'] = s.userAgent;
   if (stored !== undefined) Object.assign(headers, validatorHeaders(stored.headers));
@@ -85,7 +100,7 @@ export async function fetchEntry(ctx: FetchContext, kind: Kind, target: string, 
       if (response.type === 'opaqueredirect' || (status >= 300 && status < 400 && status !== 304)) {
         const location = response.headers.get('location');
         cancel(response);
-        if (hop >= s.maxRedirects || location === null) {
+        if (hop >= (kind === 'cimd' ? 0 : s.maxRedirects) || location === null) {
           throw fail('ERR_DIRECTORY_FETCH', `the directory answered with a redirect (HTTP ${status}), which is not followed`);
         }
         const next = tryParseUrl(resolveLocation(location, url));
@@ -125,7 +140,7 @@ export async function fetchEntry(ctx: FetchContext, kind: Kind, target: string, 
           : 'the directory is not served as application/http-message-signatures-directory+json or JSON',
       );
     }
-    const bytes = await readCapped(response, s.maxBytes, deadline.aborted);
+    const bytes = await readCapped(response, maxBytes, deadline.aborted);
     let body: string;
     try {
       body = utf8Decoder.decode(bytes);
@@ -160,7 +175,9 @@ export function pickHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
-function acceptableContentType(kind: Kind, contentType: string | undefined): boolean {
+function acceptableContentType(kind: FetchKind, contentType: string | undefined): boolean {
+  // The registry draft names no media type; the registry client reports an unusual one.
+  if (kind === 'registry') return true;
   const k = directoryMediaTypeKind(contentType);
   if (kind !== 'cimd') return k !== 'other';
   if (k === 'json') return true;

@@ -99,6 +99,8 @@ export async function finish(
       ...(proof === undefined ? {} : { signedAt: proof.created }),
       ...(dk.nbf === undefined ? {} : { nbf: dk.nbf }),
       ...(dk.exp === undefined ? {} : { exp: dk.exp }),
+      // A label (jwks_uri and cimd sets), for key sources that match keyids by kid.
+      ...(dk.kid === undefined || dk.kid === key.thumbprint ? {} : { kid: dk.kid }),
     });
     const outcome = outcomes?.[i];
     if (outcomes !== undefined && ctx.s.requireDelegation && (outcome === undefined || !outcome.ok)) {

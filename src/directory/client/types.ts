@@ -7,6 +7,7 @@
 import type { Diagnostic } from '../../core/diagnostics';
 import type { BotsigError } from '../../core/errors';
 import type { VerifyingKey } from '../../crypto/types';
+import type { SignatureAgentCard } from '../../profile/card';
 import type { SignatureAgentType } from '../../profile/signature-agent';
 import type { DirectoryResolution, DirectoryResolvedKey } from '../../profile/types';
 import type { DirectoryCacheEntry } from '../cache';
@@ -79,6 +80,8 @@ export interface Built {
   readonly newestProof: number | undefined;
   /** A card whose key set is served stale (its `jwks_uri` is failing). */
   readonly staleKeys: boolean;
+  /** For a Signature Agent Card (`cimd`): the card, handed out with the keys. */
+  readonly card?: SignatureAgentCard;
 }
 
 /** What `resolve` hands out for a built response at some time, and until when that answer holds. */

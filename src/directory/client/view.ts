@@ -63,6 +63,7 @@ export function viewOf(state: State, built: Built, now: number, stale: boolean, 
     diagnostics: diagnostics === undefined ? built.diagnostics : Object.freeze(diagnostics),
     stale: stale || built.staleKeys,
     proof: proofSummary(keys),
+    ...(built.card === undefined ? {} : { card: built.card }),
   });
   return { resolution, checkAtMs };
 }

@@ -10,7 +10,7 @@ import type { ReceivedSignatureInput, SignatureInput } from '../../httpsig/signa
 import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent';
 import { WEB_BOT_AUTH_TAG, type SignatureParamsView, type SignatureResult } from '../types';
 import { fail, type Draft } from './result';
-import { NO_STRINGS, type Context } from './state';
+import { NO_STRINGS, type Context, type TagPrepared } from './state';
 
 /**
  * Members of a Signature-Agent covered whole (first revision's String form, SPEC
@@ -45,8 +45,9 @@ export function checkFreshness(d: Draft, params: SignatureParamsView, ctx: Conte
   }
   if (expires < Math.floor(ctx.nowMs / 1000) - p.skewSeconds) return fail(d, 'invalid', 'ERR_SIGNATURE_EXPIRED', `signature "${label}" has expired`);
   if (expires < created) return fail(d, 'invalid', 'ERR_PARAM_INVALID', `signature "${label}" expires before it was created`);
-  if (expires - created > p.maxValiditySeconds) {
-    return fail(d, 'invalid', 'ERR_VALIDITY_TOO_LONG', `signature "${label}" is valid for longer than ${p.maxValiditySeconds} s`);
+  const maxValidity = d.rules === undefined ? p.maxValiditySeconds : d.rules.maxValiditySeconds;
+  if (expires - created > maxValidity) {
+    return fail(d, 'invalid', 'ERR_VALIDITY_TOO_LONG', `signature "${label}" is valid for longer than ${maxValidity} s`);
   }
   return undefined;
 }
@@ -55,6 +56,13 @@ export function taggedWebBotAuth(input: ReceivedSignatureInput): boolean {
   if (input.view !== undefined) return input.view.tag === WEB_BOT_AUTH_TAG;
   const tag = input.params.get('tag');
   return tag !== undefined && tag.type === 'string' && tag.value === WEB_BOT_AUTH_TAG;
+}
+
+/** With a profile (`options.profile`): the rules of the signature's tag, `undefined` when the profile has none for it. */
+export function tagRulesOf(input: ReceivedSignatureInput, tags: ReadonlyMap<string, TagPrepared>): TagPrepared | undefined {
+  if (input.view !== undefined) return input.view.tag === undefined ? undefined : tags.get(input.view.tag);
+  const tag = input.params.get('tag');
+  return tag !== undefined && tag.type === 'string' ? tags.get(tag.value) : undefined;
 }
 
 /** Whether the request's `@authority` (the host of `@target-uri`: the same value) is the origin's own. */
@@ -86,7 +94,13 @@ export function coveredOf(input: ReceivedSignatureInput): readonly string[] {
  * configured components covered, and a covered signature (`"signature";key=X`)
  * accompanied by `"signature-input";key=X` and every component X covers.
  */
-export function checkCoverage(input: SignatureInput, covered: readonly string[], ctx: Context, strict: boolean): string | undefined {
+export function checkCoverage(
+  input: SignatureInput,
+  covered: readonly string[],
+  ctx: Context,
+  strict: boolean,
+  required: readonly string[] = ctx.p.required,
+): string | undefined {
   const label = input.label;
   let authority = false;
   let targetUri = false;
@@ -100,7 +114,6 @@ export function checkCoverage(input: SignatureInput, covered: readonly string[],
     else if (name === 'signature') coversSignature = true;
   }
   if (!authority && (strict || !targetUri)) return `signature "${label}" covers neither @authority${strict ? '' : ' nor @target-uri'}`;
-  const required = ctx.p.required;
   for (let i = 0; i < required.length; i++) {
     if (!covered.includes(required[i]!)) return `signature "${label}" does not cover ${required[i]!}`;
   }

@@ -117,10 +117,38 @@ function keyIn(ctx: Context, resolution: DirectoryResolution, keyid: string, mem
   for (const entry of resolution.keys) {
     if (entry.thumbprint === keyid) {
       const delegation = entry.delegation;
-      return { key: entry.key, agent: entry.agent ?? resolution.url, source: 'directory', member, ...(delegation === undefined ? {} : { delegation }) };
+      const card = resolution.card;
+      if (card === undefined) {
+        return { key: entry.key, agent: entry.agent ?? resolution.url, source: 'directory', member, ...(delegation === undefined ? {} : { delegation }) };
+      }
+      return { key: entry.key, agent: entry.agent ?? resolution.url, source: 'directory', member, card, ...(delegation === undefined ? {} : { delegation }) };
     }
   }
   return undefined;
+}
+
+/**
+ * A profile tag's own key set (`{ jwksUri }`, options.profile): the key `keyid` names, by
+ * thumbprint or (with `matchKid`) by its `kid`, looked up like a member's directory (a
+ * fresh entry at once, else within the request's budget and deadline). The agent is the
+ * key set's URL; no Signature-Agent member is involved.
+ */
+export function findTagKey(ctx: Context, member: SignatureAgentMember, keyid: string, matchKid: boolean): MaybePromise<Found | undefined> {
+  const directory = ctx.options.directory!;
+  const fresh = directory.resolveFresh === undefined ? undefined : freshLookup(ctx, directory, member);
+  if (fresh !== undefined) return tagKeyIn(ctx, fresh, keyid, matchKid);
+  const pending = lookup(ctx, directory, member);
+  return isThenable(pending) ? Promise.resolve(pending).then((r) => tagKeyIn(ctx, r, keyid, matchKid)) : tagKeyIn(ctx, pending, keyid, matchKid);
+}
+
+function tagKeyIn(ctx: Context, resolution: DirectoryResolution, keyid: string, matchKid: boolean): Found | undefined {
+  if (resolution.diagnostics.length > 0) (ctx.diagnostics ??= []).push(...resolution.diagnostics);
+  let byKid: DirectoryResolution['keys'][number] | undefined;
+  for (const entry of resolution.keys) {
+    if (entry.thumbprint === keyid) return { key: entry.key, agent: resolution.url, source: 'directory' };
+    if (matchKid && byKid === undefined && entry.kid === keyid) byKid = entry;
+  }
+  return byKid === undefined ? undefined : { key: byKid.key, agent: resolution.url, source: 'directory' };
 }
 
 /**
@@ -129,11 +157,7 @@ function keyIn(ctx: Context, resolution: DirectoryResolution, keyid: string, mem
  * `discovery.maxDirectories` distinct members per request, and all of them within
  * one deadline. Beyond the budget a signature is `unverified` (`ERR_DISCOVERY_BUDGET`).
  */
-function lookup(
-  ctx: Context,
-  directory: NonNullable<VerifyRequestOptions['directory']>,
-  member: SignatureAgentMember,
-): MaybePromise<DirectoryResolution> {
+function lookup(ctx: Context, directory: NonNullable<VerifyRequestOptions['directory']>, member: SignatureAgentMember): MaybePromise<DirectoryResolution> {
   const lookups = (ctx.lookups ??= new Map());
   const id = member.type + ' ' + member.url;
   const known = lookups.get(id);

@@ -10,8 +10,9 @@ import { isThenable, type Context, type MaybePromise, type Prepared } from './st
 
 /** The nonce policy against the parameters (present when required, not too long); `undefined` when they pass. */
 export function checkNonceParam(d: Draft, params: SignatureParamsView, p: Prepared): SignatureResult | undefined {
-  if (p.policy === 'required' && params.nonce === undefined) return fail(d, 'invalid', 'ERR_NONCE_MISSING', `signature "${d.label}" has no nonce`);
-  if (p.policy !== 'none' && params.nonce !== undefined && params.nonce.length > p.maxNonceLength) {
+  const policy = d.rules === undefined ? p.policy : d.rules.policy;
+  if (policy === 'required' && params.nonce === undefined) return fail(d, 'invalid', 'ERR_NONCE_MISSING', `signature "${d.label}" has no nonce`);
+  if (policy !== 'none' && params.nonce !== undefined && params.nonce.length > p.maxNonceLength) {
     return fail(d, 'invalid', 'ERR_NONCE_TOO_LONG', `the nonce of signature "${d.label}" is longer than ${p.maxNonceLength} characters`);
   }
   return undefined;
@@ -20,7 +21,7 @@ export function checkNonceParam(d: Draft, params: SignatureParamsView, p: Prepar
 /** For a valid signature: records its nonce (when the policy checks one), and the signature is verified unless it is a replay. */
 export function recordNonce(ctx: Context, d: Draft, nonce: string | undefined, expires: number): MaybePromise<SignatureResult> {
   const p = ctx.p;
-  if (p.policy === 'none' || nonce === undefined) return finish(d, 'verified');
+  if ((d.rules === undefined ? p.policy : d.rules.policy) === 'none' || nonce === undefined) return finish(d, 'verified');
   let fresh: unknown;
   try {
     // Remembered for as long as the signature is accepted: through the last whole

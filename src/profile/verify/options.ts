@@ -11,10 +11,13 @@ import type { AlgorithmName, Jwk, VerifyingKey } from '../../crypto/types';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../../httpsig/components';
 import { parseTargetUri } from '../../httpsig/message';
 import { publicJwkProblem } from '../key-check';
-import type { ContentDigestRequirement, VerifyRequestOptions } from '../types';
+import { WEB_BOT_AUTH_PROFILE } from '../profiles';
+import type { SignatureAgentMember } from '../signature-agent';
+import { WEB_BOT_AUTH_TAG } from '../types';
+import type { ContentDigestRequirement, NoncePolicy, TagRules, VerifyProfile, VerifyRequestOptions } from '../types';
 import { AgentCache } from './agent-cache';
 import { DefaultNonceStore, importVerifyingKeyLazily } from './lazy-parts';
-import { NO_STRINGS, type Found, type Prepared } from './state';
+import { NO_STRINGS, type Found, type Prepared, type TagPrepared } from './state';
 import { DEFAULT_VERIFIED_MEMO_MAX_ENTRIES, MAX_VERIFIED_MEMO_ENTRIES, VerifiedMemo } from './verified-memo';
 
 const DEFAULT_SKEW_SECONDS = 60;
@@ -60,6 +63,7 @@ export const VERIFY_OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
   'verifiedSignatureMemo',
   'requireContentDigest',
   'maxBodyBytes',
+  'profile',
 ];
 /** @internal */
 export const NONCE_OPTION_NAMES: readonly string[] = ['policy', 'store', 'maxLength'];
@@ -168,6 +172,12 @@ export function prepare(options: VerifyRequestOptions): Prepared {
       }
     });
   }
+  const profile = prepareProfile(options.profile, { required, strict: options.strictAuthority === true, maxValidity, policy }, directory);
+  if (profile.pending.length > 0) {
+    // Tag keys load with the static keys: verifyRequest waits for both before the first request.
+    pendingKeys = Promise.all([pendingKeys ?? Promise.resolve(new Map<string, Found>()), ...profile.pending]).then(([base]) => base);
+    pendingKeys.catch(() => undefined);
+  }
   const prepared: Prepared = {
     staticKeys: undefined,
     pendingKeys,
@@ -187,6 +197,8 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     verifiedMemo: prepareVerifiedMemo(options.verifiedSignatureMemo),
     requireContentDigest: checkContentDigestRequirement(options.requireContentDigest),
     maxBodyBytes: checkMaxBodyBytes(options.maxBodyBytes),
+    tags: profile.tags,
+    profileName: profile.name,
   };
   preparedByOptions.set(options, prepared);
   return prepared;
@@ -198,6 +210,110 @@ export async function loadStaticKeys(prepared: Prepared): Promise<void> {
   } catch (error) {
     throw new TypeError('options.keys: a key cannot be imported', { cause: error });
   }
+}
+
+const TAG_RULE_NAMES: readonly string[] = ['requiredComponents', 'strictAuthority', 'maxValiditySeconds', 'nonce', 'keys'];
+
+/** The options-wide rules, each tag's defaults. */
+interface BaseRules {
+  readonly required: readonly string[];
+  readonly strict: boolean;
+  readonly maxValidity: number;
+  readonly policy: NoncePolicy;
+}
+
+function requiredList(list: unknown, name: string): readonly string[] {
+  if (!Array.isArray(list)) throw new TypeError(`${name} must be an array of component identifiers`);
+  return list.map((text: unknown) => {
+    try {
+      return serializeComponentIdentifier(parseComponentIdentifier(text as string));
+    } catch (error) {
+      throw new TypeError(`${name} has an invalid component identifier`, { cause: error });
+    }
+  });
+}
+
+/**
+ * `options.profile` prepared by tag (`undefined` for the default, `web-bot-auth` with the
+ * options-wide rules, including `WEB_BOT_AUTH_PROFILE` given explicitly: it takes the
+ * default path), with the imports its `{ keys }` sources start.
+ */
+function prepareProfile(
+  profile: VerifyProfile | undefined,
+  base: BaseRules,
+  directory: VerifyRequestOptions['directory'],
+): { tags: Map<string, TagPrepared> | undefined; name: string; pending: Promise<void>[] } {
+  if (profile === undefined || profile === WEB_BOT_AUTH_PROFILE) return { tags: undefined, name: WEB_BOT_AUTH_TAG, pending: [] };
+  if (typeof profile !== 'object' || profile === null) throw new TypeError('options.profile must be a VerifyProfile ({ name, tags })');
+  checkOptionNames(profile, ['name', 'tags'], 'options.profile');
+  if (typeof profile.name !== 'string' || profile.name === '') throw new TypeError('options.profile.name must be a non-empty string');
+  const tagsGiven = profile.tags as unknown;
+  if (typeof tagsGiven !== 'object' || tagsGiven === null || Array.isArray(tagsGiven)) throw new TypeError('options.profile.tags must be an object of tag → rules');
+  const tags = new Map<string, TagPrepared>();
+  const pending: Promise<void>[] = [];
+  for (const [tag, rules] of Object.entries(tagsGiven as Record<string, TagRules>)) {
+    const where = `options.profile.tags[${JSON.stringify(tag)}]`;
+    if (tag === '' || !/^[\x20-\x7e]+$/.test(tag)) throw new TypeError(`${where}: a tag is a non-empty printable ASCII string`);
+    if (typeof rules !== 'object' || rules === null) throw new TypeError(`${where} must be an object`);
+    checkOptionNames(rules, TAG_RULE_NAMES, where);
+    const maxValidity = rules.maxValiditySeconds ?? base.maxValidity;
+    if (typeof maxValidity !== 'number' || Number.isNaN(maxValidity) || maxValidity <= 0) throw new TypeError(`${where}.maxValiditySeconds must be a positive number`);
+    const policy = rules.nonce ?? base.policy;
+    if (policy !== 'none' && policy !== 'optional' && policy !== 'required') throw new TypeError(`${where}.nonce must be none, optional or required`);
+    const strict = rules.strictAuthority ?? base.strict;
+    if (typeof strict !== 'boolean') throw new TypeError(`${where}.strictAuthority must be a boolean`);
+    const required = rules.requiredComponents === undefined ? base.required : requiredList(rules.requiredComponents, `${where}.requiredComponents`);
+    const source = rules.keys ?? 'signature-agent';
+    let jwks: SignatureAgentMember | undefined;
+    let matchKid = false;
+    let keys: ReadonlyArray<Jwk | VerifyingKey> | undefined;
+    if (source !== 'signature-agent') {
+      if (typeof source !== 'object' || source === null) throw new TypeError(`${where}.keys must be 'signature-agent', { jwksUri } or { keys }`);
+      const s = source as { jwksUri?: unknown; keys?: unknown; matchKid?: unknown };
+      checkOptionNames(s, 'jwksUri' in s ? ['jwksUri', 'matchKid'] : ['keys', 'matchKid'], `${where}.keys`);
+      if (s.matchKid !== undefined && typeof s.matchKid !== 'boolean') throw new TypeError(`${where}.keys.matchKid must be a boolean`);
+      matchKid = s.matchKid === true;
+      if ('jwksUri' in s) {
+        const url = typeof s.jwksUri === 'string' ? parseTargetUri(s.jwksUri) : undefined;
+        if (url === undefined || typeof s.jwksUri !== 'string' || !/^https?:\/\//i.test(s.jwksUri)) throw new TypeError(`${where}.keys.jwksUri must be an absolute https URL`);
+        if (directory === undefined) throw new TypeError(`${where}.keys.jwksUri needs options.directory (a DirectoryClient) to fetch it`);
+        const scheme = s.jwksUri.slice(0, 5).toLowerCase() === 'https' ? 'https' : 'http';
+        jwks = Object.freeze({ url: s.jwksUri, type: 'jwks_uri', scheme, index: 0 });
+      } else {
+        if (!Array.isArray(s.keys) || s.keys.length === 0) throw new TypeError(`${where}.keys.keys must be a non-empty array of public JWKs or verifying keys`);
+        (s.keys as unknown[]).forEach((k, i) => {
+          if (isVerifyingKey(k)) return;
+          const problem = publicJwkProblem(k as Jwk);
+          if (problem !== undefined) throw new TypeError(`${where}.keys.keys[${i}] ${problem}`);
+        });
+        keys = s.keys as ReadonlyArray<Jwk | VerifyingKey>;
+      }
+    }
+    const prepared: TagPrepared = { tag, required, strictAuthority: strict, maxValiditySeconds: maxValidity, policy, jwks, staticKeys: undefined, matchKid, ownKeys: source !== 'signature-agent' };
+    if (keys !== undefined) pending.push(loadTagKeys(prepared, keys, where));
+    tags.set(tag, prepared);
+  }
+  if (tags.size === 0) throw new TypeError('options.profile.tags must name at least one tag');
+  return { tags, name: profile.name, pending };
+}
+
+/** A tag's `{ keys }`, imported once: by thumbprint, and by `kid` (a JWK's own) with `matchKid`. */
+async function loadTagKeys(tag: TagPrepared, keys: ReadonlyArray<Jwk | VerifyingKey>, where: string): Promise<void> {
+  let imported: VerifyingKey[];
+  try {
+    imported = await Promise.all(keys.map((k) => importVerifyingKeyLazily(k)));
+  } catch (error) {
+    throw new TypeError(`${where}.keys: a key cannot be imported`, { cause: error });
+  }
+  const map = new Map<string, Found>();
+  imported.forEach((key) => map.set(key.thumbprint, Object.freeze({ key, agent: key.thumbprint, source: 'static' })));
+  if (tag.matchKid) {
+    imported.forEach((key, i) => {
+      const kid = isVerifyingKey(keys[i]) ? undefined : (keys[i] as Jwk).kid;
+      if (typeof kid === 'string' && !map.has(kid)) map.set(kid, map.get(key.thumbprint)!);
+    });
+  }
+  tag.staticKeys = map;
 }
 
 /** `requireContentDigest`: a boolean or a predicate; `undefined` and `false` require nothing. */

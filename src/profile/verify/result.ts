@@ -6,9 +6,10 @@
 import type { Diagnostic } from '../../core/diagnostics';
 import { isBotsigError, type BotsigErrorCode } from '../../core/errors';
 import type { ComponentIdentifier } from '../../httpsig/components';
+import type { SignatureAgentCard } from '../card';
 import type { SignatureAgentMember } from '../signature-agent';
 import type { ContentDigestCheck, ErrorInfo, KeyDelegation, KeySource, Outcome, SignatureParamsView, SignatureResult, VerificationResult } from '../types';
-import type { Context } from './state';
+import type { Context, TagPrepared } from './state';
 
 /** What is known about one signature so far; turned into a {@link SignatureResult} by {@link finish}. */
 export interface Draft {
@@ -20,13 +21,35 @@ export interface Draft {
   keySource?: KeySource;
   delegation?: KeyDelegation;
   contentDigest?: ContentDigestCheck;
+  /** The Signature Agent Card the key came from (a `cimd` member). */
+  card?: SignatureAgentCard;
   /** The `content-digest` components the signature covers (checked once it verifies); not reported. */
   digests?: readonly ComponentIdentifier[];
+  /** With a profile: the rules of the signature's tag; not reported. */
+  rules?: TagPrepared;
 }
 
 export function finish(d: Draft, outcome: Outcome, error?: ErrorInfo, skipped = false): SignatureResult {
-  const r: { -readonly [K in keyof SignatureResult]: SignatureResult[K] } = { label: d.label, outcome, skipped, params: d.params, covered: d.covered };
   const { keyid, alg, tag } = d.params;
+  const { agent, signatureAgent, keySource } = d;
+  // The shape of a verified signature, in one literal (same members, same order as below).
+  if (
+    error === undefined &&
+    keyid !== undefined &&
+    alg !== undefined &&
+    tag !== undefined &&
+    agent !== undefined &&
+    keySource !== undefined &&
+    d.delegation === undefined &&
+    d.contentDigest === undefined &&
+    d.card === undefined
+  ) {
+    const { label, params, covered } = d;
+    return signatureAgent === undefined
+      ? { label, outcome, skipped, params, covered, keyid, alg, tag, agent, keySource }
+      : { label, outcome, skipped, params, covered, keyid, alg, tag, agent, signatureAgent, keySource };
+  }
+  const r: { -readonly [K in keyof SignatureResult]: SignatureResult[K] } = { label: d.label, outcome, skipped, params: d.params, covered: d.covered };
   if (keyid !== undefined) r.keyid = keyid;
   if (alg !== undefined) r.alg = alg;
   if (tag !== undefined) r.tag = tag;
@@ -35,6 +58,7 @@ export function finish(d: Draft, outcome: Outcome, error?: ErrorInfo, skipped = 
   if (d.keySource !== undefined) r.keySource = d.keySource;
   if (d.delegation !== undefined) r.delegation = d.delegation;
   if (d.contentDigest !== undefined) r.contentDigest = d.contentDigest;
+  if (d.card !== undefined) r.card = d.card;
   if (error !== undefined) r.error = error;
   return r;
 }
@@ -60,6 +84,7 @@ export function summarise(ctx: Context, results: SignatureResult[], malformed: b
   if (verified !== undefined) {
     if (verified.agent !== undefined) result.agent = verified.agent;
     if (verified.contentDigest !== undefined) result.contentDigest = verified.contentDigest;
+    if (verified.card !== undefined) result.card = verified.card;
     return result;
   }
   const explaining = results.find((r) => r.outcome === outcome && r.error !== undefined) ?? results.find((r) => r.error !== undefined);

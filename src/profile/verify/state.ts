@@ -10,6 +10,7 @@ import type { Clock } from '../../core/time';
 import type { AlgorithmName, VerifyingKey } from '../../crypto/types';
 import type { HttpMessage } from '../../httpsig/message';
 import type { ReceivedSignatureInput, SignatureEntry } from '../../httpsig/signature-input';
+import type { SignatureAgentCard } from '../card';
 import type { NonceStore } from '../nonce-store';
 import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent';
 import type { BotsigError } from '../../core/errors';
@@ -38,6 +39,28 @@ export interface Found {
   readonly member?: SignatureAgentMember;
   /** Set when the directory accepted the key through a certificate chain (SPEC 5.5). */
   readonly delegation?: KeyDelegation;
+  /** Set when the key came from a Signature Agent Card (`cimd`). */
+  readonly card?: SignatureAgentCard;
+}
+
+/**
+ * The rules of one tag of a profile (`options.profile`), prepared once: what the
+ * checks read instead of the options-wide values when a profile is given.
+ */
+export interface TagPrepared {
+  readonly tag: string;
+  readonly required: readonly string[];
+  readonly strictAuthority: boolean;
+  readonly maxValiditySeconds: number;
+  readonly policy: NoncePolicy;
+  /** `{ jwksUri }`: the member resolved through `directory` (built once, frozen); `undefined` otherwise. */
+  readonly jwks: SignatureAgentMember | undefined;
+  /** `{ keys }`: set once imported (by thumbprint, and by `kid` with `matchKid`); `undefined` otherwise. */
+  staticKeys: Map<string, Found> | undefined;
+  /** Whether a keyid may name a key by its `kid`. */
+  readonly matchKid: boolean;
+  /** False for `'signature-agent'`: keys come from somewhere the request does not name. */
+  readonly ownKeys: boolean;
 }
 
 /** Per-options state, validated and built once (options objects are read once, never mutated). */
@@ -68,6 +91,10 @@ export interface Prepared {
   readonly maxBodyBytes: number;
   /** Successful verifications of reusable signatures (`verifiedSignatureMemo`); `undefined` when turned off. */
   readonly verifiedMemo: VerifiedMemo | undefined;
+  /** `options.profile` by tag; `undefined` for the default (`web-bot-auth` with the options-wide rules). */
+  readonly tags: ReadonlyMap<string, TagPrepared> | undefined;
+  /** The profile's name, for messages. */
+  readonly profileName: string;
 }
 
 /** One request's discovery deadline. */

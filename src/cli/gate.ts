@@ -1,0 +1,110 @@
+/**
+ * `botsig gate`: Web Bot Auth verification for any stack, as the forward-auth
+ * service of a reverse proxy (nginx `auth_request`, Caddy `forward_auth`, Traefik
+ * `ForwardAuth`, Envoy `ext_authz`). The service itself is `src/gate/`; this file
+ * reads the options, reports configuration mistakes the CLI way (one line, exit 2),
+ * and wires the signals: `SIGHUP` reloads, `SIGTERM`/`SIGINT` stop gracefully.
+ */
+import type { Command } from 'commander';
+import { loadGateConfig, parseListen } from '../gate/config';
+import type { GateConfig, ListenAddress } from '../gate/config';
+import { isGateConfigError } from '../gate/errors';
+import { createLogger } from '../gate/log';
+import { createGateMetrics } from '../gate/metrics';
+import { buildRuntime, createResources } from '../gate/runtime';
+import { startGate } from '../gate/server';
+import { describeError, EXIT_OK, failure, loadVerifyingKeys, out, usageError } from './common';
+
+interface GateOptions {
+  config: string;
+  listen?: string;
+  check?: boolean;
+}
+
+/** A configuration mistake is a usage error (exit 2), one line naming the key. */
+function configError(error: unknown): never {
+  if (isGateConfigError(error)) throw usageError(error.message);
+  throw error;
+}
+
+/** Resolves on the first SIGTERM or SIGINT. */
+function untilStopped(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+async function gate(options: GateOptions, version: string): Promise<number> {
+  let listen: ListenAddress | undefined;
+  try {
+    listen = options.listen === undefined ? undefined : parseListen(options.listen, '--listen');
+  } catch (error) {
+    configError(error);
+  }
+  let config: GateConfig;
+  try {
+    config = await loadGateConfig(options.config);
+  } catch (error) {
+    configError(error);
+  }
+  const readKeyFile = (path: string) => loadVerifyingKeys(path);
+
+  if (options.check === true) {
+    // Everything a start checks but the network: key files, verifier options, directory options.
+    const quiet = createLogger('error', () => undefined);
+    const metrics = createGateMetrics();
+    try {
+      const resources = await createResources({ ...config, redis: undefined }, quiet, metrics);
+      await buildRuntime(config, resources, readKeyFile);
+    } catch (error) {
+      configError(error);
+    }
+    out(`${options.config}: configuration OK`);
+    return EXIT_OK;
+  }
+
+  const logger = createLogger(config.log.level);
+  // Signals first: whoever reads the "listening" line may signal at once.
+  const stopped = untilStopped();
+  let running;
+  try {
+    running = await startGate({ config, configFile: options.config, ...(listen === undefined ? {} : { listen }), readKeyFile, logger, version });
+  } catch (error) {
+    if (isGateConfigError(error)) configError(error);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw failure(`cannot listen (${describeError(error)})`, 'ERR_LISTEN');
+    throw failure(describeError(error));
+  }
+  const onHup = (): void => {
+    running.reload().catch(() => undefined);
+  };
+  process.on('SIGHUP', onHup);
+  const signal = await stopped;
+  process.off('SIGHUP', onHup);
+  await running.shutdown(signal);
+  return EXIT_OK;
+}
+
+/** Registers `botsig gate`. */
+export function registerGate(program: Command, run: (action: () => Promise<number>) => Promise<void>): void {
+  program
+    .command('gate')
+    .summary('verify Web Bot Auth for a reverse proxy (forward auth: nginx, Caddy, Traefik, Envoy)')
+    .description(
+      'Answer forward-auth requests (GET /auth with X-Forwarded-Method/-Uri/-Host/-Proto, or Envoy ext_authz under envoy.pathPrefix) ' +
+        'from the proxies in trustedProxies: 200 with Botsig-Agent when the request is verified, else 403 (or the native 400/403/429 with ' +
+        '/auth?status=native) with Accept-Signature and Botsig-Status. Also /metrics (Prometheus), /healthz, /readyz and a live page. ' +
+        'SIGHUP reloads the configuration; SIGTERM stops after answering what was accepted. Logs are JSON lines on stdout.',
+    )
+    .requiredOption('-c, --config <file>', 'configuration file (JSON; see README "botsig gate")')
+    .option('-l, --listen <host:port>', 'address to listen on (overrides "listen"; default 127.0.0.1:9000)')
+    .option('--check', 'check the configuration (keys, options) and exit')
+    .addHelpText('after', '\nExample:\n  $ botsig gate --config gate.json --listen 127.0.0.1:9000')
+    .action((options: GateOptions) => run(() => gate(options, program.version() ?? 'unknown')));
+}

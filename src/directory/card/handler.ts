@@ -1,0 +1,321 @@
+/**
+ * Publishing a Signature Agent Card (draft-meunier-webbotauth-registry): a web-standard
+ * `(Request) => Promise<Response>` handler that serves the card at the path of its
+ * `client_id`, as `application/json`, with `ETag`, `Cache-Control` and, when signing
+ * keys are given, `Content-Digest` and one response signature per key (the draft
+ * RECOMMENDs signing a card with inline `jwks`, covering `content-digest`; botsig signs
+ * it as a directory response is, see `./signatures.ts`).
+ */
+import { base64Encode } from '../../core/base64';
+import { BoundedMap } from '../../core/bounded-map';
+import { BotsigError } from '../../core/errors';
+import { systemClock } from '../../core/time';
+import type { Clock } from '../../core/time';
+import { tryParseUrl } from '../../core/url';
+import { createContentDigest } from '../../crypto/digest';
+import { importSigningKey, isSigningKey } from '../../crypto/keys';
+import { inferAlgorithm } from '../../crypto/registry';
+import { isRfc9421TestKey } from '../../crypto/test-keys';
+import type { AlgorithmName, Jwk, SigningKey } from '../../crypto/types';
+import { getSubtle } from '../../crypto/webcrypto';
+import { parseComponentIdentifier } from '../../httpsig/components';
+import type { HttpMessage } from '../../httpsig/message';
+import type { SignatureAgentCard } from '../../profile/card';
+import { signResponseMessage } from '../../profile/sign-response';
+import { buildDirectory } from '../document';
+import { ifNoneMatchMatches } from '../handler';
+import { DIRECTORY_RESPONSE_TAG } from '../response-signatures';
+import { parseSignatureAgentCard } from './parse';
+
+/** The media type a card is served with (the draft's example; CIMD documents are JSON). */
+export const SIGNATURE_AGENT_CARD_MEDIA_TYPE = 'application/json';
+
+/** Default `Cache-Control: max-age` of a card: five minutes. */
+export const DEFAULT_CARD_MAX_AGE_SECONDS = 300;
+
+/** What the {@link SignatureAgentCardHandlerOptions.onRequest} hook learns: nothing about the requester. */
+export interface CardRequestInfo {
+  readonly method: string;
+  /** The request path, without the query. */
+  readonly path: string;
+  readonly status: number;
+}
+
+/** Options of {@link createSignatureAgentCardHandler}. */
+export interface SignatureAgentCardHandlerOptions {
+  /**
+   * The card to publish, as JSON members (unknown members are published as given). Its
+   * `client_id` is required: it names where the card is served (path and authority).
+   */
+  readonly card: SignatureAgentCard | Readonly<Record<string, unknown>>;
+  /**
+   * Private keys (JWKs or `importSigningKey()` keys) that sign each response, one
+   * signature per key. A card without `jwks` gets their public keys as `jwks`; a card
+   * with `jwks` must list every one of them; a card with `jwks_uri` cannot be signed
+   * here (sign the key set at `jwks_uri` with `createDirectoryHandler`). Without keys the
+   * card is served unsigned.
+   */
+  readonly keys?: ReadonlyArray<Jwk | SigningKey>;
+  /** Clock in milliseconds since the epoch; default `Date.now`. */
+  readonly now?: Clock;
+  /** `Cache-Control: max-age` upper bound; default {@link DEFAULT_CARD_MAX_AGE_SECONDS}. */
+  readonly maxAgeSeconds?: number;
+  /** `expires - created` of each signature; default max(3600, 2 × `maxAgeSeconds`); at least `maxAgeSeconds`. */
+  readonly signatureValiditySeconds?: number;
+  /**
+   * The authorities (`host` or `host:port`) the card is served and signed for; others get
+   * `421`. Default: the authority of `client_id` (a forged `Host` gets no signature).
+   */
+  readonly authorities?: readonly string[];
+  /** Accept an `http:` `client_id` (local development and tests). Default false. */
+  readonly allowHttp?: boolean;
+  /** Allow the RFC 9421 Appendix B.1 example keys; default false. */
+  readonly allowTestKeys?: boolean;
+  /** Signature label of the first key; later keys get `<label>2`, `<label>3`, …; default `card`. */
+  readonly label?: string;
+  /** Called after each request, for metrics or logs. Errors it throws are ignored. */
+  readonly onRequest?: (info: CardRequestInfo) => void;
+}
+
+const ALLOW = 'GET, HEAD, OPTIONS';
+const EXPOSE = 'Content-Digest, Signature, Signature-Input, ETag, Date';
+const COMPONENTS = [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')];
+const RSA_DEFAULT_ALG: AlgorithmName = 'rsa-pss-sha512';
+const MAX_CACHED_AUTHORITIES = 16;
+
+interface Published {
+  readonly body: Uint8Array<ArrayBuffer>;
+  readonly etag: string;
+  readonly contentDigest: string;
+  readonly response: HttpMessage;
+  readonly signers: ReadonlyArray<{ readonly key: SigningKey; readonly label: string; readonly namesAlg: boolean }>;
+}
+
+interface Signed {
+  readonly created: number;
+  readonly expires: number;
+  readonly signatureInput: string;
+  readonly signature: string;
+}
+
+function seconds(value: unknown, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw new TypeError(`options.${name} must be an integer >= ${min}`);
+  return value;
+}
+
+function authorityForms(authority: string): string[] {
+  const out: string[] = [];
+  for (const scheme of ['https://', 'http://']) {
+    const url = tryParseUrl(scheme + authority);
+    if (url === undefined || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+      throw new TypeError('options.authorities must be host or host:port values');
+    }
+    out.push(url.host);
+  }
+  return out;
+}
+
+/**
+ * Creates a request handler that publishes a Signature Agent Card at the path of its
+ * `client_id` (draft-meunier-webbotauth-registry), for any web-standard server.
+ *
+ * - `GET`/`HEAD`: `200`, `Content-Type: application/json`, a strong `ETag`,
+ *   `Cache-Control: max-age=N, no-transform` (never beyond what remains of the
+ *   signatures), `Content-Digest` (sha-256), and with `keys` one signature per key
+ *   covering `("@authority";req "content-digest")`, with `created`, `expires`, `keyid`
+ *   and tag `http-message-signatures-directory`; `If-None-Match` → `304`.
+ * - `OPTIONS` → `204` (CORS preflight); other methods → `405`; other paths → `404`;
+ *   an authority outside `authorities` (default: `client_id`'s) → `421`.
+ *
+ * @throws TypeError at creation for a card the registry draft refuses (see
+ *   `parseSignatureAgentCard`), a card without `client_id`, `keys` with a `jwks_uri`
+ *   card, or malformed options.
+ * @throws BotsigError (as a rejection of the handler) `ERR_KEY_INVALID` and the other key
+ *   errors, `ERR_KEY_TEST_KEY` for an RFC 9421 example key without `allowTestKeys`,
+ *   `ERR_CARD_INVALID` when a signing key is not listed in the card's `jwks`.
+ * @example
+ * const handler = createSignatureAgentCardHandler({
+ *   card: { client_id: 'https://bot.example/card', client_name: 'Example Bot', web_bot_auth: { purpose: 'search' } },
+ *   keys: [privateJwk],
+ * });
+ */
+export function createSignatureAgentCardHandler(options: SignatureAgentCardHandlerOptions): (request: Request) => Promise<Response> {
+  if (typeof options !== 'object' || options === null) throw new TypeError('createSignatureAgentCardHandler needs options');
+  const given = options.card as Record<string, unknown> | undefined;
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new TypeError('options.card must be a JSON object');
+  const allowHttp = options.allowHttp === true;
+  const clientId = given['client_id'];
+  if (typeof clientId !== 'string') throw new TypeError('options.card.client_id is required: it names where the card is served');
+  try {
+    parseSignatureAgentCard(given, { url: clientId, allowHttp });
+  } catch (error) {
+    throw new TypeError(`options.card is not a valid Signature Agent Card: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  const home = new URL(clientId);
+  const path = home.pathname;
+  const keyInputs = options.keys ?? [];
+  if (!Array.isArray(keyInputs)) throw new TypeError('options.keys must be an array of private JWKs or signing keys');
+  if (keyInputs.length > 0 && given['jwks_uri'] !== undefined) {
+    throw new TypeError('a card with jwks_uri is not signed with inline keys: sign the key set at jwks_uri (createDirectoryHandler) instead');
+  }
+  const now = options.now ?? systemClock;
+  if (typeof now !== 'function') throw new TypeError('options.now must be a function returning milliseconds');
+  const maxAge = seconds(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_CARD_MAX_AGE_SECONDS, 0);
+  const validity = seconds(options.signatureValiditySeconds, 'signatureValiditySeconds', Math.max(3600, 2 * maxAge), 1);
+  if (validity < maxAge) throw new TypeError('signatureValiditySeconds must be at least maxAgeSeconds');
+  const baseLabel = options.label ?? 'card';
+  if (typeof baseLabel !== 'string' || !/^[a-z*][a-z0-9_\-.*]{0,62}$/.test(baseLabel)) throw new TypeError('options.label must be a Structured Field key (e.g. "card")');
+  const allowed = new Set<string>();
+  for (const a of options.authorities ?? [home.host]) {
+    if (typeof a !== 'string' || a === '') throw new TypeError('options.authorities must be host or host:port values');
+    for (const form of authorityForms(a)) allowed.add(form);
+  }
+  const onRequest = options.onRequest;
+  if (onRequest !== undefined && typeof onRequest !== 'function') throw new TypeError('options.onRequest must be a function');
+  const allowTestKeys = options.allowTestKeys === true;
+
+  async function publish(): Promise<Published> {
+    const signers = await Promise.all(
+      keyInputs.map(async (k, i) => {
+        const unnamedRsa = !isSigningKey(k) && k.kty === 'RSA' && k.alg === undefined;
+        const key = await importSigningKey(k, unnamedRsa ? { alg: RSA_DEFAULT_ALG } : undefined);
+        if (!allowTestKeys && isRfc9421TestKey(key.thumbprint)) {
+          throw new BotsigError('ERR_KEY_TEST_KEY', 'an RFC 9421 example key cannot sign a card (allowTestKeys is off)');
+        }
+        const jwk = isSigningKey(k) ? key.publicJwk : k;
+        return { key, jwk, label: i === 0 ? baseLabel : baseLabel + String(i + 1), namesAlg: inferAlgorithm(jwk) === undefined };
+      }),
+    );
+    let document: Record<string, unknown> = given!;
+    if (signers.length > 0) {
+      if (document['jwks'] === undefined) {
+        const { json } = await buildDirectory(signers.map((s) => s.jwk));
+        document = { ...document, jwks: JSON.parse(json) as unknown };
+      }
+      // Every signature's keyid must be a key of the card, or verifiers refuse the card.
+      const listed = new Set(parseSignatureAgentCard(document, { url: clientId as string, allowHttp }).keys.map((k) => k.thumbprint));
+      for (const s of signers) {
+        if (!listed.has(s.key.thumbprint)) throw new BotsigError('ERR_CARD_INVALID', `signing key ${s.key.thumbprint} is not listed in the card's jwks`);
+      }
+    }
+    const body = new TextEncoder().encode(JSON.stringify(document));
+    const contentDigest = await createContentDigest(body);
+    const hash = new Uint8Array(await getSubtle().digest('SHA-256', body));
+    return {
+      body,
+      etag: '"' + base64Encode(hash) + '"',
+      contentDigest,
+      response: { kind: 'response', status: 200, headers: new Map([['content-digest', [contentDigest]]]) },
+      signers: signers.map(({ key, label, namesAlg }) => ({ key, label, namesAlg })),
+    };
+  }
+  const published = publish();
+  // Reported by the first request; not an unhandled rejection before it.
+  published.catch(() => undefined);
+  const signedByOrigin = new BoundedMap<string, Promise<Signed>>(MAX_CACHED_AUTHORITIES);
+
+  async function sign(pub: Published, origin: string, nowSeconds: number): Promise<Signed> {
+    const request: HttpMessage = { kind: 'request', method: 'GET', url: origin + path, headers: new Map() };
+    const expires = nowSeconds + validity;
+    const results = await Promise.all(
+      pub.signers.map(({ key, label, namesAlg }) =>
+        signResponseMessage(pub.response, request, {
+          key,
+          label,
+          components: COMPONENTS,
+          created: nowSeconds,
+          expires,
+          includeAlg: namesAlg,
+          tag: DIRECTORY_RESPONSE_TAG,
+        }),
+      ),
+    );
+    return {
+      created: nowSeconds,
+      expires,
+      signatureInput: results.map((r) => r.headers['signature-input']).join(', '),
+      signature: results.map((r) => r.headers.signature).join(', '),
+    };
+  }
+
+  async function signatureFor(pub: Published, origin: string, nowSeconds: number): Promise<Signed | undefined> {
+    if (pub.signers.length === 0) return undefined;
+    const cached = signedByOrigin.get(origin);
+    const entry = cached === undefined ? undefined : await cached.catch(() => undefined);
+    // Reused while a whole max-age of it remains, so no cached copy outlives its signatures.
+    if (entry !== undefined && entry.created <= nowSeconds && nowSeconds + maxAge <= entry.expires) return entry;
+    const pending = sign(pub, origin, nowSeconds);
+    signedByOrigin.set(origin, pending);
+    pending.catch(() => {
+      if (signedByOrigin.get(origin) === pending) signedByOrigin.delete(origin);
+    });
+    return pending;
+  }
+
+  function report(method: string, pathname: string, status: number): void {
+    if (onRequest === undefined) return;
+    try {
+      onRequest({ method, path: pathname, status });
+    } catch {
+      // Logging must never break serving the card.
+    }
+  }
+
+  return async function signatureAgentCardHandler(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const method = request.method;
+    if (url.pathname !== path) {
+      report(method, url.pathname, 404);
+      return new Response(null, { status: 404 });
+    }
+    if (method === 'OPTIONS') {
+      report(method, url.pathname, 204);
+      return new Response(null, {
+        status: 204,
+        headers: {
+          allow: ALLOW,
+          'access-control-allow-origin': '*',
+          'access-control-allow-methods': 'GET, HEAD',
+          'access-control-allow-headers': 'Accept, If-None-Match',
+          'access-control-max-age': '86400',
+        },
+      });
+    }
+    if (method !== 'GET' && method !== 'HEAD') {
+      report(method, url.pathname, 405);
+      return new Response(null, { status: 405, headers: { allow: ALLOW } });
+    }
+    if (!allowed.has(url.host)) {
+      report(method, url.pathname, 421);
+      return new Response(null, { status: 421 });
+    }
+    const nowMs = now();
+    const nowSeconds = Math.floor(nowMs / 1000);
+    const pub = await published;
+    const sig = await signatureFor(pub, url.protocol + '//' + url.host, nowSeconds);
+    let age = maxAge;
+    if (sig !== undefined) age = Math.max(0, Math.min(age, sig.expires - nowSeconds));
+    const headers = new Headers();
+    headers.set('date', new Date(nowMs).toUTCString());
+    headers.set('cache-control', `max-age=${age}, no-transform`);
+    headers.set('etag', pub.etag);
+    headers.set('content-digest', pub.contentDigest);
+    if (sig !== undefined) {
+      headers.set('signature-input', sig.signatureInput);
+      headers.set('signature', sig.signature);
+    }
+    headers.set('access-control-allow-origin', '*');
+    headers.set('access-control-expose-headers', EXPOSE);
+    const inm = request.headers.get('if-none-match');
+    if (inm !== null && ifNoneMatchMatches(inm, pub.etag)) {
+      report(method, url.pathname, 304);
+      return new Response(null, { status: 304, headers });
+    }
+    headers.set('content-type', SIGNATURE_AGENT_CARD_MEDIA_TYPE);
+    headers.set('content-length', String(pub.body.length));
+    headers.set('x-content-type-options', 'nosniff');
+    report(method, url.pathname, 200);
+    return new Response(method === 'HEAD' ? null : pub.body.slice(), { status: 200, headers });
+  };
+}
