@@ -212,13 +212,14 @@ export class MemoryNonceStore implements NonceStore {
     if (held >= this.#perScope) throw new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', `this agent already holds ${this.#perScope} unexpired nonces`);
     if (this.#size >= this.#max) this.#makeRoom(held);
     if (state === undefined) {
-      state = new ScopeState(scope);
-      this.#scopes.set(scope, state);
+      state = new ScopeState(ownCopy(scope));
+      this.#scopes.set(state.name, state);
     }
-    state.nonces.set(nonce, expiresAtMs);
+    const kept = ownCopy(nonce);
+    state.nonces.set(kept, expiresAtMs);
     this.#size++;
     this.#moveUp(state, held);
-    this.#push(expiresAtMs, scope, nonce);
+    this.#push(expiresAtMs, state.name, kept);
     return true;
   }
 
@@ -392,4 +393,15 @@ export class MemoryNonceStore implements NonceStore {
     scopes[i] = scope;
     nonces[i] = nonce;
   }
+}
+
+/**
+ * A copy of `text` that holds only its own characters. A nonce or scope read from a
+ * header is often a substring that the engine keeps as a view into the whole header
+ * (V8 "sliced strings"): stored as it is, each remembered nonce would keep its
+ * request's entire Signature-Input alive, and the store's memory bound (entries times
+ * `maxNonceLength`) would not hold. Concatenating makes a new flat string.
+ */
+function ownCopy(text: string): string {
+  return (' ' + text).slice(1);
 }

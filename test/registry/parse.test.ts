@@ -153,7 +153,7 @@ describe('data: entries (inline cards)', () => {
   it("an inline card's own diagnostics are reported at its line", () => {
     const r = parseRegistry(`data:application/json,${encodeURIComponent(JSON.stringify({ client_name: 'X', web_bot_auth: { trigger: 'sometimes' } }))}\n`);
     expect(r.entries).toHaveLength(1);
-    expect(codes(r)).toEqual(['line 1: card-no-keys', 'line 1 web_bot_auth.trigger: card-value-unknown']);
+    expect(codes(r)).toEqual(['line 1 web_bot_auth.trigger: card-value-unknown', 'line 1: card-no-keys']);
   });
 });
 

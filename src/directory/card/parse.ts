@@ -263,14 +263,15 @@ export function parseSignatureAgentCard(input: unknown, options: ParseSignatureA
     for (const d of parsed.diagnostics) diagnostics.push(d);
     keys = Object.freeze(parsed.keys);
     card.jwks = Object.freeze({ keys: Object.freeze(parsed.keys.map((k): Jwk => Object.freeze({ ...k.jwk }))) });
-  } else {
-    diagnostics.push({ level: 'warning', code: 'card-no-keys', message: 'the card has neither jwks nor jwks_uri: it describes an agent but verifies nothing' });
   }
 
   const wba = own(doc, 'web_bot_auth');
   if (wba !== undefined) {
     const m = metadata(wba, diagnostics, allowHttp);
     if (m !== undefined) card.web_bot_auth = m;
+  }
+  if (jwks === undefined && jwksUri === undefined) {
+    diagnostics.push({ level: 'warning', code: 'card-no-keys', message: 'the card has neither jwks nor jwks_uri: it describes an agent but verifies nothing' });
   }
   return { card: Object.freeze(card), keys, diagnostics: Object.freeze(diagnostics) };
 }
