@@ -35,6 +35,8 @@ const library = {
   index: 'src/index.ts',
   directory: 'src/directory.ts',
   'directory.node': 'src/directory.node.ts',
+  registry: 'src/registry.ts',
+  'registry.node': 'src/registry.node.ts',
   sync: 'src/sync.ts',
   httpsig: 'src/httpsig.ts',
   node: 'src/node.ts',

@@ -8,7 +8,7 @@
  * keep-alive) with a memory nonce store and a warm directory cache.
  *
  *   node bench/gate-load.mjs [--runs 3] [--duration 10] [--warmup 2] [--connections 50]
- *        [--cases nginx,nginx+gate,gate] [--json FILE]
+ *        [--cases nginx,nginx+gate,gate] [--json FILE] [--cpu-prof DIR]
  *
  * Cases:
  *   nginx        nginx → upstream, unsigned requests: the path without the gate
@@ -22,7 +22,8 @@
  * next one, so the gate never sees a nonce twice (a replay would be a 403 and counted).
  * Each measurement: warm-up, then the measured run; cases in rotated order per round.
  * Reported: median (and range) over the rounds of req/s, p50 and p99 latency (ms), and
- * the non-200 answers. Needs nginx (Debian's, with auth_request).
+ * the non-200 answers. Needs nginx (Debian's, with auth_request). `--cpu-prof DIR`
+ * writes a V8 CPU profile of the gate (bench/server-load/profile-summary.mjs reads it).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -72,6 +73,7 @@ const cleanup = () => {
 };
 process.on('exit', cleanup);
 process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
 
 const common = { bundle: true, platform: 'node', format: 'esm', packages: 'external', target: 'node20', logLevel: 'warning' };
 await build({ ...common, entryPoints: [join(root, 'src', 'cli', 'main.ts')], outfile: join(work, 'cli.js') });
@@ -152,7 +154,16 @@ const gateConfig = {
 };
 writeFileSync(join(tmp, 'gate.json'), JSON.stringify(gateConfig));
 const gatePort = await freePort();
-const gate = start(process.execPath, [join(work, 'cli.js'), 'gate', '--config', join(tmp, 'gate.json'), '--listen', `127.0.0.1:${gatePort}`]);
+const PROF = opt('--cpu-prof', undefined);
+const gate = start(process.execPath, [
+  ...(PROF === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', PROF]),
+  join(work, 'cli.js'),
+  'gate',
+  '--config',
+  join(tmp, 'gate.json'),
+  '--listen',
+  `127.0.0.1:${gatePort}`,
+]);
 await firstLine(gate);
 
 const [withGate, withoutGate] = [await freePort(), await freePort()];
@@ -285,7 +296,9 @@ for (let round = 0; round < RUNS; round++) {
     await measure(name, WARMUP);
     const r = await measure(name, DURATION);
     results[name].push(r);
-    console.error(`round ${round + 1} ${name}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-200 ${JSON.stringify(r.statuses)}, errors ${r.errors}`);
+    console.error(
+      `round ${round + 1} ${name}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-200 ${JSON.stringify(r.statuses)}, errors ${r.errors}`,
+    );
   }
 }
 
@@ -294,7 +307,9 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const range = (xs) => `${Math.min(...xs)}–${Math.max(...xs)}`;
-console.log(`\nbotsig gate behind nginx: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${CONNECTIONS} connections, ${RUNS} × ${DURATION} s`);
+console.log(
+  `\nbotsig gate behind nginx: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${CONNECTIONS} connections, ${RUNS} × ${DURATION} s`,
+);
 console.log('| case | req/s (median, range) | p50 ms | p99 ms | non-200 / errors |');
 console.log('|---|---:|---:|---:|---:|');
 for (const name of CASES) {
@@ -309,4 +324,7 @@ for (const name of CASES) {
 if (exhausted) console.log('\nnote: the signed pool ran out and was reused (replays answer 403): raise --pool');
 if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ node: process.version, cpus: cpus().length, connections: CONNECTIONS, results }, null, 2));
 directory.close();
+// SIGTERM lets the gate stop cleanly (and write its CPU profile).
+gate.kill('SIGTERM');
+await new Promise((r) => gate.once('exit', r));
 process.exit(0);

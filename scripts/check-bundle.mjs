@@ -43,7 +43,7 @@ export const SIZE_CASES = {
 };
 
 /** The isomorphic entries: package subpath → built file (what `browser`, `workerd` and `import` select). */
-const ISOMORPHIC_ENTRIES = { '.': 'index.js', './httpsig': 'httpsig.js', './directory': 'directory.js', './sync': 'sync.js' };
+const ISOMORPHIC_ENTRIES = { '.': 'index.js', './httpsig': 'httpsig.js', './directory': 'directory.js', './registry': 'registry.js', './sync': 'sync.js' };
 
 /** How each target resolves packages: a browser bundler, and a Workers bundler (as wrangler does). */
 const TARGETS = {
@@ -86,7 +86,7 @@ function checkPlugin(dist, contents, builtinsSeen) {
     setup(build) {
       build.onResolve({ filter: /^check-entry$/ }, () => ({ path: 'check-entry.js', namespace: 'check' }));
       build.onLoad({ filter: /.*/, namespace: 'check' }, () => ({ contents, loader: 'js', resolveDir: ROOT }));
-      build.onResolve({ filter: /^botsig(\/(httpsig|directory|sync))?$/ }, (args) => ({
+      build.onResolve({ filter: /^botsig(\/(httpsig|directory|registry|sync))?$/ }, (args) => ({
         path: join(dist, ISOMORPHIC_ENTRIES[args.path === 'botsig' ? '.' : `.${args.path.slice('botsig'.length)}`]),
       }));
       build.onResolve({ filter: /.*/ }, (args) => {
@@ -194,7 +194,7 @@ export async function checkNodeIsms(dist = join(ROOT, 'dist'), allowed = []) {
     define[`globalThis.${g}`] = MARK + g;
   }
   const everything =
-    "import * as b from 'botsig'; import * as h from 'botsig/httpsig'; import * as d from 'botsig/directory'; import * as s from 'botsig/sync'; globalThis.x = [b, h, d, s];";
+    "import * as b from 'botsig'; import * as h from 'botsig/httpsig'; import * as d from 'botsig/directory'; import * as s from 'botsig/sync'; import * as r from 'botsig/registry'; globalThis.x = [b, h, d, s, r];";
   for (const target of Object.keys(TARGETS)) {
     const builtinsSeen = [];
     const result = await bundle(everything, dist, target, { minify: false, sourcemap: 'external', define, builtinsSeen });

@@ -39,6 +39,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const ENTRY_PROBES = {
   botsig: 'BotsigError',
   'botsig/directory': 'DirectoryClient',
+  'botsig/registry': 'RegistryClient',
   'botsig/sync': 'signRequestSync',
   'botsig/httpsig': 'signMessage',
   'botsig/node': 'importPem',
@@ -52,7 +53,7 @@ export const ENTRY_PROBES = {
 };
 
 /** The declaration file (without extension) and JavaScript file (without extension) each entry must reach under Node. */
-const NODE_FILES = { botsig: 'index.node', 'botsig/directory': 'directory.node', 'botsig/hono': 'hono.node' };
+const NODE_FILES = { botsig: 'index.node', 'botsig/directory': 'directory.node', 'botsig/registry': 'registry.node', 'botsig/hono': 'hono.node' };
 const fileOf = (spec) => NODE_FILES[spec] ?? (spec === 'botsig' ? 'index' : spec.slice('botsig/'.length));
 /** What a bundler (no `node` condition) reaches. */
 const bundlerFileOf = (spec) => (spec === 'botsig' ? 'index' : spec.slice('botsig/'.length));

@@ -10,6 +10,7 @@ export { signResponse, verifyResponse, DEFAULT_RESPONSE_COMPONENTS } from './pro
 export type { SignResponseOptions, SignedResponseHeaders } from './profile/sign-response';
 export type { VerifyResponseOptions } from './profile/verify-response';
 export type { ContentDigestCheck, ContentDigestRequest, ContentDigestRequirement } from './profile/types';
+export type { TagKeySource, TagRules, VerifyProfile } from './profile/types';
 // signRequestSync, importSigningKeySync: 'botsig/sync' (pure-JS Ed25519 stays out of this entry).
 export { verifyRequest } from './profile/verify-request';
 export { createChallenge, acceptSignatureValue, signOptionsFromChallenge } from './profile/challenge';

@@ -178,7 +178,7 @@ export function registerCard(program: Command, run: (action: () => Promise<numbe
     .command('card')
     .summary('print or serve a Signature Agent Card')
     .description(
-      'Build a Signature Agent Card (draft-meunier-webbotauth-registry) from --card and the flags, and print it (--print) or serve it at the path of its client_id with Content-Digest, ETag, Cache-Control and one response signature per --key, until SIGINT or SIGTERM. The --key public keys become the card\'s jwks. Without --client-id the card is served at <origin>/card. The first line printed is the card URL.',
+      "Build a Signature Agent Card (draft-meunier-webbotauth-registry) from --card and the flags, and print it (--print) or serve it at the path of its client_id with Content-Digest, ETag, Cache-Control and one response signature per --key, until SIGINT or SIGTERM. The --key public keys become the card's jwks. Without --client-id the card is served at <origin>/card. The first line printed is the card URL.",
     )
     .option('--card <file>', 'a card (JSON) to start from; the flags below override its members')
     .option('--client-id <url>', 'the URL the card is served at (its identity)')

@@ -108,7 +108,18 @@ export function createProgram(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => undefined })
     .addHelpText('after', '\nStart with:\n  $ botsig demo\n\nRun botsig <command> --help for the options and an example of each command.');
-  for (const register of [registerDemo, registerKeygen, registerDirectory, registerServe, registerSign, registerVerify, registerCheck, registerCard, registerRegistry, registerGate]) {
+  for (const register of [
+    registerDemo,
+    registerKeygen,
+    registerDirectory,
+    registerServe,
+    registerSign,
+    registerVerify,
+    registerCheck,
+    registerCard,
+    registerRegistry,
+    registerGate,
+  ]) {
     register(program, run);
   }
   program.hook('preAction', (_program, command) => {

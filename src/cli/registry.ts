@@ -77,7 +77,12 @@ export async function checkRegistry(input: string, options: RegistryCheckRunOpti
     // The operator checks their own registry: many cards on one site are expected.
     limits: { timeoutMs, newHostsPerSitePerMinute: 100_000, hostFailureThreshold: 1_000, maxConcurrent: 16, fetchesPerSecond: 100 },
   });
-  const registry = new RegistryClient({ url: url.href, directory, minIntervalSeconds: 0, limits: { maxBytes: options.maxBytes ?? REGISTRY_DEFAULTS.maxBytes } });
+  const registry = new RegistryClient({
+    url: url.href,
+    directory,
+    minIntervalSeconds: 0,
+    limits: { maxBytes: options.maxBytes ?? REGISTRY_DEFAULTS.maxBytes },
+  });
   const total = options.totalTimeoutMs ?? 60_000;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let status: RegistryStatus;
@@ -97,7 +102,11 @@ export async function checkRegistry(input: string, options: RegistryCheckRunOpti
   if (url.protocol === 'https:') report.pass('transport', 'https');
   else report.warn('transport', 'plain http: the registry draft says a registry SHOULD be served over HTTPS');
   if (!status.loaded) {
-    report.fail('fetch', `${status.lastError?.code ?? 'ERR_DIRECTORY_FETCH'}: ${status.lastError?.message ?? 'the registry could not be fetched'}`, status.lastError?.code);
+    report.fail(
+      'fetch',
+      `${status.lastError?.code ?? 'ERR_DIRECTORY_FETCH'}: ${status.lastError?.message ?? 'the registry could not be fetched'}`,
+      status.lastError?.code,
+    );
     return finish(url.href, 0, report);
   }
   report.pass('fetch', 'HTTP 200');
@@ -122,10 +131,13 @@ export async function checkRegistry(input: string, options: RegistryCheckRunOpti
     for (const d of byLine.get(line) ?? []) if (d.code !== 'registry-entry-failed') addDiagnostic(report, d, line);
     const where = s.entry.kind === 'https' ? s.entry.url : 'data:';
     if (s.state === 'card') report.pass(line, `${where}: ${describeEntry(s)}`);
-    else if (s.state === 'directory') report.warn(line, `${where}: a key directory, not a card (verifiers can list it by URL only)`, 'registry-entry-directory');
-    else if (s.state === 'failed') report.fail(line, `${where}: ${s.error?.code ?? 'ERR_DIRECTORY_FETCH'}: ${s.error?.message ?? 'not fetched'}`, s.error?.code);
+    else if (s.state === 'directory')
+      report.warn(line, `${where}: a key directory, not a card (verifiers can list it by URL only)`, 'registry-entry-directory');
+    else if (s.state === 'failed')
+      report.fail(line, `${where}: ${s.error?.code ?? 'ERR_DIRECTORY_FETCH'}: ${s.error?.message ?? 'not fetched'}`, s.error?.code);
     else report.warn(line, `${where}: not fetched yet (${s.error?.code ?? 'the outbound budget'}); run the check again`, s.error?.code);
-    if (s.entry.kind === 'https' && s.entry.url.startsWith('http:')) report.warn(line, 'plain http entry: the registry draft allows https and data entries only');
+    if (s.entry.kind === 'https' && s.entry.url.startsWith('http:'))
+      report.warn(line, 'plain http entry: the registry draft allows https and data entries only');
   }
   // Lines that are not entries (malformed, too long, duplicates).
   for (const [line, list] of byLine) if (!reported.has(line)) for (const d of list) addDiagnostic(report, d, line);
@@ -173,7 +185,7 @@ export function registerRegistry(program: Command, run: (action: () => Promise<n
     .command('check')
     .summary('validate a registry and every card in it')
     .description(
-      'Fetch a registry the way a verifier does, check each line against the draft\'s grammar (https and data: entries, # comments, CR/LF), then fetch and check every card (client_id equal to the URL, not both jwks and jwks_uri, https URIs, signatures of signed cards; no redirects, size limit, no private addresses). Exit code 1 when any rule fails.',
+      "Fetch a registry the way a verifier does, check each line against the draft's grammar (https and data: entries, # comments, CR/LF), then fetch and check every card (client_id equal to the URL, not both jwks and jwks_uri, https URIs, signatures of signed cards; no redirects, size limit, no private addresses). Exit code 1 when any rule fails.",
     )
     .argument('<url>', 'the registry URL')
     .option('--allow-loopback', 'allow loopback addresses, localhost and plain http (a local registry)')
@@ -181,6 +193,9 @@ export function registerRegistry(program: Command, run: (action: () => Promise<n
     .option('--max-bytes <n>', `registry size limit (default ${REGISTRY_DEFAULTS.maxBytes})`, integerOption('--max-bytes', 1, 64 * 1024 * 1024))
     .option('--timeout <seconds>', 'give up on one fetch after this long (default 10)', integerOption('--timeout', 1, 300))
     .option('--json', 'print the report as JSON')
-    .addHelpText('after', '\nExamples:\n  $ botsig registry check https://registry.example/bots.txt\n  $ botsig registry check http://127.0.0.1:8080/bots.txt --allow-loopback --json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ botsig registry check https://registry.example/bots.txt\n  $ botsig registry check http://127.0.0.1:8080/bots.txt --allow-loopback --json',
+    )
     .action((input: string, options: RegistryCheckOptions) => run(() => check(input, options)));
 }

@@ -53,6 +53,7 @@ export type DiagnosticCode =
   | 'x5u-invalid'
   // DirectoryClient: fetching, caching and importing what a directory serves (directory/client).
   | 'content-type-generic'
+  /** No longer reported: `client_id` is compared by simple string comparison (registry draft). Kept for callers that switch on it. */
   | 'client-id-normalized'
   | 'directory-stale'
   | 'older-copy-ignored'
@@ -101,7 +102,6 @@ export type DiagnosticCode =
   | 'card-uri-not-https'
   | 'card-client-id-missing'
   | 'card-no-keys'
-  | 'card-signature-invalid'
   // Registries (directory/registry): one line, or the registry as a whole.
   | 'registry-line-invalid'
   | 'registry-line-too-long'
@@ -113,8 +113,7 @@ export type DiagnosticCode =
   | 'registry-too-many-lines'
   | 'registry-content-type'
   | 'registry-entry-directory'
-  | 'registry-entry-failed'
-  | 'registry-stale';
+  | 'registry-entry-failed';
 
 /**
  * A finding about untrusted input that does not stop processing: a key dropped

@@ -207,9 +207,15 @@ function optionalNumber(value: unknown, key: string, min: number, max: number, i
   return value;
 }
 
+/** True when `text` has a C0 control character (a line break would end a header or a log line). */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) < 0x20) return true;
+  return false;
+}
+
 function optionalString(value: unknown, key: string, maxLength = 1024): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length === 0 || value.length > maxLength || /[\u0000-\u001f]/.test(value)) {
+  if (typeof value !== 'string' || value.length === 0 || value.length > maxLength || hasControl(value)) {
     fail(key, `must be a non-empty single-line string (at most ${maxLength} characters)`);
   }
   return value;
@@ -270,7 +276,9 @@ function directory(value: unknown, hasKeys: boolean): GateDirectoryConfig | fals
     if (allow['hosts'] !== undefined) stringArray(allow['hosts'], 'config.directory.allow.hosts');
     if (allow['ports'] !== undefined) {
       if (!Array.isArray(allow['ports'])) fail('config.directory.allow.ports', 'must be an array of port numbers');
-      allow['ports'].forEach((p, i) => optionalNumber(p, `config.directory.allow.ports[${i}]`, 1, 65535, true) ?? fail(`config.directory.allow.ports[${i}]`, 'must be a port'));
+      allow['ports'].forEach(
+        (p, i) => optionalNumber(p, `config.directory.allow.ports[${i}]`, 1, 65535, true) ?? fail(`config.directory.allow.ports[${i}]`, 'must be a port'),
+      );
     }
     out.allow = allow as GateDirectoryConfig['allow'] & object;
   }
@@ -431,7 +439,8 @@ export function parseGateConfig(raw: unknown, file?: string): GateConfig {
   const m = c['metrics'];
   let metrics = { enabled: true, path: '/metrics' };
   if (m === false) metrics = { enabled: false, path: '/metrics' };
-  else if (m !== undefined && m !== true) metrics = { enabled: true, path: path(object(m, 'config.metrics', ['path'])['path'], 'config.metrics.path', '/metrics') };
+  else if (m !== undefined && m !== true)
+    metrics = { enabled: true, path: path(object(m, 'config.metrics', ['path'])['path'], 'config.metrics.path', '/metrics') };
 
   const l = c['live'];
   let live = { enabled: true, path: '/', recent: 50, agents: 1000 };
@@ -500,7 +509,10 @@ export async function loadGateConfig(file: string): Promise<GateConfig> {
   } catch (error) {
     if (error instanceof GateConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new GateConfigError('ERR_GATE_CONFIG_FILE', code === 'ENOENT' ? `config file ${file} does not exist` : `cannot read config file ${file} (${code ?? 'I/O error'})`);
+    throw new GateConfigError(
+      'ERR_GATE_CONFIG_FILE',
+      code === 'ENOENT' ? `config file ${file} does not exist` : `cannot read config file ${file} (${code ?? 'I/O error'})`,
+    );
   }
   let raw: unknown;
   try {
@@ -526,6 +538,7 @@ export function restartOnlyChanges(before: GateConfig, after: GateConfig): strin
   if (before.nonce.maxEntries !== after.nonce.maxEntries) changed.push('config.nonce.maxEntries');
   if (before.nonce.maxEntriesPerScope !== after.nonce.maxEntriesPerScope) changed.push('config.nonce.maxEntriesPerScope');
   if (before.live.recent !== after.live.recent || before.live.agents !== after.live.agents) changed.push('config.live');
-  if (before.directory !== false && after.directory !== false && before.directory.maxEntries !== after.directory.maxEntries) changed.push('config.directory.maxEntries');
+  if (before.directory !== false && after.directory !== false && before.directory.maxEntries !== after.directory.maxEntries)
+    changed.push('config.directory.maxEntries');
   return changed;
 }

@@ -140,7 +140,11 @@ export function originalRequest(req: IncomingMessage, convention: Convention, ru
     if (host === undefined) return refuse(400, 'ERR_GATE_FORWARDED', 'Host is missing or not a valid host[:port]');
   }
   if (target === undefined || target.length > MAX_TARGET || !ORIGIN_FORM.test(target)) {
-    return refuse(400, 'ERR_GATE_FORWARDED', convention === 'envoy' ? 'the path behind the prefix is not an origin-form target' : 'X-Forwarded-Uri is missing, repeated or not an origin-form target');
+    return refuse(
+      400,
+      'ERR_GATE_FORWARDED',
+      convention === 'envoy' ? 'the path behind the prefix is not an origin-form target' : 'X-Forwarded-Uri is missing, repeated or not an origin-form target',
+    );
   }
   // Without X-Forwarded-Proto the scheme is the connection's: plain http, which fails closed unless allowInsecure.
   const scheme = proto ?? 'http';

@@ -13,26 +13,33 @@ export interface Logger {
   /** Whether `level` is written (callers skip building fields for a line that is not). */
   enabled(level: LogLevel): boolean;
   log(level: LogLevel, msg: string, fields?: Readonly<Record<string, unknown>>): void;
+  /** Lifecycle lines (listening, reloaded, stopping, stopped): written at level `info` whatever the level. */
+  always(msg: string, fields?: Readonly<Record<string, unknown>>): void;
   setLevel(level: LogLevel): void;
 }
 
 /** A logger writing JSON lines to `write` (default: stdout). */
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stdout.write(line)): Logger {
   let min = RANK[level];
+  const emit = (l: LogLevel, msg: string, fields: Readonly<Record<string, unknown>> | undefined): void => {
+    let line: string;
+    try {
+      line = JSON.stringify({ time: new Date().toISOString(), level: l, msg, ...fields });
+    } catch {
+      line = JSON.stringify({ time: new Date().toISOString(), level: l, msg, note: 'fields could not be serialised' });
+    }
+    write(line + '\n');
+  };
   return {
     enabled: (l) => RANK[l] >= min,
     setLevel(l) {
       min = RANK[l];
     },
     log(l, msg, fields) {
-      if (RANK[l] < min) return;
-      let line: string;
-      try {
-        line = JSON.stringify({ time: new Date().toISOString(), level: l, msg, ...fields });
-      } catch {
-        line = JSON.stringify({ time: new Date().toISOString(), level: l, msg, note: 'fields could not be serialised' });
-      }
-      write(line + '\n');
+      if (RANK[l] >= min) emit(l, msg, fields);
+    },
+    always(msg, fields) {
+      emit('info', msg, fields);
     },
   };
 }

@@ -136,7 +136,8 @@ export async function createResources(config: GateConfig, logger: Logger, metric
         localFallback: local,
         ...(r.directoryPrefix === undefined ? {} : { prefix: r.directoryPrefix }),
         ...(r.timeoutMs === undefined ? {} : { timeoutMs: r.timeoutMs }),
-        onError: (error) => warn('warn', 'redis directory cache error (using the local cache)', { error: error instanceof Error ? error.message : String(error) }),
+        onError: (error) =>
+          warn('warn', 'redis directory cache error (using the local cache)', { error: error instanceof Error ? error.message : String(error) }),
       });
     }
   } else {

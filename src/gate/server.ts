@@ -161,7 +161,8 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
     const current = runtime;
     const original = originalRequest(req, convention, current.rules, current.config.envoy === false ? '' : current.config.envoy.pathPrefix);
     if (original.refused) {
-      if (original.code === 'ERR_GATE_UNTRUSTED_PEER' || original.code === 'ERR_GATE_FORWARDED') warn('warn', 'auth request refused', { code: original.code, reason: original.reason });
+      if (original.code === 'ERR_GATE_UNTRUSTED_PEER' || original.code === 'ERR_GATE_FORWARDED')
+        warn('warn', 'auth request refused', { code: original.code, reason: original.reason });
       return { status: answerRefusal(res, original, mode), outcome: 'refused', code: original.code, refusal: original };
     }
     const { result, challenge } = await current.verifier.handle(original.message);
@@ -240,7 +241,12 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
   const handleAdmin = (req: IncomingMessage, res: ServerResponse, path: string): boolean => {
     const config = runtime.config;
     const head = req.method === 'HEAD';
-    if (path === '/healthz' || path === '/readyz' || (config.metrics.enabled && path === config.metrics.path) || (config.live.enabled && path === config.live.path)) {
+    if (
+      path === '/healthz' ||
+      path === '/readyz' ||
+      (config.metrics.enabled && path === config.metrics.path) ||
+      (config.live.enabled && path === config.live.path)
+    ) {
       if (req.method !== 'GET' && !head) {
         reply(res, 405, { allow: 'GET, HEAD' });
         return true;
@@ -250,7 +256,12 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
       reply(res, 200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, head ? '' : 'ok\n');
     } else if (path === '/readyz') {
       const ok = ready();
-      reply(res, ok ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, head ? '' : ok ? 'ready\n' : stopping ? 'stopping\n' : 'not ready\n');
+      reply(
+        res,
+        ok ? 200 : 503,
+        { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+        head ? '' : ok ? 'ready\n' : stopping ? 'stopping\n' : 'not ready\n',
+      );
     } else if (config.metrics.enabled && path === config.metrics.path) {
       metrics.text().then(
         (text) => reply(res, 200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' }, head ? '' : text),
@@ -318,11 +329,12 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
       try {
         const config = options.configFile === undefined ? runtime.config : await loadGateConfig(options.configFile);
         const restart = restartOnlyChanges(runtime.config, config);
-        if (restart.length > 0) throw new GateConfigError('ERR_GATE_RELOAD', `${restart.join(', ')} changed: restart the gate to apply (configuration kept)`, restart[0]);
+        if (restart.length > 0)
+          throw new GateConfigError('ERR_GATE_RELOAD', `${restart.join(', ')} changed: restart the gate to apply (configuration kept)`, restart[0]);
         runtime = await buildRuntime(config, resources, options.readKeyFile);
         logger.setLevel(config.log.level);
         metrics.reload('ok');
-        logger.log('info', 'configuration reloaded', { mode: config.mode, authorities: config.authorities });
+        logger.always('configuration reloaded', { mode: config.mode, authorities: config.authorities });
       } catch (error) {
         metrics.reload('failed');
         const fields = error instanceof GateConfigError ? { code: error.code, ...(error.key === undefined ? {} : { key: error.key }) } : {};
@@ -340,7 +352,7 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
   const shutdown = (reason: string): Promise<void> => {
     stopping$ ??= (async () => {
       stopping = true;
-      logger.log('info', 'stopping', { reason, inFlight });
+      logger.always('stopping', { reason, inFlight });
       const accepted = inFlight;
       for (const l of listeners) l.server.close();
       // Idle keep-alive connections end now; busy ones end after their answer (`Connection: close`).
@@ -366,13 +378,15 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
         for (const s of l.sockets) s.destroy();
       }
       await resources.close();
-      logger.log(timedOut ? 'warn' : 'info', 'stopped', { reason, inFlightAtStop: accepted, unanswered: abandoned });
+      const summary = { reason, inFlightAtStop: accepted, unanswered: abandoned };
+      if (timedOut) logger.log('warn', 'stopped', summary);
+      else logger.always('stopped', summary);
       resolveStopped();
     })();
     return stopping$;
   };
 
-  logger.log('info', 'listening', {
+  logger.always('listening', {
     auth: `${listeners[0]!.origin}/auth`,
     ...(runtime.config.envoy === false ? {} : { envoy: `${listeners[0]!.origin}${runtime.config.envoy.pathPrefix}` }),
     admin: listeners[1]?.origin ?? listeners[0]!.origin,

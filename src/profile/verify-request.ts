@@ -22,7 +22,17 @@ import { findKey, findKeyNow, findTagKey, Pending } from './verify/discovery';
 import { checkNonceParam, recordNonce } from './verify/nonce';
 import { loadStaticKeys, prepare } from './verify/options';
 import { fail, finish, requestResult, summarise, toInfo, type Draft } from './verify/result';
-import { isThenable, NO_DIAGNOSTICS, NO_PARAMS, NO_STRINGS, type Context, type Found, type MaybePromise, type Prepared, type TagPrepared } from './verify/state';
+import {
+  isThenable,
+  NO_DIAGNOSTICS,
+  NO_PARAMS,
+  NO_STRINGS,
+  type Context,
+  type Found,
+  type MaybePromise,
+  type Prepared,
+  type TagPrepared,
+} from './verify/state';
 
 export { prepareVerifyOptions } from './verify/options';
 
@@ -230,7 +240,9 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
 
   // Coverage (SPEC 5.1, NOTES "Signing profile").
   const coverageError =
-    rules === undefined ? checkCoverage(input, d.covered, ctx, options.strictAuthority === true) : checkCoverage(input, d.covered, ctx, rules.strictAuthority, rules.required);
+    rules === undefined
+      ? checkCoverage(input, d.covered, ctx, options.strictAuthority === true)
+      : checkCoverage(input, d.covered, ctx, rules.strictAuthority, rules.required);
   if (coverageError !== undefined) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', coverageError);
   // RFC 9530 Content-Digest: checked against the content once the signature verified (withSignature).
   const digests = coveredContentDigests(input.components);
@@ -306,7 +318,8 @@ function withTagKey(
   nonce: string | undefined,
   expires: number,
 ): MaybePromise<SignatureResult> {
-  const unknown = (): SignatureResult => fail(d, 'unverified', 'ERR_KEY_UNKNOWN', `no key of tag ${rules.tag} is known for the keyid of signature "${d.label}"`);
+  const unknown = (): SignatureResult =>
+    fail(d, 'unverified', 'ERR_KEY_UNKNOWN', `no key of tag ${rules.tag} is known for the keyid of signature "${d.label}"`);
   if (rules.jwks === undefined) {
     const found = rules.staticKeys?.get(keyid);
     return found === undefined ? unknown() : withKey(ctx, d, found, alg, base, signature, nonce, expires);

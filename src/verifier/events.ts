@@ -87,13 +87,12 @@ export function observedDirectory(directory: KeyDirectory, hook: (event: Directo
       },
     );
   };
-  const fresh = directory.resolveFresh;
-  if (typeof fresh !== 'function') return { resolve };
+  if (typeof directory.resolveFresh !== 'function') return { resolve };
   return {
     resolve,
     resolveFresh(member: SignatureAgentMember): DirectoryResolution | undefined {
       const start = performance.now();
-      const resolution = fresh.call(directory, member);
+      const resolution = directory.resolveFresh!(member);
       if (resolution !== undefined) call(hook, { result: 'fresh', url: resolution.url, latencyMs: performance.now() - start });
       return resolution;
     },
@@ -103,7 +102,9 @@ export function observedDirectory(directory: KeyDirectory, hook: (event: Directo
 function failed(member: SignatureAgentMember, start: number, error: unknown): DirectoryLookupEvent {
   const code = codeOf(error);
   const url = typeof member?.url === 'string' ? member.url : '';
-  return code === undefined ? { result: 'failed', url, latencyMs: performance.now() - start } : { result: 'failed', url, latencyMs: performance.now() - start, code };
+  return code === undefined
+    ? { result: 'failed', url, latencyMs: performance.now() - start }
+    : { result: 'failed', url, latencyMs: performance.now() - start, code };
 }
 
 const REFUSALS: ReadonlySet<string> = new Set(['ERR_NONCE_QUOTA_EXCEEDED', 'ERR_NONCE_TOO_LONG']);

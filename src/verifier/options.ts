@@ -116,6 +116,8 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
     out.discovery = Object.freeze({ ...options.discovery });
   }
   if (options.maxSignatures !== undefined) out.maxSignatures = options.maxSignatures;
+  // Checked by prepareVerifyOptions below (a profile is a frozen value the caller keeps).
+  if (options.profile !== undefined) out.profile = options.profile;
   // Checked by prepareVerifyOptions below.
   if (options.requireContentDigest !== undefined) out.requireContentDigest = options.requireContentDigest;
   if (options.maxBodyBytes !== undefined) out.maxBodyBytes = options.maxBodyBytes;

@@ -33,7 +33,11 @@ export interface RegistryPolicyOptions {
    * through. `card` is the registry's copy, else the one the verifier resolved
    * (`result.card`), else `undefined` (a directory entry).
    */
-  readonly allow?: (listing: { readonly match: RegistryMatch; readonly card: SignatureAgentCard | undefined }, request: PolicyRequest, result: VerificationResult) => boolean;
+  readonly allow?: (
+    listing: { readonly match: RegistryMatch; readonly card: SignatureAgentCard | undefined },
+    request: PolicyRequest,
+    result: VerificationResult,
+  ) => boolean;
   /**
    * Requests that carry no signature at all (browsers, humans): `challenge` (default: the
    * verifier's own answer, a 403 asking for a signature) or `allow`.

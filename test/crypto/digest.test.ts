@@ -41,11 +41,20 @@ describe('Content-Digest: options and edge cases', () => {
   });
 
   it('ignores parameters and unknown members with any value type (RFC 9530 §2)', async () => {
-    await verifyContentDigest('crc32c=1, sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=:;p=1, id-sha-256=(a b)', body);
+    await expect(verifyContentDigest('crc32c=1, sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=:;p=1, id-sha-256=(a b)', body)).resolves.toBeUndefined();
+    // The supported member is still checked: the same field with a wrong sha-256 fails.
+    await expectCode(() => verifyContentDigest('crc32c=1, sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:;p=1, id-sha-256=(a b)', body), 'ERR_DIGEST_MISMATCH');
   });
 
   it('takes the last value of a repeated key (RFC 9651 §4.2.2)', async () => {
-    await verifyContentDigest('sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:, sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=:', body);
+    await expect(
+      verifyContentDigest('sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:, sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=:', body),
+    ).resolves.toBeUndefined();
+    // Not the first one: the right digest first and a wrong one last is a mismatch.
+    await expectCode(
+      () => verifyContentDigest('sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=:, sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:', body),
+      'ERR_DIGEST_MISMATCH',
+    );
   });
 
   it('rejects an empty field and an inner list for a supported algorithm', async () => {
@@ -94,16 +103,23 @@ describe('Content-Digest: properties (fast-check)', () => {
         )
         .map((members) => members.map(([k, v]) => `${k}=${v}`).join(', ')),
     );
+    let accepted = 0;
+    let rejected = 0;
     await fc.assert(
       fc.asyncProperty(headerish, fc.string({ maxLength: 40 }), async (header, body) => {
         try {
           await verifyContentDigest(header, body);
+          accepted++;
         } catch (error) {
           expect(isBotsigError(error), String(error)).toBe(true);
           expect(['ERR_DIGEST_INVALID', 'ERR_DIGEST_MISMATCH']).toContain((error as { code: string }).code);
+          rejected++;
         }
       }),
       { numRuns: 500 },
     );
+    // Random digests never match: a verifier that stopped rejecting (or stopped being called) fails here.
+    expect(rejected).toBeGreaterThan(0);
+    expect(accepted + rejected).toBe(500);
   });
 });

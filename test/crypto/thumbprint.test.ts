@@ -88,17 +88,21 @@ describe('thumbprint: jose.calculateJwkThumbprint as an independent oracle', () 
 
 describe('thumbprint: hostile input', () => {
   it('throws only BotsigError for any object, TypeError for non-objects (fast-check)', () => {
+    let rejected = 0;
     fc.assert(
       fc.property(fc.oneof(fc.anything(), fc.dictionary(fc.constantFrom('kty', 'crv', 'x', 'y', 'n', 'e'), fc.anything())), (value) => {
         try {
-          jwkThumbprintSync(value as Jwk);
+          expect(typeof jwkThumbprintSync(value as Jwk)).toBe('string');
         } catch (error) {
           if (typeof value === 'object' && value !== null) expect(isBotsigError(error), String(error)).toBe(true);
           else expect(error).toBeInstanceOf(TypeError);
+          rejected++;
         }
       }),
       { numRuns: 1000 },
     );
+    // Random values are not JWKs: a thumbprint that stopped rejecting them fails here.
+    expect(rejected).toBeGreaterThan(0);
   });
 
   it('rejects empty, non-string and oversized members', async () => {

@@ -105,7 +105,10 @@ describe('parseGateConfig', () => {
   it('names what a reload cannot change', () => {
     const before = parseGateConfig(ok);
     expect(restartOnlyChanges(before, parseGateConfig({ ...ok, mode: 'observe', authorities: ['a.example'] }))).toEqual([]);
-    expect(restartOnlyChanges(before, parseGateConfig({ ...ok, listen: '127.0.0.1:1', redis: { url: 'redis://h' } }))).toEqual(['config.listen', 'config.redis']);
+    expect(restartOnlyChanges(before, parseGateConfig({ ...ok, listen: '127.0.0.1:1', redis: { url: 'redis://h' } }))).toEqual([
+      'config.listen',
+      'config.redis',
+    ]);
   });
 });
 
@@ -122,15 +125,23 @@ describe('loadGateConfig and the verifier build', () => {
     const file = writeConfig({});
     writeFileSync(file, '{ "authorities": ["a"], }');
     await expect(loadGateConfig(file)).rejects.toMatchObject({ code: 'ERR_GATE_CONFIG_FILE', message: expect.stringContaining('is not JSON') });
-    await expect(loadGateConfig(join(file, '..', 'missing.json'))).rejects.toMatchObject({ code: 'ERR_GATE_CONFIG_FILE', message: expect.stringContaining('does not exist') });
+    await expect(loadGateConfig(join(file, '..', 'missing.json'))).rejects.toMatchObject({
+      code: 'ERR_GATE_CONFIG_FILE',
+      message: expect.stringContaining('does not exist'),
+    });
   });
 
   it('names the key of a value createVerifier or DirectoryClient refuses', async () => {
-    await expect(build({ ...ok, clockSkewSeconds: -1 })).rejects.toMatchObject({ key: 'config.clockSkewSeconds', message: expect.stringMatching(/^config\.clockSkewSeconds must be/) });
+    await expect(build({ ...ok, clockSkewSeconds: -1 })).rejects.toMatchObject({
+      key: 'config.clockSkewSeconds',
+      message: expect.stringMatching(/^config\.clockSkewSeconds must be/),
+    });
     await expect(build({ ...ok, directory: { limits: { maxBytes: 0 } } })).rejects.toMatchObject({
       message: expect.stringMatching(/^config\.directory\.limits\.maxBytes must be an integer/),
     });
-    await expect(build({ ...ok, challenge: { components: ['not a component'] } })).rejects.toMatchObject({ message: expect.stringContaining('config.challenge') });
+    await expect(build({ ...ok, challenge: { components: ['not a component'] } })).rejects.toMatchObject({
+      message: expect.stringContaining('config.challenge'),
+    });
     await expect(build({ ...ok, algorithms: ['hmac-sha256'] })).rejects.toThrow(/config/);
   });
 

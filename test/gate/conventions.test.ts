@@ -125,7 +125,13 @@ describe('Traefik ForwardAuth conventions', () => {
 
   it('refuses an auth request without X-Forwarded-Method / -Uri / -Host (a misconfigured proxy), failing closed', async () => {
     const headers = await agent.sign('/');
-    const base = { ...headers, 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/', 'x-forwarded-host': HOST, 'x-forwarded-proto': 'http' };
+    const base: Record<string, string> = {
+      ...headers,
+      'x-forwarded-method': 'GET',
+      'x-forwarded-uri': '/',
+      'x-forwarded-host': HOST,
+      'x-forwarded-proto': 'http',
+    };
     for (const missing of ['x-forwarded-method', 'x-forwarded-uri', 'x-forwarded-host']) {
       const { [missing]: _gone, ...rest } = base;
       const answer = await send(gate.port, '/auth?status=native', { headers: rest });

@@ -49,7 +49,9 @@ export function send(port: number, path: string, options: { method?: string; hea
         path,
         method: options.method ?? 'GET',
         // HTTP/1.1 needs a Host: the loopback address unless the test names one.
-        headers: Object.keys(options.headers ?? {}).some((n) => n.toLowerCase() === 'host') ? options.headers : { host: `127.0.0.1:${port}`, ...options.headers },
+        headers: Object.keys(options.headers ?? {}).some((n) => n.toLowerCase() === 'host')
+          ? options.headers
+          : { host: `127.0.0.1:${port}`, ...options.headers },
         agent: false,
         setHost: false,
       },

@@ -29,7 +29,9 @@ const gates: Gate[] = [];
 
 beforeAll(async () => {
   agent = await startAgent();
-  upstream = await startLoopbackServer((_req, res) => res.end('ok'));
+  upstream = await startLoopbackServer((_req, res) => {
+    res.end('ok');
+  });
   gatePort = await freePort();
   configFile = writeConfig(gateConfig());
   gates.push(await startGate(configFile, gatePort));
@@ -130,7 +132,7 @@ describe('restart (SIGTERM, then a new gate on the same port) under load', () =>
     slowDirectory = createServer((req, res) => {
       slowRequests++;
       setTimeout(() => {
-        void handler(new Request(`http://${req.headers.host}${req.url}`, { method: req.method })).then(async (r) => {
+        void handler(new Request(`http://${req.headers.host}${req.url}`, { method: req.method ?? 'GET' })).then(async (r) => {
           res.writeHead(r.status, Object.fromEntries(r.headers));
           res.end(Buffer.from(await r.arrayBuffer()));
         });
@@ -139,7 +141,10 @@ describe('restart (SIGTERM, then a new gate on the same port) under load', () =>
     await new Promise<void>((r) => slowDirectory.listen(0, '127.0.0.1', r));
     const slowAgent = `http://127.0.0.1:${(slowDirectory.address() as AddressInfo).port}`;
     const slowSigned = () =>
-      signRequest({ method: 'GET', url: `http://${HOST}/slow`, headers: {} }, { key: pair.privateJwk, signatureAgent: slowAgent }).then((h) => ({ ...h, host: HOST }));
+      signRequest({ method: 'GET', url: `http://${HOST}/slow`, headers: {} }, { key: pair.privateJwk, signatureAgent: slowAgent }).then((h) => ({
+        ...h,
+        host: HOST,
+      }));
 
     const old = gates[0]!;
     const before = upstream.count();

@@ -47,7 +47,9 @@ afterAll(async () => {
 });
 
 function ask(port: number, headers: Record<string, string>, target: string) {
-  return send(port, '/auth', { headers: { ...headers, 'x-forwarded-method': 'GET', 'x-forwarded-uri': target, 'x-forwarded-host': HOST, 'x-forwarded-proto': 'http' } });
+  return send(port, '/auth', {
+    headers: { ...headers, 'x-forwarded-method': 'GET', 'x-forwarded-uri': target, 'x-forwarded-host': HOST, 'x-forwarded-proto': 'http' },
+  });
 }
 
 describe('the live page', () => {

@@ -181,29 +181,37 @@ describe('fast-check: parsers only throw BotsigError', () => {
   );
 
   it('parseSignatureInput', () => {
+    let rejected = 0;
     fc.assert(
       fc.property(sfish, (text) => {
         try {
-          for (const input of parseSignatureInput(text).values()) serializeSignatureParams(input);
+          for (const input of parseSignatureInput(text).values()) expect(typeof serializeSignatureParams(input)).toBe('string');
         } catch (err) {
           expect(isBotsigError(err)).toBe(true);
+          rejected++;
         }
       }),
       { numRuns: 1500 },
     );
+    // Most random text is not a Signature-Input Dictionary: a parser that stopped rejecting fails here.
+    expect(rejected).toBeGreaterThan(0);
   });
 
   it('parseSignature', () => {
+    let rejected = 0;
     fc.assert(
       fc.property(sfish, (text) => {
         try {
-          parseSignature(text);
+          expect(parseSignature(text)).toBeInstanceOf(Map);
         } catch (err) {
           expect(isBotsigError(err)).toBe(true);
+          rejected++;
         }
       }),
       { numRuns: 1500 },
     );
+    // Most random text is not a Signature Dictionary: a parser that stopped rejecting fails here.
+    expect(rejected).toBeGreaterThan(0);
   });
 
   it('a parsed Signature-Input re-serialises to a value that parses to the same thing', () => {

@@ -76,9 +76,9 @@ describe('parseSignatureAgentCard: what the draft refuses', () => {
     expect(refusal({ client_id: 'https://EXAMPLE.com/bot', jwks_uri: 'https://example.com/k' }, { url })).toContain('must match');
     expect(refusal({ client_id: 'https://example.com/bot/', jwks_uri: 'https://example.com/k' }, { url })).toContain('must match');
     // The WHATWG serialisation of the URL fetched counts as the URL fetched.
-    expect(parseSignatureAgentCard({ client_id: 'https://example.com/', jwks_uri: 'https://example.com/k' }, { url: 'https://example.com' }).card.client_id).toBe(
-      'https://example.com/',
-    );
+    expect(
+      parseSignatureAgentCard({ client_id: 'https://example.com/', jwks_uri: 'https://example.com/k' }, { url: 'https://example.com' }).card.client_id,
+    ).toBe('https://example.com/');
   });
 
   it('client_id and jwks_uri must be https URLs (http only with allowHttp); a card must not have both jwks and jwks_uri', () => {
@@ -136,7 +136,11 @@ describe('parseSignatureAgentCard: members dropped, ignored and kept', () => {
   });
 
   it('unknown members are ignored, at the top and in web_bot_auth; purpose may be a string or an array; web_bot_auth not an object is dropped', () => {
-    const { card } = parseSignatureAgentCard({ client_name: 'X', redirect_uris: ['https://x'], web_bot_auth: { purpose: ['search', 'ai-input'], 'future-thing': 1 } });
+    const { card } = parseSignatureAgentCard({
+      client_name: 'X',
+      redirect_uris: ['https://x'],
+      web_bot_auth: { purpose: ['search', 'ai-input'], 'future-thing': 1 },
+    });
     expect(card).toEqual({ client_name: 'X', web_bot_auth: { purpose: ['search', 'ai-input'] } });
     const dropped = parseSignatureAgentCard({ client_name: 'X', web_bot_auth: [] });
     expect(dropped.card.web_bot_auth).toBeUndefined();
@@ -186,7 +190,10 @@ describe('createSignatureAgentCardHandler', () => {
     expect([...check.proofs.keys()].sort()).toEqual([a.thumbprint, b.thumbprint].sort());
     expect(check.digestValid).toBe(true);
     // A card served for another authority would not verify there.
-    const elsewhere = await verifyDirectoryResponse({ url: 'https://evil.example/card', status: 200, headers: res.headers, body }, { keys: await keysOf(body) });
+    const elsewhere = await verifyDirectoryResponse(
+      { url: 'https://evil.example/card', status: 200, headers: res.headers, body },
+      { keys: await keysOf(body) },
+    );
     expect(elsewhere.proofs.size).toBe(0);
 
     const again = await handler(new Request(clientId, { headers: { 'if-none-match': res.headers.get('etag')! } }));
@@ -212,7 +219,9 @@ describe('createSignatureAgentCardHandler', () => {
     const a = await testKey();
     expect(() => createSignatureAgentCardHandler({ card: { client_name: 'X' } })).toThrow(/client_id is required/);
     expect(() => createSignatureAgentCardHandler({ card: { client_id: clientId, jwks: {}, jwks_uri: 'https://bot.example/k' } })).toThrow(TypeError);
-    expect(() => createSignatureAgentCardHandler({ card: { client_id: clientId, jwks_uri: 'https://bot.example/k' }, keys: [a.privateJwk] })).toThrow(/jwks_uri/);
+    expect(() => createSignatureAgentCardHandler({ card: { client_id: clientId, jwks_uri: 'https://bot.example/k' }, keys: [a.privateJwk] })).toThrow(
+      /jwks_uri/,
+    );
   });
 
   it('a signing key missing from the jwks given rejects every request (ERR_CARD_INVALID): verifiers would refuse such a card', async () => {
@@ -229,7 +238,12 @@ describe('cards on 127.0.0.1 through the DirectoryClient (type=cimd)', () => {
   async function signedCardServer(clock: TestClock, card: Record<string, unknown>, keys: Array<Awaited<ReturnType<typeof testKey>>>) {
     let handler: ((r: Request) => Promise<Response>) | undefined;
     const srv = await startFetchHandlerServer((r) => handler!(r));
-    handler = createSignatureAgentCardHandler({ card: { client_id: `${srv.origin}/bot`, ...card }, keys: keys.map((k) => k.privateJwk), allowHttp: true, now: clock.now });
+    handler = createSignatureAgentCardHandler({
+      card: { client_id: `${srv.origin}/bot`, ...card },
+      keys: keys.map((k) => k.privateJwk),
+      allowHttp: true,
+      now: clock.now,
+    });
     return srv;
   }
 
@@ -282,11 +296,25 @@ describe('cards on 127.0.0.1 through the DirectoryClient (type=cimd)', () => {
     // The same client_id (the signed server's URL) cannot be served twice; replay the signed headers at a proxy URL instead.
     const proxy = await startLoopbackServer((_req, res) => {
       const body = tampered.replace(`${signed.origin}/bot`, `${proxy.origin}/bot`);
-      send(res, clock, 200, { 'content-type': 'application/json', 'content-digest': headers['content-digest']!, signature: headers['signature']!, 'signature-input': headers['signature-input']! }, body);
+      send(
+        res,
+        clock,
+        200,
+        {
+          'content-type': 'application/json',
+          'content-digest': headers['content-digest']!,
+          signature: headers['signature']!,
+          'signature-input': headers['signature-input']!,
+        },
+        body,
+      );
     });
     const error = await client(clock)
       .resolve(member(`${proxy.origin}/bot`, 'cimd'))
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(isBotsigError(error) && error.code).toBe('ERR_DIRECTORY_INVALID');
     expect((error as Error).message).toMatch(/signature|content-digest/);
   });

@@ -85,7 +85,12 @@ describe('the grammar', () => {
   it('https-URI: a host is required, userinfo is refused, queries are kept, characters outside RFC 3986 are refused', () => {
     const r = parseRegistry('https:///nohost\nhttps://user@a.example/x\nhttps://a.example/card?v=2&x=y\nhttps://a.example/ca{rd}\nhttps:a.example/x\n');
     expect(urls(r)).toEqual(['https://a.example/card?v=2&x=y']);
-    expect(codes(r)).toEqual(['line 1: registry-line-invalid', 'line 2: registry-line-invalid', 'line 4: registry-line-invalid', 'line 5: registry-line-invalid']);
+    expect(codes(r)).toEqual([
+      'line 1: registry-line-invalid',
+      'line 2: registry-line-invalid',
+      'line 4: registry-line-invalid',
+      'line 5: registry-line-invalid',
+    ]);
   });
 
   it('a duplicate entry (same URL after WHATWG serialisation) is a warning and listed once', () => {

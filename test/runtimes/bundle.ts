@@ -37,6 +37,7 @@ const MATRIX_FILES = [
 /** Files in MATRIX_DIRS that stay Node-only, with the reason. */
 export const NODE_ONLY: Readonly<Record<string, string>> = {
   'test/profile/attacks.test.ts': 'vi.useFakeTimers for the discovery deadline (the matrix shim has no fake timers) and a timing ratio',
+  'test/profile/nonce-store-memory.test.ts': 'measures the V8 heap (node:v8, node:vm for gc)',
 };
 
 /** test/directory files outside the matrix, with the reason (test/runtimes/manifest.test.ts wants every file in one list or the other). */

@@ -29,7 +29,7 @@ async function signed(options: { nonce?: string | false; agent?: boolean } = {})
     { method: 'GET', url: URL_HTTPS, headers: {} },
     { key: pair.privateJwk, ...(options.nonce === undefined ? {} : { nonce: options.nonce }), ...(options.agent === true ? { signatureAgent: AGENT } : {}) },
   );
-  return new Request(URL_HTTPS, { headers });
+  return new Request(URL_HTTPS, { headers: { ...headers } });
 }
 
 /** A directory that knows the test key (or fails), with a cold `resolveFresh`. */

@@ -165,7 +165,8 @@ export function createSignatureAgentCardHandler(options: SignatureAgentCardHandl
   const validity = seconds(options.signatureValiditySeconds, 'signatureValiditySeconds', Math.max(3600, 2 * maxAge), 1);
   if (validity < maxAge) throw new TypeError('signatureValiditySeconds must be at least maxAgeSeconds');
   const baseLabel = options.label ?? 'card';
-  if (typeof baseLabel !== 'string' || !/^[a-z*][a-z0-9_\-.*]{0,62}$/.test(baseLabel)) throw new TypeError('options.label must be a Structured Field key (e.g. "card")');
+  if (typeof baseLabel !== 'string' || !/^[a-z*][a-z0-9_\-.*]{0,62}$/.test(baseLabel))
+    throw new TypeError('options.label must be a Structured Field key (e.g. "card")');
   const allowed = new Set<string>();
   for (const a of options.authorities ?? [home.host]) {
     if (typeof a !== 'string' || a === '') throw new TypeError('options.authorities must be host or host:port values');

@@ -183,7 +183,13 @@ function metadata(value: unknown, diagnostics: Diagnostic[], allowHttp: boolean)
   const ips = r.string('ips_uri');
   if (ips !== undefined) {
     if (isWebUrl(ips, allowHttp)) out.ips_uri = ips;
-    else diagnostics.push({ level: 'error', code: 'card-uri-not-https', message: 'ips_uri must be an https URL; the member is ignored', at: 'web_bot_auth.ips_uri' });
+    else
+      diagnostics.push({
+        level: 'error',
+        code: 'card-uri-not-https',
+        message: 'ips_uri must be an https URL; the member is ignored',
+        at: 'web_bot_auth.ips_uri',
+      });
   }
   return Object.freeze(out);
 }

@@ -6,7 +6,7 @@
  * directory option when it is created.
  */
 import { checkOptionNames } from '../../core/options';
-import type { DirectoryClientAllow, DirectoryClientLimits, DirectoryClientOptions } from './settings';
+import type { DirectoryClientAllow, DirectoryClientLimits, DirectoryClientOptions } from './options';
 
 const OPTION_NAMES: readonly (keyof DirectoryClientOptions)[] = [
   'fetch',

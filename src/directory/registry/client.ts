@@ -244,7 +244,8 @@ export class RegistryClient {
     if (typeof l !== 'object' || l === null) throw new TypeError('options.limits must be an object');
     const count = (v: unknown, name: string, fallback: number, max: number): number => {
       if (v === undefined) return fallback;
-      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > max) throw new TypeError(`options.limits.${name} must be an integer from 1 to ${max}`);
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > max)
+        throw new TypeError(`options.limits.${name} must be an integer from 1 to ${max}`);
       return v;
     };
     this.limits = {
@@ -401,10 +402,13 @@ export class RegistryClient {
     if (!this.started || this.closedFlag) return;
     if (this.timer !== undefined) clearTimeout(this.timer);
     const delay = Math.max(MIN_TICK_MS, this.nextDueAtMs() - this.now());
-    const timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.run(false);
-    }, Math.min(delay, 2_147_483_647));
+    const timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        void this.run(false);
+      },
+      Math.min(delay, 2_147_483_647),
+    );
     (timer as { unref?: () => void }).unref?.();
     this.timer = timer;
   }

@@ -248,7 +248,9 @@ function prepareProfile(
   checkOptionNames(profile, ['name', 'tags'], 'options.profile');
   if (typeof profile.name !== 'string' || profile.name === '') throw new TypeError('options.profile.name must be a non-empty string');
   const tagsGiven = profile.tags as unknown;
-  if (typeof tagsGiven !== 'object' || tagsGiven === null || Array.isArray(tagsGiven)) throw new TypeError('options.profile.tags must be an object of tag → rules');
+  if (typeof tagsGiven !== 'object' || tagsGiven === null || Array.isArray(tagsGiven)) {
+    throw new TypeError('options.profile.tags must be an object of tag → rules');
+  }
   const tags = new Map<string, TagPrepared>();
   const pending: Promise<void>[] = [];
   for (const [tag, rules] of Object.entries(tagsGiven as Record<string, TagRules>)) {
@@ -257,7 +259,9 @@ function prepareProfile(
     if (typeof rules !== 'object' || rules === null) throw new TypeError(`${where} must be an object`);
     checkOptionNames(rules, TAG_RULE_NAMES, where);
     const maxValidity = rules.maxValiditySeconds ?? base.maxValidity;
-    if (typeof maxValidity !== 'number' || Number.isNaN(maxValidity) || maxValidity <= 0) throw new TypeError(`${where}.maxValiditySeconds must be a positive number`);
+    if (typeof maxValidity !== 'number' || Number.isNaN(maxValidity) || maxValidity <= 0) {
+      throw new TypeError(`${where}.maxValiditySeconds must be a positive number`);
+    }
     const policy = rules.nonce ?? base.policy;
     if (policy !== 'none' && policy !== 'optional' && policy !== 'required') throw new TypeError(`${where}.nonce must be none, optional or required`);
     const strict = rules.strictAuthority ?? base.strict;
@@ -275,7 +279,9 @@ function prepareProfile(
       matchKid = s.matchKid === true;
       if ('jwksUri' in s) {
         const url = typeof s.jwksUri === 'string' ? parseTargetUri(s.jwksUri) : undefined;
-        if (url === undefined || typeof s.jwksUri !== 'string' || !/^https?:\/\//i.test(s.jwksUri)) throw new TypeError(`${where}.keys.jwksUri must be an absolute https URL`);
+        if (url === undefined || typeof s.jwksUri !== 'string' || !/^https?:\/\//i.test(s.jwksUri)) {
+          throw new TypeError(`${where}.keys.jwksUri must be an absolute https URL`);
+        }
         if (directory === undefined) throw new TypeError(`${where}.keys.jwksUri needs options.directory (a DirectoryClient) to fetch it`);
         const scheme = s.jwksUri.slice(0, 5).toLowerCase() === 'https' ? 'https' : 'http';
         jwks = Object.freeze({ url: s.jwksUri, type: 'jwks_uri', scheme, index: 0 });
@@ -289,7 +295,17 @@ function prepareProfile(
         keys = s.keys as ReadonlyArray<Jwk | VerifyingKey>;
       }
     }
-    const prepared: TagPrepared = { tag, required, strictAuthority: strict, maxValiditySeconds: maxValidity, policy, jwks, staticKeys: undefined, matchKid, ownKeys: source !== 'signature-agent' };
+    const prepared: TagPrepared = {
+      tag,
+      required,
+      strictAuthority: strict,
+      maxValiditySeconds: maxValidity,
+      policy,
+      jwks,
+      staticKeys: undefined,
+      matchKid,
+      ownKeys: source !== 'signature-agent',
+    };
     if (keys !== undefined) pending.push(loadTagKeys(prepared, keys, where));
     tags.set(tag, prepared);
   }

@@ -1,0 +1,351 @@
+/**
+ * verifyRequest's security decisions, one rule per test, each on every path it has
+ * (issue 20: the mutation run showed these could be removed or flipped with the suite
+ * still green). Signatures are made with `signMessage`, so that any parameter set can be
+ * signed validly; the outcome is asserted as well as the code.
+ */
+import { describe, expect, it } from 'vitest';
+import { BotsigError } from '../../src/core/errors';
+import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import type { BareItem } from '../../src/core/sf-types';
+import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
+import { signMessage } from '../../src/httpsig/sign';
+import type { VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
+import { verifyRequest } from '../../src/profile/verify-request';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
+import type { NonceStore } from '../../src/profile/nonce-store';
+import { FakeDirectory, keyPair, otherKeyPair, setParam, T0 } from './helpers';
+
+const NOW = T0 + 1000;
+const URL = 'https://example.com/a';
+const SKEW = 60;
+
+interface Keys {
+  signing: SigningKey;
+  verifying: VerifyingKey;
+  publicJwk: Jwk;
+}
+let mine: Keys | undefined;
+let theirs: Keys | undefined;
+async function keysOf(pair: Awaited<ReturnType<typeof keyPair>>): Promise<Keys> {
+  return { signing: await importSigningKey(pair.privateJwk), verifying: await importVerifyingKey(pair.publicJwk), publicJwk: pair.publicJwk };
+}
+async function me(): Promise<Keys> {
+  return (mine ??= await keysOf(await keyPair()));
+}
+async function other(): Promise<Keys> {
+  return (theirs ??= await keysOf(await otherKeyPair()));
+}
+
+type Req = { method: string; url: string; headers: Record<string, string> };
+
+/** A request signed over `components` with exactly `params` (keyid and tag web-bot-auth unless given). */
+async function signed(
+  params: Record<string, string | number | BareItem | undefined>,
+  components: string[] = ['@authority'],
+  headers: Record<string, string> = {},
+): Promise<Req> {
+  const k = await me();
+  const all: Record<string, string | number | BareItem> = {};
+  const merged = { created: NOW - 10, expires: NOW + 290, keyid: k.verifying.thumbprint, tag: 'web-bot-auth', ...params };
+  for (const [name, v] of Object.entries(merged)) if (v !== undefined) all[name] = v;
+  const req: Req = { method: 'GET', url: URL, headers: { ...headers } };
+  const out = await signMessage(req, { key: k.signing, label: 'sig1', components, params: all });
+  req.headers['signature-input'] = out.headers['signature-input'];
+  req.headers.signature = out.headers.signature;
+  return req;
+}
+
+async function verify(req: Req, extra: VerifyRequestOptions = {}): Promise<VerificationResult> {
+  return verifyRequest(req, { keys: [(await me()).publicJwk], now: () => NOW * 1000, nonce: { policy: 'optional' }, ...extra });
+}
+
+function first(r: VerificationResult): { outcome: string; code: string | undefined } {
+  return { outcome: r.signatures[0]!.outcome, code: r.signatures[0]!.error?.code };
+}
+
+describe('SPEC 5.1 freshness: every failure is invalid, with its code; boundaries in whole seconds', () => {
+  it('a fresh signature verifies (the reference for the cases below)', async () => {
+    const r = await verify(await signed({}));
+    expect(r.outcome).toBe('verified');
+    expect(first(r)).toEqual({ outcome: 'verified', code: undefined });
+  });
+
+  it('created missing: invalid, ERR_CREATED_MISSING', async () => {
+    const r = await verify(await signed({ created: undefined }));
+    expect([r.outcome, first(r)]).toEqual(['invalid', { outcome: 'invalid', code: 'ERR_CREATED_MISSING' }]);
+  });
+
+  it('expires missing: invalid, ERR_EXPIRES_MISSING', async () => {
+    const r = await verify(await signed({ expires: undefined }));
+    expect([r.outcome, first(r)]).toEqual(['invalid', { outcome: 'invalid', code: 'ERR_EXPIRES_MISSING' }]);
+  });
+
+  it('created = now + skew verifies; one second later: invalid, ERR_CREATED_IN_FUTURE', async () => {
+    expect((await verify(await signed({ created: NOW + SKEW, expires: NOW + SKEW + 10 }))).outcome).toBe('verified');
+    const r = await verify(await signed({ created: NOW + SKEW + 1, expires: NOW + SKEW + 10 }));
+    expect([r.outcome, first(r)]).toEqual(['invalid', { outcome: 'invalid', code: 'ERR_CREATED_IN_FUTURE' }]);
+  });
+
+  it('created during the current second is not in the future (ceil of now), with skew 0', async () => {
+    const req = await signed({ created: NOW + 1, expires: NOW + 100 });
+    expect((await verify(req, { now: () => NOW * 1000 + 1, clockSkewSeconds: 0 })).outcome).toBe('verified');
+    expect(first(await verify(req, { now: () => NOW * 1000, clockSkewSeconds: 0 })).code).toBe('ERR_CREATED_IN_FUTURE');
+  });
+
+  it('expires = now - skew verifies; one second earlier: invalid, ERR_SIGNATURE_EXPIRED', async () => {
+    expect((await verify(await signed({ created: NOW - 200, expires: NOW - SKEW }))).outcome).toBe('verified');
+    const r = await verify(await signed({ created: NOW - 200, expires: NOW - SKEW - 1 }));
+    expect([r.outcome, first(r)]).toEqual(['invalid', { outcome: 'invalid', code: 'ERR_SIGNATURE_EXPIRED' }]);
+  });
+
+  it('expires during the current second has not expired (floor of now), with skew 0', async () => {
+    const req = await signed({ created: NOW - 100, expires: NOW });
+    expect((await verify(req, { now: () => NOW * 1000 + 999, clockSkewSeconds: 0 })).outcome).toBe('verified');
+    expect(first(await verify(req, { now: () => (NOW + 1) * 1000, clockSkewSeconds: 0 })).code).toBe('ERR_SIGNATURE_EXPIRED');
+  });
+
+  it('expires = created verifies; expires < created: invalid, ERR_PARAM_INVALID', async () => {
+    expect((await verify(await signed({ created: NOW - 5, expires: NOW - 5 }))).outcome).toBe('verified');
+    const r = await verify(await signed({ created: NOW - 5, expires: NOW - 6 }));
+    expect([r.outcome, first(r)]).toEqual(['invalid', { outcome: 'invalid', code: 'ERR_PARAM_INVALID' }]);
+  });
+
+  it('expires - created = maxValiditySeconds verifies; one more: invalid, ERR_VALIDITY_TOO_LONG', async () => {
+    expect((await verify(await signed({ created: NOW - 10, expires: NOW + 90 }), { maxValiditySeconds: 100 })).outcome).toBe('verified');
+    const r = await verify(await signed({ created: NOW - 10, expires: NOW + 91 }), { maxValiditySeconds: 100 });
+    expect([r.outcome, first(r)]).toEqual(['invalid', { outcome: 'invalid', code: 'ERR_VALIDITY_TOO_LONG' }]);
+  });
+});
+
+describe('a clock or option that gives no number never lets a stale signature through', () => {
+  for (const [name, value] of [
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a string', '1735690600000' as unknown as number],
+    ['undefined', undefined as unknown as number],
+  ] as const) {
+    it(`now() returning ${name}: unverified, ERR_INTERNAL (an expired signature is not verified)`, async () => {
+      const req = await signed({ created: NOW - 7200, expires: NOW - 3600 });
+      const r = await verify(req, { now: () => value });
+      expect(r.outcome).toBe('unverified');
+      expect(r.error?.code).toBe('ERR_INTERNAL');
+      expect(r.signatures).toEqual([]);
+    });
+  }
+
+  for (const bad of [Number.NaN, -1, Number.POSITIVE_INFINITY, '60' as unknown as number]) {
+    it(`clockSkewSeconds ${String(bad)} is refused (TypeError)`, async () => {
+      await expect(verify(await signed({}), { clockSkewSeconds: bad })).rejects.toThrow(/clockSkewSeconds/);
+    });
+  }
+
+  for (const bad of [Number.NaN, 0, -1, '300' as unknown as number]) {
+    it(`maxValiditySeconds ${String(bad)} is refused (TypeError)`, async () => {
+      await expect(verify(await signed({}), { maxValiditySeconds: bad })).rejects.toThrow(/maxValiditySeconds/);
+    });
+  }
+
+  it('clockSkewSeconds 0 and a fractional maxValiditySeconds are accepted', async () => {
+    expect((await verify(await signed({}), { clockSkewSeconds: 0, maxValiditySeconds: 300.5 })).outcome).toBe('verified');
+  });
+});
+
+describe('SPEC 5.1: keyid is required', () => {
+  it('a web-bot-auth signature without keyid: invalid, ERR_PARAM_INVALID, before any key lookup', async () => {
+    let asked = 0;
+    const req = await signed({ keyid: undefined });
+    const r = await verifyRequest(req, {
+      now: () => NOW * 1000,
+      resolveKey: () => {
+        asked++;
+        return undefined;
+      },
+    });
+    expect([r.outcome, first(r)]).toEqual(['invalid', { outcome: 'invalid', code: 'ERR_PARAM_INVALID' }]);
+    expect(r.signatures[0]!.error?.message).toContain('keyid');
+    expect(asked).toBe(0);
+  });
+});
+
+describe('SPEC 5.3 rule 2: only web-bot-auth signatures are judged, on the direct reader and the general parser alike', () => {
+  // An unregistered parameter (`x`) makes the direct reader give up: the general parser reads it.
+  for (const [path, extra] of [
+    ['direct reader', {}],
+    ['general parser', { x: 1 }],
+  ] as const) {
+    it(`${path}: tag "other" is skipped (unverified, ERR_TAG_MISMATCH); the same signature tagged web-bot-auth verifies`, async () => {
+      const skipped = await verify(await signed({ tag: 'other', ...extra }));
+      expect([skipped.outcome, first(skipped)]).toEqual(['unverified', { outcome: 'unverified', code: 'ERR_TAG_MISMATCH' }]);
+      const judged = await verify(await signed({ ...extra }));
+      expect(judged.outcome).toBe('verified');
+    });
+
+    it(`${path}: no tag at all is skipped`, async () => {
+      const r = await verify(await signed({ tag: undefined, ...extra }));
+      expect(first(r)).toEqual({ outcome: 'unverified', code: 'ERR_TAG_MISMATCH' });
+    });
+  }
+
+  it('general parser: a Token web-bot-auth is not the String tag', async () => {
+    const req = await signed({ x: 1 });
+    req.headers['signature-input'] = setParam(req.headers['signature-input']!, 'sig1', 'tag', { type: 'token', value: 'web-bot-auth' });
+    expect(first(await verify(req))).toEqual({ outcome: 'unverified', code: 'ERR_TAG_MISMATCH' });
+  });
+});
+
+describe('keys are matched by thumbprint = keyid (SPEC 5.3), among several directory keys', () => {
+  const AGENT = 'https://agent.example';
+  async function viaDirectory(keys: VerifyingKey[]): Promise<VerificationResult> {
+    const req = await signed({}, ['@authority', '"signature-agent";key="agent1"'], { 'signature-agent': `agent1="${AGENT}"` });
+    return verifyRequest(req, {
+      now: () => NOW * 1000,
+      directory: new FakeDirectory({ [AGENT]: keys }),
+    });
+  }
+
+  it('the key named by keyid is used, whether it comes first or last', async () => {
+    const [a, b] = [(await me()).verifying, (await other()).verifying];
+    for (const keys of [
+      [b, a],
+      [a, b],
+    ]) {
+      const r = await viaDirectory(keys);
+      expect(r.outcome).toBe('verified');
+      expect(r.signatures[0]!.keyid).toBe(a.thumbprint);
+    }
+  });
+
+  it('a resolver answering with another key than the keyid names is ignored: unverified, ERR_KEY_UNKNOWN', async () => {
+    const req = await signed({});
+    const wrong = await other();
+    const r = await verifyRequest(req, { now: () => NOW * 1000, resolveKey: () => wrong.publicJwk });
+    expect([r.outcome, first(r)]).toEqual(['unverified', { outcome: 'unverified', code: 'ERR_KEY_UNKNOWN' }]);
+    const right = await verifyRequest(req, { now: () => NOW * 1000, resolveKey: async () => (await me()).publicJwk });
+    expect(right.outcome).toBe('verified');
+  });
+
+  it('SPEC 2.3: of several String members covered whole, the first that yields the key is used; a failing one is skipped', async () => {
+    const two = '"https://broken.example", "https://agent.example"';
+    const req = await signed({}, ['@authority', 'signature-agent'], { 'signature-agent': two });
+    const directory = new FakeDirectory({ 'https://agent.example': [(await me()).verifying] });
+    const r = await verifyRequest(req, { now: () => NOW * 1000, directory });
+    expect(r.outcome).toBe('verified');
+    expect(directory.calls.map((m) => m.url)).toEqual(['https://broken.example', 'https://agent.example']);
+    // When none yields it, the first failure is the reason.
+    const none = await verifyRequest(req, { now: () => NOW * 1000, directory: new FakeDirectory({}) });
+    expect(first(none)).toEqual({ outcome: 'unverified', code: 'ERR_DIRECTORY_FETCH' });
+  });
+
+  it('a directory without that key: unverified, ERR_KEY_UNKNOWN (the first key is not tried in its place)', async () => {
+    const r = await viaDirectory([(await other()).verifying]);
+    expect([r.outcome, first(r)]).toEqual(['unverified', { outcome: 'unverified', code: 'ERR_KEY_UNKNOWN' }]);
+  });
+});
+
+describe('RFC 9421 §2.2.1: a method that is not a token never reaches a verified result', () => {
+  it('a request whose method has a line break is not verified', async () => {
+    const req = await signed({}, ['@authority', '@method']);
+    const r = await verify({ ...req, method: 'GET\r\nX: y' });
+    expect(r.outcome).not.toBe('verified');
+    expect(first(r).code).toBe('ERR_MESSAGE_INVALID');
+  });
+});
+
+describe('setParam keeps working as a way to break a signed input (helper sanity)', () => {
+  it('changing created after signing invalidates the signature', async () => {
+    const req = await signed({});
+    req.headers['signature-input'] = setParam(req.headers['signature-input']!, 'sig1', 'created', { type: 'integer', value: NOW - 11 });
+    expect(first(await verify(req))).toEqual({ outcome: 'invalid', code: 'ERR_SIGNATURE_INVALID' });
+  });
+});
+
+describe('SPEC 5.3 rule 5: nonces', () => {
+  async function signedBy(k: Keys, params: Record<string, string | number>): Promise<Req> {
+    const req: Req = { method: 'GET', url: URL, headers: {} };
+    const all = { created: NOW - 10, expires: NOW + 290, keyid: k.verifying.thumbprint, tag: 'web-bot-auth', ...params };
+    const out = await signMessage(req, { key: k.signing, label: 'sig1', components: ['@authority'], params: all });
+    req.headers['signature-input'] = out.headers['signature-input'];
+    req.headers.signature = out.headers.signature;
+    return req;
+  }
+
+  it('scoped by agent: the same nonce from two keys is two nonces; from the same key again, a replay (invalid)', async () => {
+    const [a, b] = [await me(), await other()];
+    const options: VerifyRequestOptions = {
+      keys: [a.publicJwk, b.publicJwk],
+      now: () => NOW * 1000,
+      nonce: { policy: 'optional', store: new MemoryNonceStore() },
+    };
+    expect((await verifyRequest(await signedBy(a, { nonce: 'same' }), options)).outcome).toBe('verified');
+    expect((await verifyRequest(await signedBy(b, { nonce: 'same' }), options)).outcome).toBe('verified');
+    const again = await verifyRequest(await signedBy(a, { nonce: 'same' }), options);
+    expect([again.outcome, first(again)]).toEqual(['invalid', { outcome: 'invalid', code: 'ERR_NONCE_REPLAYED' }]);
+  });
+
+  it('a nonce is remembered for as long as its signature is accepted: through the last second of expires + skew', async () => {
+    const a = await me();
+    const store = new MemoryNonceStore();
+    const req = await signedBy(a, { nonce: 'late', created: NOW - 10, expires: NOW + 10 });
+    const at = (ms: number): VerifyRequestOptions => ({ keys: [a.publicJwk], now: () => ms, nonce: { policy: 'optional', store } });
+    expect((await verifyRequest(req, at(NOW * 1000))).outcome).toBe('verified');
+    const last = await verifyRequest(req, at((NOW + 10 + SKEW) * 1000 + 999));
+    expect(first(last)).toEqual({ outcome: 'invalid', code: 'ERR_NONCE_REPLAYED' });
+    expect(first(await verifyRequest(req, at((NOW + 10 + SKEW + 1) * 1000)))).toEqual({ outcome: 'invalid', code: 'ERR_SIGNATURE_EXPIRED' });
+  });
+
+  it('maxLength: a nonce of exactly that length verifies, one longer is invalid (ERR_NONCE_TOO_LONG); policy none does not look', async () => {
+    const a = await me();
+    const opts = (policy: 'none' | 'optional' | 'required'): VerifyRequestOptions => ({
+      keys: [a.publicJwk],
+      now: () => NOW * 1000,
+      nonce: { policy, maxLength: 8, store: new MemoryNonceStore() },
+    });
+    expect((await verifyRequest(await signedBy(a, { nonce: '12345678' }), opts('optional'))).outcome).toBe('verified');
+    const long = await signedBy(a, { nonce: '123456789' });
+    expect(first(await verifyRequest(long, opts('optional')))).toEqual({ outcome: 'invalid', code: 'ERR_NONCE_TOO_LONG' });
+    expect(first(await verifyRequest(long, opts('required')))).toEqual({ outcome: 'invalid', code: 'ERR_NONCE_TOO_LONG' });
+    expect((await verifyRequest(long, opts('none'))).outcome).toBe('verified');
+  });
+
+  it('policy required: no nonce is invalid (ERR_NONCE_MISSING); optional: verified', async () => {
+    const a = await me();
+    const req = await signedBy(a, {});
+    const r = await verifyRequest(req, { keys: [a.publicJwk], now: () => NOW * 1000, nonce: { policy: 'required' } });
+    expect([r.outcome, first(r)]).toEqual(['invalid', { outcome: 'invalid', code: 'ERR_NONCE_MISSING' }]);
+    expect((await verifyRequest(req, { keys: [a.publicJwk], now: () => NOW * 1000, nonce: { policy: 'optional' } })).outcome).toBe('verified');
+  });
+
+  describe('what the store answers decides the outcome, synchronously or not', () => {
+    for (const [what, answer, outcome, code] of [
+      ['true', true, 'verified', undefined],
+      ['false (a replay)', false, 'invalid', 'ERR_NONCE_REPLAYED'],
+      ['a quota error', new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', 'full'), 'unverified', 'ERR_NONCE_QUOTA_EXCEEDED'],
+      ['a nonce-too-long error', new BotsigError('ERR_NONCE_TOO_LONG', 'long'), 'invalid', 'ERR_NONCE_TOO_LONG'],
+      ['another BotsigError', new BotsigError('ERR_INTERNAL', 'x'), 'unverified', 'ERR_NONCE_STORE_UNAVAILABLE'],
+      ['a plain Error', new Error('down'), 'unverified', 'ERR_NONCE_STORE_UNAVAILABLE'],
+      ['something that is not a boolean', 'yes', 'unverified', 'ERR_NONCE_STORE_UNAVAILABLE'],
+    ] as const) {
+      for (const async of [false, true]) {
+        it(`${what}${async ? ' (as a promise)' : ''}: ${outcome}${code === undefined ? '' : `, ${code}`}`, async () => {
+          const a = await me();
+          const store: NonceStore = {
+            checkAndRecord: () => {
+              if (answer instanceof Error) {
+                if (async) return Promise.reject(answer);
+                throw answer;
+              }
+              return (async ? Promise.resolve(answer) : answer) as boolean;
+            },
+          };
+          const r = await verifyRequest(await signedBy(a, { nonce: 'n' }), {
+            keys: [a.publicJwk],
+            now: () => NOW * 1000,
+            nonce: { policy: 'optional', store },
+          });
+          expect(first(r)).toEqual({ outcome, code });
+        });
+      }
+    }
+  });
+});
