@@ -28,7 +28,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
@@ -83,7 +83,8 @@ await build({
     contents: [
       `export { generateKeyPair } from './src/crypto/generate';`,
       `export { createDirectoryHandler } from './src/directory/handler';`,
-      `export { signRequestSync, importSigningKeySync } from './src/sync';`,
+      `export { signRequest } from './src/profile/sign-request';`,
+      `export { importSigningKey } from './src/crypto/keys';`,
       `export { installNodeCryptoProvider } from './src/node/crypto-provider';`,
     ].join('\n'),
     resolveDir: root,
@@ -238,11 +239,15 @@ if (CASES.some((c) => c.startsWith('nginx'))) {
 const signedCases = CASES.filter((c) => c !== 'nginx').length;
 const POOL = Number(opt('--pool', Math.ceil(RUNS * signedCases * (WARMUP + DURATION) * 9000)));
 console.error(`signing ${POOL} requests …`);
-const key = lib.importSigningKeySync(pair.privateJwk);
+const key = await lib.importSigningKey(pair.privateJwk);
 const pool = new Array(POOL);
-for (let i = 0; i < POOL; i++) {
-  const h = lib.signRequestSync({ method: 'GET', url: `http://${HOST}${PATH}`, headers: {} }, { key, signatureAgent: agentUrl, validitySeconds: 3600 });
-  pool[i] = { host: HOST, accept: '*/*', 'user-agent': 'gate-load', ...h };
+for (let i = 0; i < POOL; i += 1000) {
+  const batch = await Promise.all(
+    Array.from({ length: Math.min(1000, POOL - i) }, () =>
+      lib.signRequest({ method: 'GET', url: `http://${HOST}${PATH}`, headers: {} }, { key, signatureAgent: agentUrl, validitySeconds: 3600 }),
+    ),
+  );
+  batch.forEach((h, j) => (pool[i + j] = { host: HOST, accept: '*/*', 'user-agent': 'gate-load', ...h }));
 }
 let cursor = 0;
 let exhausted = false;
@@ -290,6 +295,7 @@ function measure(name, duration) {
 await measure('gate', 1);
 
 const results = Object.fromEntries(CASES.map((c) => [c, []]));
+const loadBefore = loadavg()[0];
 for (let round = 0; round < RUNS; round++) {
   const order = CASES.map((_, i) => CASES[(i + round) % CASES.length]);
   for (const name of order) {
@@ -308,7 +314,8 @@ const median = (xs) => {
 };
 const range = (xs) => `${Math.min(...xs)}–${Math.max(...xs)}`;
 console.log(
-  `\nbotsig gate behind nginx: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${CONNECTIONS} connections, ${RUNS} × ${DURATION} s`,
+  `\nbotsig gate behind nginx: Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${CONNECTIONS} connections, ${RUNS} × ${DURATION} s; ` +
+    `load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after (the bench itself keeps about 2 cores busy)`,
 );
 console.log('| case | req/s (median, range) | p50 ms | p99 ms | non-200 / errors |');
 console.log('|---|---:|---:|---:|---:|');

@@ -83,6 +83,6 @@ if (flag('--all')) {
 }
 
 if (failures.length > 0) {
-  console.error(`\ncheck-mutation: ${failures.length} file(s) below their recorded score:\n  ${failures.join('\n  ')}`);
+  console.error(`\ncheck-mutation: ${failures.length} file(s) below their recorded score or missing from the report:\n  ${failures.join('\n  ')}`);
   process.exitCode = 1;
 } else console.log(`\ncheck-mutation: ${rows.length} file(s) at or above their recorded score`);

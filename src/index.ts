@@ -74,6 +74,9 @@ export type {
   VerifierMode,
   VerifierOptions,
   VerifierPolicy,
+  VerificationEvent,
+  DirectoryLookupEvent,
+  NonceCheckEvent,
 } from './verifier';
 
 // Nonce stores

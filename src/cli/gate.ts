@@ -56,12 +56,12 @@ async function gate(options: GateOptions, version: string): Promise<number> {
   const readKeyFile = (path: string) => loadVerifyingKeys(path);
 
   if (options.check === true) {
-    // Everything a start checks but the network: key files, verifier options, directory options.
+    // Everything a start checks but the network (Redis, the registry): key files, verifier and directory options.
     const quiet = createLogger('error', () => undefined);
-    const metrics = createGateMetrics();
+    const metrics = await createGateMetrics();
     try {
       const resources = await createResources({ ...config, redis: undefined }, quiet, metrics);
-      await buildRuntime(config, resources, readKeyFile);
+      (await buildRuntime(config, resources, readKeyFile, { network: false })).close();
     } catch (error) {
       configError(error);
     }
@@ -87,7 +87,15 @@ async function gate(options: GateOptions, version: string): Promise<number> {
   process.on('SIGHUP', onHup);
   const signal = await stopped;
   process.off('SIGHUP', onHup);
+  // While draining, another SIGTERM changes nothing (the drain is bounded by shutdownTimeoutSeconds);
+  // a second Ctrl-C stops at once.
+  const again = (): void => logger.always('already stopping', { signal: 'SIGTERM' });
+  const force = (): void => process.exit(130);
+  process.on('SIGTERM', again);
+  process.on('SIGINT', force);
   await running.shutdown(signal);
+  process.off('SIGTERM', again);
+  process.off('SIGINT', force);
   return EXIT_OK;
 }
 

@@ -8,9 +8,10 @@
  * key names in the message.
  *
  * The verifier options sit at the top level with their `createVerifier` names
- * (`authorities`, `clockSkewSeconds`, `nonce`, `challenge`, …); the gate's own
- * sections are `listen`, `trustedProxies`, `proxyHops`, `redis`, `envoy`, `admin`,
- * `metrics`, `live`, `log` and `shutdownTimeoutSeconds`.
+ * (`authorities`, `clockSkewSeconds`, `nonce`, `challenge`, …; `profile` by name); the
+ * gate's own sections are `listen`, `trustedProxies`, `proxyHops`, `redis`, `registry`
+ * (a `registryPolicy`), `envoy`, `admin`, `metrics`, `live`, `log` and
+ * `shutdownTimeoutSeconds`.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -76,6 +77,21 @@ export interface GateOriginNonceConfig {
   readonly required?: boolean;
 }
 
+/** The `registry` section: let through only the verified agents a registry of Signature Agent Cards lists (`registryPolicy`). */
+export interface GateRegistryConfig {
+  readonly url: string;
+  readonly purposes?: readonly string[];
+  readonly triggers?: ReadonlyArray<'fetcher' | 'crawler'>;
+  readonly unsigned?: 'challenge' | 'allow';
+  readonly whileLoading?: 'deny' | 'allow-verified';
+  readonly minIntervalSeconds?: number;
+  readonly maxIntervalSeconds?: number;
+}
+
+/** The `profile` section: `web-bot-auth` (the default) or Visa's Trusted Agent Protocol rules (`trustedAgentProtocolProfile`). */
+export type GateProfileConfig =
+  'web-bot-auth' | { readonly trustedAgentProtocol: { readonly jwksUri: string; readonly matchKid?: boolean; readonly maxValiditySeconds?: number } };
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 /** The configuration, checked. */
@@ -94,6 +110,8 @@ export interface GateConfig {
   readonly redis: GateRedisConfig | undefined;
   readonly challenge: VerifierChallengeOptions | undefined;
   readonly originNonce: GateOriginNonceConfig | false;
+  readonly registry: GateRegistryConfig | undefined;
+  readonly profile: GateProfileConfig;
   /** The other `createVerifier` options, as written (range-checked when the verifier is built). */
   readonly verify: Readonly<Record<string, unknown>>;
   readonly envoy: { readonly pathPrefix: string } | false;
@@ -132,6 +150,8 @@ const TOP_LEVEL = [
   'redis',
   'challenge',
   'originNonce',
+  'registry',
+  'profile',
   ...VERIFY_PASS_THROUGH,
   'envoy',
   'admin',
@@ -359,6 +379,47 @@ function challenge(value: unknown): VerifierChallengeOptions | undefined {
   return out;
 }
 
+function registry(value: unknown, mode: string): GateRegistryConfig | undefined {
+  if (value === undefined) return undefined;
+  const r = object(value, 'config.registry', ['url', 'purposes', 'triggers', 'unsigned', 'whileLoading', 'minIntervalSeconds', 'maxIntervalSeconds']);
+  if (mode !== 'enforce') fail('config.registry', 'decides who gets through: it needs "mode": "enforce"');
+  const url = optionalString(r['url'], 'config.registry.url', 2048);
+  if (url === undefined || !/^https?:\/\/\S+$/.test(url)) fail('config.registry.url', 'must be an http(s) URL of the registry');
+  const out: { -readonly [K in keyof GateRegistryConfig]: GateRegistryConfig[K] } = { url };
+  if (r['purposes'] !== undefined) out.purposes = stringArray(r['purposes'], 'config.registry.purposes');
+  if (r['triggers'] !== undefined) {
+    out.triggers = stringArray(r['triggers'], 'config.registry.triggers').map((t, i) =>
+      oneOf(t, `config.registry.triggers[${i}]`, ['fetcher', 'crawler'] as const, 'crawler'),
+    );
+  }
+  if (r['unsigned'] !== undefined) out.unsigned = oneOf(r['unsigned'], 'config.registry.unsigned', ['challenge', 'allow'], 'challenge');
+  if (r['whileLoading'] !== undefined) out.whileLoading = oneOf(r['whileLoading'], 'config.registry.whileLoading', ['deny', 'allow-verified'], 'deny');
+  const min = optionalNumber(r['minIntervalSeconds'], 'config.registry.minIntervalSeconds', 1, 86_400);
+  if (min !== undefined) out.minIntervalSeconds = min;
+  const max = optionalNumber(r['maxIntervalSeconds'], 'config.registry.maxIntervalSeconds', 1, 604_800);
+  if (max !== undefined) out.maxIntervalSeconds = max;
+  return out;
+}
+
+function profile(value: unknown): GateProfileConfig {
+  if (value === undefined || value === 'web-bot-auth') return 'web-bot-auth';
+  if (typeof value === 'string') fail('config.profile', 'must be "web-bot-auth" or { "trustedAgentProtocol": { "jwksUri": … } }');
+  const p = object(value, 'config.profile', ['trustedAgentProtocol']);
+  const t = object(p['trustedAgentProtocol'], 'config.profile.trustedAgentProtocol', ['jwksUri', 'matchKid', 'maxValiditySeconds']);
+  const jwksUri = optionalString(t['jwksUri'], 'config.profile.trustedAgentProtocol.jwksUri', 2048);
+  if (jwksUri === undefined || !/^https?:\/\/\S+$/.test(jwksUri))
+    fail('config.profile.trustedAgentProtocol.jwksUri', "must be the URL of the network's JWK Set");
+  const matchKid = optionalBoolean(t['matchKid'], 'config.profile.trustedAgentProtocol.matchKid');
+  const maxValiditySeconds = optionalNumber(t['maxValiditySeconds'], 'config.profile.trustedAgentProtocol.maxValiditySeconds', 1, 86_400);
+  return {
+    trustedAgentProtocol: {
+      jwksUri,
+      ...(matchKid === undefined ? {} : { matchKid }),
+      ...(maxValiditySeconds === undefined ? {} : { maxValiditySeconds }),
+    },
+  };
+}
+
 function passThrough(raw: Json): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of VERIFY_PASS_THROUGH) {
@@ -472,6 +533,7 @@ export function parseGateConfig(raw: unknown, file?: string): GateConfig {
     if (clash !== undefined) fail('config.envoy.pathPrefix', `must not cover the gate's own path ${clash}`);
   }
 
+  const mode = oneOf(c['mode'], 'config.mode', ['enforce', 'observe'], 'enforce');
   return {
     file,
     listen: c['listen'] === undefined ? undefined : parseListen(c['listen'], 'config.listen'),
@@ -479,13 +541,15 @@ export function parseGateConfig(raw: unknown, file?: string): GateConfig {
     trustedProxies,
     trustedRanges,
     proxyHops: optionalNumber(c['proxyHops'], 'config.proxyHops', 1, 16, true) ?? 1,
-    mode: oneOf(c['mode'], 'config.mode', ['enforce', 'observe'], 'enforce'),
+    mode,
     keys,
     directory: dir,
     nonce: nonce(c['nonce'], redisConfig !== undefined),
     redis: redisConfig,
     challenge: challenge(c['challenge']),
     originNonce: originNonce(c['originNonce']),
+    registry: registry(c['registry'], mode),
+    profile: profile(c['profile']),
     verify: passThrough(c),
     envoy,
     admin,

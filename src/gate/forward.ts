@@ -71,8 +71,8 @@ export function servedAuthorities(authorities: readonly string[]): ReadonlySet<s
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}$/;
-// Origin form: a path, an optional query; visible ASCII only (RFC 9112 §3.2, RFC 3986).
-const ORIGIN_FORM = /^\/[\x21-\x7e]*$/;
+// Origin form: a path, an optional query; visible ASCII only, no fragment (RFC 9112 §3.2, RFC 3986).
+const ORIGIN_FORM = /^\/[\x21\x22\x24-\x7e]*$/;
 const MAX_TARGET = 8192;
 
 function refuse(status: Refusal['status'], code: Refusal['code'], reason: string, host?: string): Refusal {

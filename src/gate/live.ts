@@ -169,6 +169,24 @@ export interface LivePageInfo {
   readonly nonceStore: string;
   readonly configLoadedAt: number;
   readonly now: number;
+  /** The registry's state, when the policy uses one. */
+  readonly registry?: {
+    readonly url: string;
+    readonly loaded: boolean;
+    readonly stale: boolean;
+    readonly entries: number;
+    readonly resolved: number;
+    readonly fetchedAtMs?: number;
+    readonly lastError?: { readonly code: string };
+  };
+}
+
+function registryLine(info: LivePageInfo): string {
+  const r = info.registry;
+  if (r === undefined) return '';
+  const state = !r.loaded ? 'not loaded yet' : r.stale ? 'stale (the last refresh failed)' : 'loaded';
+  const error = r.lastError === undefined ? '' : `; last error <code>${escape(r.lastError.code)}</code>`;
+  return `\n<p id="registry">Registry <code>${escape(r.url)}</code>: ${state}, ${r.entries} entries (${r.resolved} resolved), fetched ${time(r.fetchedAtMs)}${error}.</p>`;
 }
 
 /** The whole page. */
@@ -205,7 +223,7 @@ export function renderLivePage(state: LiveState, info: LivePageInfo): string {
 Up since ${time(info.startedAt)}; configuration loaded ${time(info.configLoadedAt)}; page at ${time(info.now)}.</p>
 <p id="totals">Since start: <span class="verified">${t.verified} verified</span>, <span class="invalid">${t.invalid} invalid</span>,
 <span class="unverified">${t.unverified} unverified</span>, <span class="refused">${t.refused} refused</span>.
-Directory lookups: ${l.fresh} from cache, ${l.resolved} resolved, ${l.failed} failed.</p>
+Directory lookups: ${l.fresh} from cache, ${l.resolved} resolved, ${l.failed} failed.</p>${registryLine(info)}
 <h2>Recent verifications <span class="muted">(last ${state.recentMax})</span></h2>
 <table id="recent"><thead><tr><th>time (UTC)</th><th>host</th><th>agent</th><th>outcome</th><th>code</th><th>status</th><th>ms</th></tr></thead><tbody>${rows}</tbody></table>
 <h2>Agents seen <span class="muted">(verified; ${state.agentCount} tracked, at most ${state.agentsMax})</span></h2>

@@ -9,7 +9,7 @@
  * statuses, endpoint names): never an agent URL, a host or a path, so the number of
  * series stays bounded whatever strangers send.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { DirectoryLookupEvent, NonceCheckEvent, VerificationEvent } from '../verifier';
 
 /** Seconds: 0.1 ms … 5 s (a directory fetch is bounded by its 5 s deadline). */
@@ -31,8 +31,12 @@ export interface GateMetrics {
   readonly contentType: string;
 }
 
-/** Creates the metrics on a new registry (with Node's process metrics, `process_*` and `nodejs_*`). */
-export function createGateMetrics(): GateMetrics {
+/**
+ * Creates the metrics on a new registry (with Node's process metrics, `process_*` and `nodejs_*`).
+ * prom-client is loaded here, on first use, not when the `botsig` command starts (the other commands never need it).
+ */
+export async function createGateMetrics(): Promise<GateMetrics> {
+  const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } = await import('prom-client');
   const registry = new Registry();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });

@@ -18,11 +18,15 @@ import type { DirectoryClientOptions, FetchLike } from '../directory/client';
 import type { Jwk, VerifyingKey } from '../crypto/types';
 import { createGuardedFetch } from '../node/guarded-fetch';
 import { createNodeVerifier } from '../node/http';
+import { RegistryClient } from '../directory/registry/client';
+import type { RegistryStatus } from '../directory/registry/client';
 import { MemoryNonceStore } from '../profile/memory-nonce-store';
+import { trustedAgentProtocolProfile } from '../profile/profiles';
 import type { NonceStore } from '../profile/nonce-store';
 import { RedisDirectoryCache, RedisNonceStore } from '../stores/redis';
 import type { NodeRedisClientLike } from '../stores/redis';
 import type { OriginNonceOptions, Verifier, VerifierOptions } from '../verifier';
+import { registryPolicy } from '../verifier/registry-policy';
 import { configRelative } from './config';
 import type { GateConfig } from './config';
 import { GateConfigError } from './errors';
@@ -59,6 +63,16 @@ export interface GateRuntime {
   readonly verifier: Verifier;
   readonly rules: ForwardRules;
   readonly loadedAt: number;
+  /** The registry the policy consults (`registry`), polling while this runtime is in use. */
+  readonly registry: RegistryClient | undefined;
+  /** Stops what this runtime started (the registry's polling); requests in flight still finish. */
+  close(): void;
+}
+
+/** What {@link buildRuntime} may do besides building. */
+export interface BuildOptions {
+  /** Load the registry (first refresh, then polling). False for `--check`: nothing is fetched. Default true. */
+  readonly network?: boolean;
 }
 
 /** The subset of a node-redis v5 client the gate uses. */
@@ -245,7 +259,7 @@ async function originNonceOption(config: GateConfig, resources: GateResources): 
  * Builds the verifier and forwarding rules of one configuration over the kept resources.
  * @throws GateConfigError naming the key at fault (values createVerifier or DirectoryClient refuse, unreadable key files).
  */
-export async function buildRuntime(config: GateConfig, resources: GateResources, readKeyFile: KeyFileReader): Promise<GateRuntime> {
+export async function buildRuntime(config: GateConfig, resources: GateResources, readKeyFile: KeyFileReader, build: BuildOptions = {}): Promise<GateRuntime> {
   const keys = await staticKeys(config, readKeyFile);
   let directory: DirectoryClient | false = false;
   if (config.directory !== false) {
@@ -276,18 +290,75 @@ export async function buildRuntime(config: GateConfig, resources: GateResources,
     },
     onNonceCheck: (event) => metrics.onNonceCheck(event),
   };
-  if (keys.length > 0) (options as { keys?: VerifierOptions['keys'] }).keys = keys;
-  if (config.challenge !== undefined) (options as { challenge?: VerifierOptions['challenge'] }).challenge = config.challenge;
+  const extra = options as { -readonly [K in keyof VerifierOptions]: VerifierOptions[K] };
+  if (keys.length > 0) extra.keys = keys;
+  if (config.challenge !== undefined) extra.challenge = config.challenge;
+  if (config.profile !== 'web-bot-auth') {
+    try {
+      extra.profile = trustedAgentProtocolProfile(config.profile.trustedAgentProtocol);
+    } catch (error) {
+      throw configProblem(error, 'config.profile.trustedAgentProtocol');
+    }
+  }
+  const registry = config.registry === undefined ? undefined : registryClient(config, directory, resources);
+  if (registry !== undefined) {
+    const r = config.registry!;
+    extra.policy = registryPolicy({
+      registry,
+      ...(r.purposes === undefined ? {} : { purposes: r.purposes }),
+      ...(r.triggers === undefined ? {} : { triggers: r.triggers }),
+      ...(r.unsigned === undefined ? {} : { unsigned: r.unsigned }),
+      ...(r.whileLoading === undefined ? {} : { whileLoading: r.whileLoading }),
+    });
+  }
   let verifier: Verifier;
   try {
     verifier = createNodeVerifier(options);
   } catch (error) {
+    registry?.close();
     throw configProblem(error, 'config');
+  }
+  if (registry !== undefined && build.network !== false) {
+    // The first load, bounded: until it succeeds the policy answers whileLoading (503 by default).
+    let timer: NodeJS.Timeout | undefined;
+    const first = await Promise.race([
+      registry.refresh(),
+      new Promise<undefined>((r) => (timer = globalThis.setTimeout(() => r(undefined), 10_000) as NodeJS.Timeout)),
+    ]);
+    clearTimeout(timer);
+    if (first === undefined || !first.loaded) {
+      resources.logger.log('warn', 'registry not loaded yet (requests get the whileLoading answer until it is)', {
+        url: registry.url,
+        ...(first?.lastError === undefined ? {} : { code: first.lastError.code }),
+      });
+    }
+    registry.start();
   }
   return {
     config,
     verifier,
     rules: { trusted: trustedPeers(config.trustedRanges), proxyHops: config.proxyHops, served: servedAuthorities(config.authorities) },
     loadedAt: Date.now(),
+    registry,
+    close: () => registry?.close(),
   };
+}
+
+function registryClient(config: GateConfig, directory: DirectoryClient | false, resources: GateResources): RegistryClient {
+  const r = config.registry!;
+  const warn = throttled(resources.logger, 60_000);
+  try {
+    return new RegistryClient({
+      url: r.url,
+      // The verifier's client when there is one: one outbound budget, the same address rules.
+      directory: directory === false ? {} : directory,
+      ...(r.minIntervalSeconds === undefined ? {} : { minIntervalSeconds: r.minIntervalSeconds }),
+      ...(r.maxIntervalSeconds === undefined ? {} : { maxIntervalSeconds: r.maxIntervalSeconds }),
+      onRefresh: (status: RegistryStatus) => {
+        if (status.lastError !== undefined) warn('warn', 'registry refresh failed', { url: status.url, code: status.lastError.code, stale: status.stale });
+      },
+    });
+  } catch (error) {
+    throw configProblem(error, 'config.registry');
+  }
 }

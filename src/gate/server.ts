@@ -98,6 +98,23 @@ function statusMode(query: string): 'native' | 'auth' {
   return 'auth';
 }
 
+/**
+ * A card value as a header field value: each item as it is when it is printable ASCII
+ * without `%` or `,`, else percent-encoded UTF-8 (so `decodeURIComponent` of each
+ * `, `-separated item always gives it back); at most 8 items of 256 characters.
+ */
+export function headerText(value: string | readonly string[] | undefined): string {
+  if (value === undefined) return '';
+  const items = (typeof value === 'string' ? [value] : value).slice(0, 8);
+  return items
+    .filter((v): v is string => typeof v === 'string')
+    .map((v) => {
+      const cut = v.slice(0, 256);
+      return /^[\x20-\x24\x26-\x2b\x2d-\x7e]*$/.test(cut) ? cut : encodeURIComponent(cut);
+    })
+    .join(', ');
+}
+
 function send(res: ServerResponse, status: number, headers: Record<string, string>, body = ''): void {
   if (res.headersSent) {
     res.end();
@@ -112,7 +129,7 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
 export async function startGate(options: StartGateOptions): Promise<RunningGate> {
   const { logger } = options;
   const startedAt = Date.now();
-  const metrics = createGateMetrics();
+  const metrics = await createGateMetrics();
   const resources: GateResources = await createResources(options.config, logger, metrics);
   let runtime: GateRuntime;
   try {
@@ -166,20 +183,26 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
       return { status: answerRefusal(res, original, mode), outcome: 'refused', code: original.code, refusal: original };
     }
     const { result, challenge } = await current.verifier.handle(original.message);
-    const code = verificationEvent(result, 0).code;
+    let code: string | undefined = verificationEvent(result, 0).code;
     if (challenge === undefined) {
-      // Botsig-Agent is always sent (empty when not verified): a proxy that copies it then always
-      // replaces the client's own copy (Caddy before 2.10 keeps the client's when the answer has none).
+      // The Botsig-Agent* fields are always sent (empty when not verified): a proxy that copies them
+      // then always replaces the client's own copies (Caddy before 2.10 keeps the client's when the answer has none).
+      const verified = result.outcome === 'verified';
+      const card = verified ? result.card : undefined;
       const headers: Record<string, string> = {
         'cache-control': 'no-store',
         'botsig-outcome': result.outcome,
-        'botsig-agent': result.outcome === 'verified' ? (result.agent ?? '') : '',
+        'botsig-agent': verified ? (result.agent ?? '') : '',
+        'botsig-agent-name': headerText(card?.client_name),
+        'botsig-agent-purpose': headerText(card?.web_bot_auth?.purpose),
       };
       if (code !== undefined) headers['botsig-error'] = code;
       reply(res, 200, headers);
       return { status: 200, outcome: result.outcome, ...(code === undefined ? {} : { code }), original, result };
     }
     if (challenge instanceof Response) throw new Error('the gate has no policy that answers a Response');
+    // A verified agent refused by the registry policy (not listed, purpose or trigger not allowed, registry loading).
+    if (code === undefined && result.outcome === 'verified') code = 'ERR_POLICY';
     const status = mode === 'native' ? challenge.status : 403;
     const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' };
     for (const name of Object.keys(challenge.headers ?? {})) headers[name.toLowerCase()] = challenge.headers![name]!;
@@ -277,6 +300,7 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
         nonceStore: resources.nonceStoreName,
         configLoadedAt: runtime.loadedAt,
         now: Date.now(),
+        ...(runtime.registry === undefined ? {} : { registry: runtime.registry.status() }),
       });
       reply(
         res,
@@ -331,7 +355,10 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
         const restart = restartOnlyChanges(runtime.config, config);
         if (restart.length > 0)
           throw new GateConfigError('ERR_GATE_RELOAD', `${restart.join(', ')} changed: restart the gate to apply (configuration kept)`, restart[0]);
+        const previous = runtime;
         runtime = await buildRuntime(config, resources, options.readKeyFile);
+        // Requests in flight keep the previous verifier; only its registry polling stops.
+        previous.close();
         logger.setLevel(config.log.level);
         metrics.reload('ok');
         logger.always('configuration reloaded', { mode: config.mode, authorities: config.authorities });
@@ -377,6 +404,7 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
         l.server.closeAllConnections();
         for (const s of l.sockets) s.destroy();
       }
+      runtime.close();
       await resources.close();
       const summary = { reason, inFlightAtStop: accepted, unanswered: abandoned };
       if (timedOut) logger.log('warn', 'stopped', summary);

@@ -47,6 +47,8 @@ describe('parseGateConfig', () => {
       nonce: { policy: 'optional' },
       redis: undefined,
       originNonce: false,
+      registry: undefined,
+      profile: 'web-bot-auth',
       envoy: { pathPrefix: '/envoy' },
       admin: undefined,
       metrics: { enabled: true, path: '/metrics' },
@@ -85,6 +87,12 @@ describe('parseGateConfig', () => {
     [{ ...ok, clockSkewSeconds: '60' }, 'config.clockSkewSeconds', 'must be a number'],
     [{ ...ok, discovery: { maxDirectorys: 2 } }, 'config.discovery.maxDirectorys', 'did you mean "maxDirectories"'],
     [{ ...ok, live: { recent: 1_000_000 } }, 'config.live.recent', 'from 1 to 1000'],
+    [{ ...ok, mode: 'observe', registry: { url: 'https://registry.example/bots.txt' } }, 'config.registry', 'needs "mode": "enforce"'],
+    [{ ...ok, registry: { url: 'ftp://registry.example/bots.txt' } }, 'config.registry.url', 'http(s) URL'],
+    [{ ...ok, registry: { url: 'https://r.example/', triggers: ['robot'] } }, 'config.registry.triggers[0]', 'must be "fetcher", "crawler"'],
+    [{ ...ok, registry: { url: 'https://r.example/', purpose: ['search'] } }, 'config.registry.purpose', 'did you mean "purposes"'],
+    [{ ...ok, profile: 'tap' }, 'config.profile', 'must be "web-bot-auth"'],
+    [{ ...ok, profile: { trustedAgentProtocol: {} } }, 'config.profile.trustedAgentProtocol.jwksUri', 'JWK Set'],
   ])('%j: %s %s', (raw, key, text) => {
     const error = problem(raw);
     expect(error.code).toBe('ERR_GATE_CONFIG');
@@ -117,7 +125,7 @@ describe('loadGateConfig and the verifier build', () => {
 
   async function build(raw: unknown): Promise<unknown> {
     const config = parseGateConfig(raw, writeConfig(raw));
-    const resources = await createResources(config, logger, createGateMetrics());
+    const resources = await createResources(config, logger, await createGateMetrics());
     return buildRuntime(config, resources, () => Promise.reject(new Error('key file reader not used here')));
   }
 
@@ -143,6 +151,21 @@ describe('loadGateConfig and the verifier build', () => {
       message: expect.stringContaining('config.challenge'),
     });
     await expect(build({ ...ok, algorithms: ['hmac-sha256'] })).rejects.toThrow(/config/);
+  });
+
+  it('builds the Trusted Agent Protocol profile and a registry policy (nothing fetched to build)', async () => {
+    await expect(
+      build({ ...ok, profile: { trustedAgentProtocol: { jwksUri: 'https://network.example/keys.json', maxValiditySeconds: 300 } } }),
+    ).resolves.toMatchObject({
+      verifier: { mode: 'enforce' },
+    });
+    const config = parseGateConfig({ ...ok, registry: { url: 'https://registry.example/bots.txt', purposes: ['search'] } });
+    const resources = await createResources(config, logger, await createGateMetrics());
+    const runtime = await buildRuntime(config, resources, () => Promise.reject(new Error('unused')), { network: false });
+    expect(runtime.registry?.url).toBe('https://registry.example/bots.txt');
+    expect(runtime.registry?.loaded).toBe(false);
+    runtime.close();
+    expect(runtime.registry?.closed).toBe(true);
   });
 
   it('builds a verifier with inline public JWKs and with static keys only', async () => {

@@ -137,8 +137,13 @@ describe('Traefik ForwardAuth conventions', () => {
       const answer = await send(gate.port, '/auth?status=native', { headers: rest });
       expect([missing, answer.status, answer.headers['botsig-error']]).toEqual([missing, 400, 'ERR_GATE_FORWARDED']);
     }
-    const absolute = await send(gate.port, '/auth?status=native', { headers: { ...base, 'x-forwarded-uri': 'http://evil.example/' } });
-    expect(absolute.status).toBe(400);
+    for (const uri of ['http://evil.example/', '/a#fragment', '/a b', '*', '']) {
+      const answer = await send(gate.port, '/auth?status=native', { headers: { ...base, 'x-forwarded-uri': uri } });
+      expect([uri, answer.status]).toEqual([uri, 400]);
+    }
+    // Repeated fields are refused too: which one would be the proxy's?
+    const twice = await send(gate.port, '/auth?status=native', { headers: { ...base, 'x-forwarded-method': ['GET', 'POST'] } });
+    expect(twice.status).toBe(400);
   });
 
   it('ignores a client-sent Forwarded header: only X-Forwarded-Host (written by the proxy) names the host', async () => {

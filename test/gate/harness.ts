@@ -179,9 +179,7 @@ export async function startGate(config: Record<string, unknown> | string, port?:
   const file = typeof config === 'string' ? config : writeConfig(config);
   const listenPort = port ?? (await freePort());
   const cli = await startCli(['gate', '--config', file, '--listen', `127.0.0.1:${listenPort}`]);
-  const first = JSON.parse(cli.firstLine) as { msg?: string };
-  if (first.msg !== 'listening') throw new Error(`unexpected first line: ${cli.firstLine}`);
-  return {
+  const gate: Gate = {
     port: listenPort,
     cli,
     logs: () =>
@@ -195,6 +193,9 @@ export async function startGate(config: Record<string, unknown> | string, port?:
     },
     stop: () => cli.stop(),
   };
+  // Warnings (a registry not loaded yet) may come before the "listening" line.
+  await waitForLog(gate, (l) => l['msg'] === 'listening', 15_000);
+  return gate;
 }
 
 /** Waits until a log line matches (at most `timeoutMs`). */
@@ -262,9 +263,9 @@ async function startProxy(command: string, args: string[], dir: string, port: nu
 }
 
 /** The README's nginx `server` block, with the test's ports (and `listen` on 127.0.0.1). */
-export function nginxServerBlock(listenPort: number, gatePort: number, upstreamPort: number): string {
+export function nginxServerBlock(listenPort: number, gatePort: number, upstreamPort: number, upstreamName = 'botsig_gate'): string {
   return `
-upstream botsig_gate {
+upstream ${upstreamName} {
     server 127.0.0.1:${gatePort};
     keepalive 16;
 }
@@ -276,21 +277,26 @@ server {
     location / {
         auth_request /.botsig/auth;
         auth_request_set $botsig_agent $upstream_http_botsig_agent;
+        auth_request_set $botsig_agent_name $upstream_http_botsig_agent_name;
+        auth_request_set $botsig_agent_purpose $upstream_http_botsig_agent_purpose;
         auth_request_set $botsig_outcome $upstream_http_botsig_outcome;
         auth_request_set $botsig_status $upstream_http_botsig_status;
         auth_request_set $botsig_error $upstream_http_botsig_error;
         auth_request_set $botsig_accept $upstream_http_accept_signature;
+        auth_request_set $botsig_retry $upstream_http_retry_after;
         error_page 403 = @botsig_denied;
 
         # The upstream trusts these: set them here, never from the client.
         proxy_set_header Botsig-Agent $botsig_agent;
+        proxy_set_header Botsig-Agent-Name $botsig_agent_name;
+        proxy_set_header Botsig-Agent-Purpose $botsig_agent_purpose;
         proxy_set_header Botsig-Outcome $botsig_outcome;
         proxy_pass http://127.0.0.1:${upstreamPort};
     }
 
     location = /.botsig/auth {
         internal;
-        proxy_pass http://botsig_gate/auth;
+        proxy_pass http://${upstreamName}/auth;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
         proxy_pass_request_body off;
@@ -305,10 +311,12 @@ server {
     location @botsig_denied {
         add_header Accept-Signature $botsig_accept always;
         add_header Botsig-Error $botsig_error always;
+        add_header Retry-After $botsig_retry always;
         add_header Cache-Control no-store always;
         if ($botsig_status = 400) { return 400; }
         if ($botsig_status = 421) { return 421; }
         if ($botsig_status = 429) { return 429; }
+        if ($botsig_status = 503) { return 503; }
         return 403;
     }
 }
@@ -348,10 +356,12 @@ http://:${listenPort} {
     route {
         # Caddy before 2.10 keeps a client's own copy of a header that copy_headers does not get from the gate.
         request_header -Botsig-Agent
+        request_header -Botsig-Agent-Name
+        request_header -Botsig-Agent-Purpose
         request_header -Botsig-Outcome
         forward_auth 127.0.0.1:${gatePort} {
             uri /auth?status=native
-            copy_headers Botsig-Agent Botsig-Outcome
+            copy_headers Botsig-Agent Botsig-Agent-Name Botsig-Agent-Purpose Botsig-Outcome
         }
         reverse_proxy 127.0.0.1:${upstreamPort}
     }

@@ -153,7 +153,12 @@ describe('restart (SIGTERM, then a new gate on the same port) under load', () =>
     await sleep(200);
     const slow = await Promise.all(Array.from({ length: 8 }, slowSigned));
     const slowAnswers = Promise.all(slow.map((headers) => send(nginx.port, '/slow', { headers })));
-    await sleep(250);
+    // SIGTERM once all eight are inside the gate, waiting for the slow directory.
+    for (let i = 0; i < 200; i++) {
+      const inFlight = /^botsig_gate_requests_in_flight (\d+)$/m.exec((await send(old.port, '/metrics')).body)?.[1];
+      if (slowRequests === 1 && Number(inFlight) >= 8) break;
+      await sleep(10);
+    }
     const sigterm = Date.now();
     old.signal('SIGTERM');
     const code = await old.cli.stop();

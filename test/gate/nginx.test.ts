@@ -15,7 +15,9 @@ import type { Agent, Gate, Proxy } from './harness';
 let agent: Agent;
 let upstream: LoopbackServer;
 let gate: Gate;
+let loading: Gate;
 let nginx: Proxy;
+let loadingPort: number;
 
 beforeAll(async () => {
   agent = await startAgent();
@@ -23,14 +25,19 @@ beforeAll(async () => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ agent: recorded.headers['botsig-agent'] ?? null, outcome: recorded.headers['botsig-outcome'] ?? null }));
   });
-  gate = await startGate(gateConfig());
+  // A second gate whose registry never loads: its policy answers 503 (Retry-After) to verified agents.
+  [gate, loading] = await Promise.all([startGate(gateConfig()), startGate(gateConfig({ registry: { url: `http://127.0.0.1:${await freePort()}/bots.txt` } }))]);
   const port = await freePort();
-  nginx = await startNginx(nginxServerBlock(port, gate.port, upstream.port), port);
+  loadingPort = await freePort();
+  nginx = await startNginx(
+    nginxServerBlock(port, gate.port, upstream.port) + nginxServerBlock(loadingPort, loading.port, upstream.port, 'botsig_loading'),
+    port,
+  );
 });
 
 afterAll(async () => {
   await nginx?.stop();
-  await gate?.stop();
+  await Promise.all([gate?.stop(), loading?.stop()]);
   await upstream?.close();
   await agent?.close();
   await removeCli();
@@ -99,5 +106,28 @@ describe('botsig gate behind nginx auth_request', () => {
       headers: { ...headers, host: 'other.test', forwarded: `host=${HOST};proto=http`, 'x-forwarded-host': HOST },
     });
     expect(answer.status).toBe(421);
+  });
+
+  it('maps the 503 of a registry that has not loaded (with Retry-After)', async () => {
+    const answer = await send(loadingPort, '/x', { headers: await agent.sign('/x') });
+    expect(answer.status).toBe(503);
+    expect(answer.headers['retry-after']).toBe('5');
+    expect(answer.headers['botsig-error']).toBe('ERR_POLICY');
+  });
+
+  it('judges the original method and path (X-Forwarded-Method, X-Forwarded-Uri)', async () => {
+    const components = ['@method', '@path', '@query'];
+    const post = await send(nginx.port, '/api?q=1', {
+      method: 'POST',
+      headers: { ...(await agent.sign('/api?q=1', { method: 'POST', components })), 'content-length': '0' },
+    });
+    expect(post.status).toBe(200);
+    expect(upstream.requests.at(-1)!.method).toBe('POST');
+    const otherPath = await send(nginx.port, '/api?q=2', {
+      method: 'POST',
+      headers: { ...(await agent.sign('/api?q=1', { method: 'POST', components })), 'content-length': '0' },
+    });
+    expect(otherPath.status).toBe(403);
+    expect(otherPath.headers['botsig-error']).toBe('ERR_SIGNATURE_INVALID');
   });
 });

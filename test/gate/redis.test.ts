@@ -67,3 +67,27 @@ describe('two gates, one Redis', () => {
     expect((await send(b.port, '/')).body).toContain('redis (shared)');
   });
 });
+
+describe('Redis down', () => {
+  it('fails closed: not ready, and signatures with a nonce are not verified until Redis is back', async () => {
+    await redis.kill();
+    const down = await ask(a, await agent.sign('/p'));
+    // SPEC 7: a new signature is asked for (429) when nonces cannot be stored.
+    expect(down.status).toBe(429);
+    expect(down.headers['botsig-error']).toBe('ERR_NONCE_STORE_UNAVAILABLE');
+    expect((await send(a.port, '/readyz')).status).toBe(503);
+    expect((await send(a.port, '/healthz')).status).toBe(200);
+    const metrics = await send(a.port, '/metrics');
+    expect(metrics.body).toMatch(/^botsig_nonce_checks_total\{result="error"\} [1-9]/m);
+
+    await redis.restart();
+    // The client reconnects by itself (at most 2 s apart).
+    let ready = 0;
+    for (let i = 0; i < 100 && ready !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      ready = (await send(a.port, '/readyz')).status;
+    }
+    expect(ready).toBe(200);
+    expect((await ask(a, await agent.sign('/p'))).status).toBe(200);
+  });
+});

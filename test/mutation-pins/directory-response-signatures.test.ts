@@ -39,7 +39,7 @@ function signer(n = 0): Promise<Signer> {
 interface Sig {
   key: SigningKey;
   label: string;
-  created?: number;
+  created?: number | undefined;
   expires?: number;
   extra?: string[];
 }
@@ -237,14 +237,19 @@ describe('SPEC 5.4: what a directory response signature must be', () => {
     expect(codes(await check(BODY, headers, [a.verifying], { maxSignatures: 11 }))).toEqual([]);
   });
 
-  it('misuse throws TypeError', async () => {
+  it('misuse throws TypeError, saying what is expected', async () => {
     const keys = new Map<string, VerifyingKey>();
-    for (const response of [null, { url: 1, status: 200, headers: {}, body: '' }, { url: URL_FETCHED, status: '200', headers: {}, body: '' }]) {
-      await expect(verifyDirectoryResponse(response as never, { keys })).rejects.toThrow(TypeError);
+    for (const response of [null, 'x', { url: 1, status: 200, headers: {}, body: '' }, { url: URL_FETCHED, status: '200', headers: {}, body: '' }]) {
+      await expect(verifyDirectoryResponse(response as never, { keys })).rejects.toThrow(new TypeError('response must be { url, status, headers, body }'));
     }
-    for (const options of [null, {}, { keys: {} }]) {
-      await expect(verifyDirectoryResponse({ url: URL_FETCHED, status: 200, headers: {}, body: '' }, options as never)).rejects.toThrow(TypeError);
+    for (const options of [null, 'x', {}, { keys: {} }]) {
+      await expect(verifyDirectoryResponse({ url: URL_FETCHED, status: 200, headers: {}, body: '' }, options as never)).rejects.toThrow(
+        new TypeError('options.keys must be a Map of thumbprint to VerifyingKey'),
+      );
     }
+    await expect(verifyDirectoryResponse({ url: URL_FETCHED, status: 200, headers: {}, body: '' }, { keys, clockSkewSeconds: Number.NaN })).rejects.toThrow(
+      new TypeError('clockSkewSeconds must be a non-negative number'),
+    );
   });
 });
 

@@ -33,6 +33,10 @@ describe('SPEC 5.2: the Signature-Agent members a signature binds', () => {
     expect(urls(agentCandidates(input('sig1=("@authority" "signature-agent";key="a2");created=1'), dict))).toEqual(['https://two.example']);
   });
 
+  it(';key="a1", the first member of several: that member only', () => {
+    expect(urls(agentCandidates(input('sig1=("@authority" "signature-agent";key="a1");created=1'), dict))).toEqual(['https://one.example']);
+  });
+
   it(';key of an absent member, the whole field not covered: nothing bound', () => {
     expect(agentCandidates(input('sig1=("@authority" "signature-agent";key="zz");created=1'), dict)).toEqual([]);
   });

@@ -118,6 +118,46 @@ describe('SPEC 5.1 freshness: every failure is invalid, with its code; boundarie
   });
 });
 
+describe('SPEC 5.1 freshness failures say which signature and which rule', () => {
+  for (const [params, message, extra] of [
+    [{ created: undefined }, 'signature "sig1" has no created parameter', {}],
+    [{ expires: undefined }, 'signature "sig1" has no expires parameter', {}],
+    [{ created: NOW + 3600, expires: NOW + 3700 }, 'signature "sig1" was created in the future', {}],
+    [{ created: NOW - 7200, expires: NOW - 3600 }, 'signature "sig1" has expired', {}],
+    [{ created: NOW - 5, expires: NOW - 6 }, 'signature "sig1" expires before it was created', {}],
+    [{ created: NOW - 10, expires: NOW + 200 }, 'signature "sig1" is valid for longer than 100 s', { maxValiditySeconds: 100 }],
+  ] as const) {
+    it(message, async () => {
+      const r = await verify(await signed(params), extra);
+      expect(r.signatures[0]!.error?.message).toBe(message);
+    });
+  }
+});
+
+describe('what a signature covers, as reported, on both readers', () => {
+  for (const [path, extra] of [
+    ['direct reader', {}],
+    ['general parser', { x: 1 }],
+  ] as const) {
+    it(`${path}: covered lists each identifier as serialised, and requiredComponents checks them`, async () => {
+      const plain = await signed({ ...extra }, ['@authority', '@method']);
+      const r = await verify(plain, { requiredComponents: ['@method'] });
+      expect(r.outcome).toBe('verified');
+      expect(r.signatures[0]!.covered).toEqual(['"@authority"', '"@method"']);
+      const missing = await verify(await signed({ ...extra }, ['@authority']), { requiredComponents: ['@method'] });
+      expect(first(missing)).toEqual({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT' });
+    });
+  }
+});
+
+describe("the origin's own authorities (options.authorities)", () => {
+  it('a signature made for another authority is invalid (ERR_AUTHORITY_NOT_ALLOWED); for one of ours it verifies', async () => {
+    const req = await signed({});
+    expect(first(await verify(req, { authorities: ['other.example'] }))).toEqual({ outcome: 'invalid', code: 'ERR_AUTHORITY_NOT_ALLOWED' });
+    expect((await verify(req, { authorities: ['other.example', 'example.com'] })).outcome).toBe('verified');
+  });
+});
+
 describe('a clock or option that gives no number never lets a stale signature through', () => {
   for (const [name, value] of [
     ['NaN', Number.NaN],
@@ -347,5 +387,72 @@ describe('SPEC 5.3 rule 5: nonces', () => {
         });
       }
     }
+  });
+});
+
+describe('request-level answers (SPEC 5.3, SPEC 7)', () => {
+  async function twoSignatures(): Promise<Req> {
+    const k = await me();
+    const req = await signed({});
+    const out = await signMessage(req, {
+      key: k.signing,
+      label: 'sig2',
+      components: ['@authority'],
+      params: { created: NOW - 10, expires: NOW + 290, keyid: k.verifying.thumbprint, tag: 'web-bot-auth' },
+    });
+    req.headers['signature-input'] = out.headers['signature-input'];
+    req.headers.signature = out.headers.signature;
+    return req;
+  }
+
+  it('maxSignatures: that many signatures are judged; the next one is unverified, ERR_TOO_MANY_SIGNATURES', async () => {
+    const req = await twoSignatures();
+    const all = await verify(req, { maxSignatures: 2 });
+    expect(all.signatures.map((s) => s.outcome)).toEqual(['verified', 'verified']);
+    const one = await verify(req, { maxSignatures: 1 });
+    expect(one.outcome).toBe('verified');
+    expect(one.signatures.map((s) => [s.label, s.outcome, s.error?.code])).toEqual([
+      ['sig1', 'verified', undefined],
+      ['sig2', 'unverified', 'ERR_TOO_MANY_SIGNATURES'],
+    ]);
+    expect(one.signatures[1]!.error?.message).toBe('the request carries more than 1 signatures; "sig2" was not judged');
+  });
+
+  it('options.label: only that signature is judged; an absent label is unverified, ERR_LABEL_MISSING', async () => {
+    const req = await twoSignatures();
+    const r = await verify(req, { label: 'sig2' });
+    expect(r.signatures.map((s) => [s.label, s.outcome])).toEqual([['sig2', 'verified']]);
+    const missing = await verify(req, { label: 'nope' });
+    expect([missing.outcome, missing.error]).toEqual([
+      'unverified',
+      { code: 'ERR_LABEL_MISSING', message: 'the request has no signature with the requested label' },
+    ]);
+  });
+
+  it('no signature: unverified, ERR_NO_SIGNATURE, not malformed', async () => {
+    const r = await verify({ method: 'GET', url: URL, headers: {} });
+    expect([r.outcome, r.malformed, r.error]).toEqual(['unverified', false, { code: 'ERR_NO_SIGNATURE', message: 'the request carries no signature' }]);
+  });
+
+  it('a Signature-Input that is not a Dictionary: invalid and malformed (SPEC 7: MAY answer 400)', async () => {
+    const req = await signed({});
+    req.headers['signature-input'] = 'sig1=(';
+    const r = await verify(req);
+    expect([r.outcome, r.malformed, r.error?.code]).toEqual(['invalid', true, 'ERR_SIGNATURE_INPUT_PARSE']);
+  });
+
+  it('SPEC 5.3 rule 6: over plain HTTP, unverified (ERR_INSECURE_TRANSPORT) unless allowInsecure', async () => {
+    const req = await signed({});
+    const plain = { ...req, url: 'http://example.com/a' };
+    const r = await verify(plain);
+    expect([r.outcome, r.error?.code]).toEqual(['unverified', 'ERR_INSECURE_TRANSPORT']);
+    expect(r.signatures).toEqual([]);
+    expect((await verify(plain, { allowInsecure: true })).outcome).toBe('verified');
+  });
+
+  it('a request that is not a message shape: unverified, ERR_MESSAGE_INVALID; not an object at all: TypeError', async () => {
+    const r = await verify({ method: 'GET', url: URL, headers: 5 } as unknown as Req);
+    expect([r.outcome, r.malformed, r.error?.code]).toEqual(['unverified', false, 'ERR_MESSAGE_INVALID']);
+    await expect(verifyRequest(null as never)).rejects.toThrow(new TypeError('verifyRequest expects a Request or a { method, url, headers } object'));
   });
 });

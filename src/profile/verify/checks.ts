@@ -81,9 +81,12 @@ export function authorityAllowed(ctx: Context): boolean {
 
 export function coveredOf(input: ReceivedSignatureInput): readonly string[] {
   const n = input.components.length;
+  // Stryker disable next-line ConditionalExpression: a shared empty list instead of a new one
   if (n === 0) return NO_STRINGS;
   // As received when canonical: the same strings (frozen, shared by the inputs that repeat them).
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: the received texts are the serialisations (test/httpsig/received-text.test.ts)
   if (input.idTexts !== undefined) return input.idTexts;
+  // Stryker disable next-line ArrayDeclaration: pre-sizing only
   const out = new Array<string>(n);
   for (let i = 0; i < n; i++) out[i] = serializeComponentIdentifier(input.components[i]!);
   return out;
@@ -104,6 +107,7 @@ export function checkCoverage(
   const label = input.label;
   let authority = false;
   let targetUri = false;
+  // Stryker disable next-line BooleanLiteral: a shortcut; the loop below finds no "signature" component when none is covered
   let coversSignature = false;
   // Indexed loops: the arrays here may be frozen (shared), where for-of allocates an iterator.
   const components = input.components;
@@ -111,12 +115,14 @@ export function checkCoverage(
     const name = components[i]!.name;
     if (name === '@authority') authority = true;
     else if (name === '@target-uri') targetUri = true;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut, as coversSignature above
     else if (name === 'signature') coversSignature = true;
   }
   if (!authority && (strict || !targetUri)) return `signature "${label}" covers neither @authority${strict ? '' : ' nor @target-uri'}`;
   for (let i = 0; i < required.length; i++) {
     if (!covered.includes(required[i]!)) return `signature "${label}" does not cover ${required[i]!}`;
   }
+  // Stryker disable next-line ConditionalExpression: a shortcut, as coversSignature above
   if (!coversSignature) return undefined;
   const have = new Set(covered);
   for (const c of input.components) {
@@ -191,13 +197,16 @@ const memberIndexes = new WeakMap<ParsedSignatureAgent, Map<string, SignatureAge
 /** The first member keyed `key` (a header parsed once per request, indexed once when large). */
 function memberByKey(header: ParsedSignatureAgent, key: string): SignatureAgentMember | undefined {
   const members = header.members;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: a scan or the index find the same member; the threshold is only speed
   if (members.length <= MEMBER_INDEX_THRESHOLD) {
     for (const m of members) if (m.key === key) return m;
     return undefined;
   }
   let index = memberIndexes.get(header);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: a cache of a pure function of the frozen header
   if (index === undefined) {
     index = new Map();
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BooleanLiteral: a parsed Dictionary has no repeated key, and keyless (String-form) members are never looked up by key
     for (const m of members) if (m.key !== undefined && !index.has(m.key)) index.set(m.key, m);
     memberIndexes.set(header, index);
   }
