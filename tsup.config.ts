@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 import type { Plugin } from 'esbuild';
 
@@ -69,13 +70,16 @@ const lazy = {
 /**
  * esbuild plugin: an `import()` of a {@link lazy} module becomes an import of its file
  * in `dist/lazy/` (`prefix` is the way there from the output directory), except the
- * names in `inline`, which are bundled (the Node main entry has the key imports and the memory nonce store anyway).
+ * names in `inline`, which are bundled (the Node main entry exports the memory nonce store anyway).
  */
 function lazyFiles(prefix: string, inline: readonly string[] = []): Plugin {
   return {
     name: 'botsig-lazy-files',
     setup(build) {
-      const extension = build.initialOptions.format === 'cjs' ? '.cjs' : '.js';
+      // ESM files for both formats: Node's import() loads an ES module from CommonJS too, and
+      // the lazy files are standalone, so the CommonJS build needs no CommonJS copies (whose
+      // named exports import() could not always see).
+      const extension = '.js';
       const byFile = new Map(Object.entries(lazy).map(([name, file]) => [resolve(file), name]));
       build.onResolve({ filter: /^\./ }, (args) => {
         if (args.kind !== 'dynamic-import') return undefined;
@@ -88,6 +92,22 @@ function lazyFiles(prefix: string, inline: readonly string[] = []): Plugin {
   };
 }
 
+/**
+ * tsup turns the `import()` of a lazy file in build 1's CommonJS chunks into
+ * `require()`, which cannot load an ES module on Node 20: put `import()` back (an ES
+ * module loads from CommonJS through `import()`). Runs when build 1 is written.
+ */
+async function restoreLazyImportsInCommonJs(): Promise<void> {
+  const pattern = /Promise\.resolve\(\)\.then\(\(\) => _interopRequireWildcard\(require\("(\.\/lazy\/[\w-]+\.js)"\)\)\)/g;
+  for (const name of await readdir('dist')) {
+    if (!name.endsWith('.cjs')) continue;
+    const file = join('dist', name);
+    const text = await readFile(file, 'utf8');
+    const fixed = text.replace(pattern, 'import("$1")');
+    if (fixed !== text) await writeFile(file, fixed);
+  }
+}
+
 const shared: Options = {
   format: ['esm', 'cjs'],
   splitting: true,
@@ -98,10 +118,18 @@ const shared: Options = {
 };
 
 export default defineConfig([
-  { ...shared, entry: library, dts: { entry: { ...library, ...nodeMain } }, clean: true, esbuildPlugins: [lazyFiles('./lazy/')] },
+  {
+    ...shared,
+    entry: library,
+    dts: { entry: { ...library, ...nodeMain } },
+    clean: true,
+    esbuildPlugins: [lazyFiles('./lazy/')],
+    onSuccess: restoreLazyImportsInCommonJs,
+  },
   {
     ...shared,
     entry: Object.fromEntries(Object.entries(lazy).map(([name, file]) => [`lazy/${name}`, file])),
+    format: ['esm'],
     dts: false,
     clean: false,
     splitting: false,
@@ -114,7 +142,7 @@ export default defineConfig([
     clean: false,
     splitting: false,
     minify: true,
-    esbuildPlugins: [lazyFiles('./lazy/', ['key-import', 'key-import-verify', 'memory-nonce-store'])],
+    esbuildPlugins: [lazyFiles('./lazy/', ['memory-nonce-store'])],
   },
   {
     entry: { cli: 'src/cli/main.ts' },

@@ -165,6 +165,12 @@ const sync = await import('botsig/sync');
 const syncHeaders = sync.signRequestSync(request, { key: privateJwk, signatureAgent: 'https://agent.example', nonce: false });
 const verifiedSync = await esm.verifyRequest({ ...request, headers: syncHeaders }, { keys: [publicJwk], nonce: { policy: 'none' }, authorities: ['origin.example'] });
 expect(verifiedSync.outcome === 'verified', 'a request signed by botsig/sync verifies');
+// The CommonJS library build (what bundlers and the other entries' require() load) loads its
+// lazy files (ES modules) with import(): a key import goes through one.
+const { dirname: dirOf, join: joinPath } = await import('node:path');
+const libraryCjs = require(joinPath(dirOf(require.resolve('botsig/package.json')), 'dist', 'index.cjs'));
+const lazyKey = await libraryCjs.importSigningKey(privateJwk);
+expect(lazyKey.thumbprint === key.thumbprint, 'the CommonJS library build imports a key through its lazy file');
 console.log(JSON.stringify(problems));
 `;
 

@@ -87,7 +87,8 @@ export type { MemoryNonceStoreOptions, NonceStore } from './stores/nonce-store';
 // 'botsig/directory', so that importing botsig does not load them.
 
 // Keys and crypto
-export { importSigningKey, importVerifyingKey, keyForAlgorithm } from './crypto/keys';
+export { importSigningKey, importVerifyingKey } from './crypto/keys/lazy';
+export { keyForAlgorithm } from './crypto/keys';
 export type { ImportKeyOptions } from './crypto/keys';
 export { jwkThumbprint, jwkThumbprintSync } from './crypto/thumbprint';
 export { createContentDigest, verifyContentDigest } from './crypto/digest';
