@@ -65,6 +65,8 @@ const lazy = {
   'memory-nonce-store': 'src/profile/memory-nonce-store.ts',
   'sign-response': 'src/profile/sign-response.ts',
   'verify-response': 'src/profile/verify-response.ts',
+  digest: 'src/crypto/digest.ts',
+  generate: 'src/crypto/generate.ts',
 };
 
 /**
