@@ -272,7 +272,6 @@ export class MemoryNonceStore implements NonceStore {
         if (state !== undefined && state.suspended && state.suspendedUntil === expiry) {
           this.#scopes.delete(scope);
           this.#size--;
-          // Stryker disable next-line UpdateOperator: defensive, see above
         } else this.#stale--;
       } else if (state !== undefined && !state.suspended && state.nonces.delete(nonce)) {
         const held = state.nonces.size;
@@ -281,7 +280,6 @@ export class MemoryNonceStore implements NonceStore {
         if (held > 0) this.#link(state, held);
         else this.#scopes.delete(scope);
         this.#lowerMax();
-        // Stryker disable next-line BlockStatement: memory only: stale heap slots are recognised when they surface whatever this count says; it decides when they are compacted, never an answer
       } else {
         // Dropped by shedding: already uncounted.
         // Stryker disable next-line UpdateOperator: memory only: stale heap slots are recognised when they surface whatever this count says; it decides when they are compacted, never an answer

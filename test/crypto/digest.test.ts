@@ -43,7 +43,10 @@ describe('Content-Digest: options and edge cases', () => {
   it('ignores parameters and unknown members with any value type (RFC 9530 §2)', async () => {
     await expect(verifyContentDigest('crc32c=1, sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=:;p=1, id-sha-256=(a b)', body)).resolves.toBeUndefined();
     // The supported member is still checked: the same field with a wrong sha-256 fails.
-    await expectCode(() => verifyContentDigest('crc32c=1, sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:;p=1, id-sha-256=(a b)', body), 'ERR_DIGEST_MISMATCH');
+    await expectCode(
+      () => verifyContentDigest('crc32c=1, sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:;p=1, id-sha-256=(a b)', body),
+      'ERR_DIGEST_MISMATCH',
+    );
   });
 
   it('takes the last value of a repeated key (RFC 9651 §4.2.2)', async () => {

@@ -7,9 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { serializeComponentIdentifier } from '../../src/httpsig/components';
 import { parseSignatureInput } from '../../src/httpsig/signature-input';
-import type { SignatureInput } from '../../src/httpsig/signature-input';
+import type { ReceivedSignatureInput, SignatureInput } from '../../src/httpsig/signature-input';
+import { readReceivedInputs } from '../../src/httpsig/fast-fields';
 import { parseSignatureAgent } from '../../src/profile/signature-agent';
-import { agentCandidates, checkCoverage } from '../../src/profile/verify/checks';
+import { agentCandidates, checkCoverage, tagRulesOf } from '../../src/profile/verify/checks';
 import type { Context } from '../../src/profile/verify/state';
 
 function input(text: string, label = 'sig1'): SignatureInput {
@@ -128,5 +129,35 @@ describe('coverage (SPEC 5.1, NOTES "Signing profile")', () => {
     expect(coverage('sig1=("@authority" "signature";key="inner" "signature-input";key="inner");created=1', ctx(inner))).toBe(
       'signature "sig1" covers signature "inner" but not every component it covers',
     );
+  });
+});
+
+describe('with a profile: the rules of the tag a signature carries, on the direct reader and the general parser alike', () => {
+  const tags = new Map([
+    ['web-bot-auth', 'wba rules'],
+    ['agent-browser-auth', 'tap rules'],
+  ]) as unknown as Parameters<typeof tagRulesOf>[1];
+  const direct = (text: string): ReceivedSignatureInput => readReceivedInputs(text)!.get('sig1')!;
+  const general = (text: string): ReceivedSignatureInput => parseSignatureInput(text).get('sig1')! as ReceivedSignatureInput;
+
+  for (const [path, read] of [
+    ['direct reader', direct],
+    ['general parser', general],
+  ] as const) {
+    it(`${path}: a known tag gives its rules; an unknown tag or none gives none`, () => {
+      expect(tagRulesOf(read('sig1=("@authority");created=1;tag="agent-browser-auth"'), tags)).toBe('tap rules');
+      expect(tagRulesOf(read('sig1=("@authority");created=1;tag="web-bot-auth"'), tags)).toBe('wba rules');
+      expect(tagRulesOf(read('sig1=("@authority");created=1;tag="other"'), tags)).toBeUndefined();
+      expect(tagRulesOf(read('sig1=("@authority");created=1'), tags)).toBeUndefined();
+    });
+  }
+
+  it('the readers are the ones named: the direct reader gives a typed view, the general parser none', () => {
+    expect(direct('sig1=("@authority");created=1;tag="x"').view).toBeDefined();
+    expect(general('sig1=("@authority");created=1;tag="x"').view).toBeUndefined();
+  });
+
+  it('general parser: a Token tag is not a String tag', () => {
+    expect(tagRulesOf(general('sig1=("@authority");created=1;tag=web-bot-auth'), tags)).toBeUndefined();
   });
 });

@@ -53,6 +53,7 @@ export function checkFreshness(d: Draft, params: SignatureParamsView, ctx: Conte
 }
 
 export function taggedWebBotAuth(input: ReceivedSignatureInput): boolean {
+  // Stryker disable next-line ConditionalExpression: the typed view is a fast path; the parameters say the same (both paths pinned in test/profile/rules-verify-request.test.ts)
   if (input.view !== undefined) return input.view.tag === WEB_BOT_AUTH_TAG;
   const tag = input.params.get('tag');
   return tag !== undefined && tag.type === 'string' && tag.value === WEB_BOT_AUTH_TAG;
@@ -67,6 +68,7 @@ export function tagRulesOf(input: ReceivedSignatureInput, tags: ReadonlyMap<stri
 
 /** Whether the request's `@authority` (the host of `@target-uri`: the same value) is the origin's own. */
 export function authorityAllowed(ctx: Context): boolean {
+  // Stryker disable next-line ConditionalExpression: a per-request cache of a pure answer
   if (ctx.authorityAllowed === undefined) {
     let authority: string | undefined;
     try {
@@ -74,6 +76,7 @@ export function authorityAllowed(ctx: Context): boolean {
     } catch {
       authority = undefined;
     }
+    // Stryker disable next-line ConditionalExpression: a Set of strings never has undefined
     ctx.authorityAllowed = authority !== undefined && ctx.p.authorities!.has(authority);
   }
   return ctx.authorityAllowed;
