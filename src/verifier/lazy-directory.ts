@@ -12,9 +12,11 @@ import type { SignatureAgentMember } from '../profile/signature-agent';
 /**
  * A {@link KeyDirectory} that makes `new DirectoryClient(options)` on first use.
  * Option names are checked at once (a misspelt option throws here); loading starts
- * at once too (so the first request rarely waits for it), and an error the
- * constructor throws for these options (a value out of range) is thrown again by
- * every `resolve`. Pass a `DirectoryClient` to have every check at creation.
+ * at once too (so the first request rarely waits for it). An error the constructor
+ * throws for these options (a value out of range) is written once with
+ * `console.warn`, naming the option, and every `resolve` rejects with it (each
+ * lookup is then reported as a failed directory fetch). Pass a `DirectoryClient` to
+ * have every check at creation.
  *
  * @throws TypeError for an option name the client does not know.
  */
@@ -22,8 +24,14 @@ export function lazyDirectoryClient(options: DirectoryClientOptions): KeyDirecto
   checkDirectoryClientOptionNames(options);
   let client: KeyDirectory | undefined;
   const loading = import('../directory/client').then(({ DirectoryClient }) => (client = new DirectoryClient(options)));
-  // Rejections are reported by resolve(), not as unhandled ones at load time.
-  loading.catch(() => undefined);
+  // Rejections are reported by resolve(), not as unhandled ones; a configuration mistake
+  // is also said once, since the per-request result only says that the lookup failed.
+  loading.catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    console.warn(
+      `botsig: the verifier's directory options are invalid (${message}); every directory lookup will fail. Pass a DirectoryClient to check them at creation.`,
+    );
+  });
   return {
     resolve(member: SignatureAgentMember): Promise<DirectoryResolution> {
       if (client !== undefined) return client.resolve(member);
