@@ -25,6 +25,9 @@ import type { HttpMessage } from '../httpsig/message';
 import { signResponseMessage } from '../profile/sign-response';
 import { buildDirectory, DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from './document';
 import type { DirectoryKeyInput } from './document';
+import { refuseOrPreflight, servedReporter, serveDocument, type ServedRequestInfo } from './serve-document';
+
+export { ifNoneMatchMatches } from './serve-document';
 
 /** A key to publish and sign with, with an optional validity window (seconds since the epoch; SPEC 2.2). */
 export interface DirectoryHandlerKeyEntry {
@@ -44,12 +47,7 @@ export interface DirectoryHandlerKeyEntry {
 export type DirectoryHandlerKey = Jwk | SigningKey | DirectoryHandlerKeyEntry;
 
 /** What the {@link DirectoryHandlerOptions.onRequest} hook learns: nothing about the requester (SPEC 5.6 rule 5). */
-export interface DirectoryRequestInfo {
-  readonly method: string;
-  /** The request path, without the query. */
-  readonly path: string;
-  readonly status: number;
-}
+export type DirectoryRequestInfo = ServedRequestInfo;
 
 /** Options of {@link createDirectoryHandler}. */
 export interface DirectoryHandlerOptions {
@@ -106,9 +104,7 @@ export const DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS = 3600;
 const DEFAULT_LABEL = 'binding';
 const DEFAULT_MAX_CACHED_AUTHORITIES = 64;
 const DIRECTORY_TAG = 'http-message-signatures-directory';
-const ALLOW = 'GET, HEAD, OPTIONS';
 // Browser verifiers need these to check the proof (none is CORS-safelisted).
-const EXPOSE = 'Content-Digest, Signature, Signature-Input, ETag, Date';
 const COMPONENTS: readonly ComponentIdentifier[] = [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')];
 // The algorithm an RSA private JWK without `alg` signs with: the RSA algorithm of the
 // Web Bot Auth test material (RFC 9421 §3.3.1). Its published JWK stays without `alg`.
@@ -126,7 +122,6 @@ interface KeySlot {
 interface Published {
   readonly version: number;
   readonly body: Uint8Array<ArrayBuffer>;
-  readonly contentLength: string;
   /** A strong entity-tag, quotes included (RFC 9110 §8.8.3). */
   readonly etag: string;
   readonly contentDigest: string;
@@ -176,34 +171,6 @@ function hostForms(authority: string): string[] {
     out.push(url.host);
   }
   return out;
-}
-
-/**
- * Weak comparison (RFC 9110 §8.8.3.2) of every entity-tag in an If-None-Match
- * value against ours; `*` matches any current representation (§13.1.2). One
- * linear scan; a malformed member ends the scan with no match for the rest.
- *
- * @example
- * ifNoneMatchMatches('"a", W/"xyz"', '"xyz"'); // true
- */
-export function ifNoneMatchMatches(value: string, opaqueTag: string): boolean {
-  const n = value.length;
-  let i = 0;
-  while (i < n) {
-    const c = value.charCodeAt(i);
-    if (c === 0x20 || c === 0x09 || c === 0x2c) {
-      i++;
-      continue;
-    }
-    if (c === 0x2a /* * */) return true;
-    if (c === 0x57 /* W */ && value.charCodeAt(i + 1) === 0x2f /* / */) i += 2;
-    if (value.charCodeAt(i) !== 0x22) return false;
-    const end = value.indexOf('"', i + 1);
-    if (end < 0) return false;
-    if (end + 1 - i === opaqueTag.length && value.startsWith(opaqueTag, i)) return true;
-    i = end + 1;
-  }
-  return false;
 }
 
 /**
@@ -310,7 +277,6 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
     return {
       version,
       body,
-      contentLength: String(body.length),
       etag: '"' + base64Encode(hash) + '"',
       contentDigest,
       response: { kind: 'response', status: 200, headers: new Map([['content-digest', [contentDigest]]]) },
@@ -386,43 +352,12 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
     return pending;
   }
 
-  function report(method: string, pathname: string, status: number): void {
-    if (onRequest === undefined) return;
-    try {
-      onRequest({ method, path: pathname, status });
-    } catch {
-      // Logging must never break serving the directory.
-    }
-  }
+  const report = servedReporter(onRequest);
 
   return async function directoryHandler(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const method = request.method;
-    if (url.pathname !== path) {
-      report(method, url.pathname, 404);
-      return new Response(null, { status: 404 });
-    }
-    if (method === 'OPTIONS') {
-      report(method, url.pathname, 204);
-      return new Response(null, {
-        status: 204,
-        headers: {
-          allow: ALLOW,
-          'access-control-allow-origin': '*',
-          'access-control-allow-methods': 'GET, HEAD',
-          'access-control-allow-headers': 'Accept, If-None-Match',
-          'access-control-max-age': '86400',
-        },
-      });
-    }
-    if (method !== 'GET' && method !== 'HEAD') {
-      report(method, url.pathname, 405);
-      return new Response(null, { status: 405, headers: { allow: ALLOW } });
-    }
-    if (allowed !== undefined && !allowed.has(url.host)) {
-      report(method, url.pathname, 421);
-      return new Response(null, { status: 421 });
-    }
+    const refused = refuseOrPreflight(request.method, url, path, allowed, report);
+    if (refused !== undefined) return refused;
 
     const nowMs = now();
     const nowSeconds = Math.floor(nowMs / 1000);
@@ -434,28 +369,8 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
     if (sig !== undefined) age = Math.min(age, sig.expires - nowSeconds);
     if (!(age > 0)) age = 0;
 
-    const headers = new Headers();
-    headers.set('date', new Date(nowMs).toUTCString());
-    headers.set('cache-control', 'max-age=' + String(age) + ', no-transform');
-    headers.set('etag', pub.etag);
-    headers.set('content-digest', pub.contentDigest);
-    if (sig !== undefined) {
-      headers.set('signature-input', sig.signatureInput);
-      headers.set('signature', sig.signature);
-    }
-    headers.set('access-control-allow-origin', '*');
-    headers.set('access-control-expose-headers', EXPOSE);
-
-    const inm = request.headers.get('if-none-match');
-    if (inm !== null && ifNoneMatchMatches(inm, pub.etag)) {
-      report(method, url.pathname, 304);
-      return new Response(null, { status: 304, headers });
-    }
-    headers.set('content-type', DIRECTORY_MEDIA_TYPE);
-    headers.set('content-length', pub.contentLength);
-    headers.set('x-content-type-options', 'nosniff');
-    report(method, url.pathname, 200);
-    return new Response(method === 'HEAD' ? null : pub.body.slice(), { status: 200, headers });
+    const doc = { body: pub.body, etag: pub.etag, contentDigest: pub.contentDigest, mediaType: DIRECTORY_MEDIA_TYPE, signature: sig };
+    return serveDocument(request, url, doc, age, nowMs, report);
   };
 }
 

@@ -23,7 +23,7 @@ import type { HttpMessage } from '../../httpsig/message';
 import type { SignatureAgentCard } from '../../profile/card';
 import { signResponseMessage } from '../../profile/sign-response';
 import { buildDirectory } from '../document';
-import { ifNoneMatchMatches } from '../handler';
+import { refuseOrPreflight, servedReporter, serveDocument, type ServedRequestInfo } from '../serve-document';
 import { DIRECTORY_RESPONSE_TAG } from '../response-signatures';
 import { parseSignatureAgentCard } from './parse';
 
@@ -34,12 +34,7 @@ export const SIGNATURE_AGENT_CARD_MEDIA_TYPE = 'application/json';
 export const DEFAULT_CARD_MAX_AGE_SECONDS = 300;
 
 /** What the {@link SignatureAgentCardHandlerOptions.onRequest} hook learns: nothing about the requester. */
-export interface CardRequestInfo {
-  readonly method: string;
-  /** The request path, without the query. */
-  readonly path: string;
-  readonly status: number;
-}
+export type CardRequestInfo = ServedRequestInfo;
 
 /** Options of {@link createSignatureAgentCardHandler}. */
 export interface SignatureAgentCardHandlerOptions {
@@ -77,8 +72,6 @@ export interface SignatureAgentCardHandlerOptions {
   readonly onRequest?: (info: CardRequestInfo) => void;
 }
 
-const ALLOW = 'GET, HEAD, OPTIONS';
-const EXPOSE = 'Content-Digest, Signature, Signature-Input, ETag, Date';
 const COMPONENTS = [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')];
 const RSA_DEFAULT_ALG: AlgorithmName = 'rsa-pss-sha512';
 const MAX_CACHED_AUTHORITIES = 16;
@@ -254,69 +247,19 @@ export function createSignatureAgentCardHandler(options: SignatureAgentCardHandl
     return pending;
   }
 
-  function report(method: string, pathname: string, status: number): void {
-    if (onRequest === undefined) return;
-    try {
-      onRequest({ method, path: pathname, status });
-    } catch {
-      // Logging must never break serving the card.
-    }
-  }
+  const report = servedReporter(onRequest);
 
   return async function signatureAgentCardHandler(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const method = request.method;
-    if (url.pathname !== path) {
-      report(method, url.pathname, 404);
-      return new Response(null, { status: 404 });
-    }
-    if (method === 'OPTIONS') {
-      report(method, url.pathname, 204);
-      return new Response(null, {
-        status: 204,
-        headers: {
-          allow: ALLOW,
-          'access-control-allow-origin': '*',
-          'access-control-allow-methods': 'GET, HEAD',
-          'access-control-allow-headers': 'Accept, If-None-Match',
-          'access-control-max-age': '86400',
-        },
-      });
-    }
-    if (method !== 'GET' && method !== 'HEAD') {
-      report(method, url.pathname, 405);
-      return new Response(null, { status: 405, headers: { allow: ALLOW } });
-    }
-    if (!allowed.has(url.host)) {
-      report(method, url.pathname, 421);
-      return new Response(null, { status: 421 });
-    }
+    const refused = refuseOrPreflight(request.method, url, path, allowed, report);
+    if (refused !== undefined) return refused;
     const nowMs = now();
     const nowSeconds = Math.floor(nowMs / 1000);
     const pub = await published;
     const sig = await signatureFor(pub, url.protocol + '//' + url.host, nowSeconds);
     let age = maxAge;
     if (sig !== undefined) age = Math.max(0, Math.min(age, sig.expires - nowSeconds));
-    const headers = new Headers();
-    headers.set('date', new Date(nowMs).toUTCString());
-    headers.set('cache-control', `max-age=${age}, no-transform`);
-    headers.set('etag', pub.etag);
-    headers.set('content-digest', pub.contentDigest);
-    if (sig !== undefined) {
-      headers.set('signature-input', sig.signatureInput);
-      headers.set('signature', sig.signature);
-    }
-    headers.set('access-control-allow-origin', '*');
-    headers.set('access-control-expose-headers', EXPOSE);
-    const inm = request.headers.get('if-none-match');
-    if (inm !== null && ifNoneMatchMatches(inm, pub.etag)) {
-      report(method, url.pathname, 304);
-      return new Response(null, { status: 304, headers });
-    }
-    headers.set('content-type', SIGNATURE_AGENT_CARD_MEDIA_TYPE);
-    headers.set('content-length', String(pub.body.length));
-    headers.set('x-content-type-options', 'nosniff');
-    report(method, url.pathname, 200);
-    return new Response(method === 'HEAD' ? null : pub.body.slice(), { status: 200, headers });
+    const doc = { body: pub.body, etag: pub.etag, contentDigest: pub.contentDigest, mediaType: SIGNATURE_AGENT_CARD_MEDIA_TYPE, signature: sig };
+    return serveDocument(request, url, doc, age, nowMs, report);
   };
 }
