@@ -16,6 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { checkOptionNames } from '../core/options';
+import { LIMIT_NAMES } from '../directory/client/option-names';
 import type { Jwk } from '../crypto/types';
 import type { VerifierChallengeOptions, VerifierMode } from '../verifier';
 import { GateConfigError } from './errors';
@@ -174,18 +175,7 @@ const DIRECTORY_KEYS = [
   'userAgent',
   'maxEntries',
 ];
-const LIMIT_KEYS = [
-  'maxBytes',
-  'maxKeys',
-  'timeoutMs',
-  'maxRedirects',
-  'maxConcurrent',
-  'maxConcurrentPerHost',
-  'fetchesPerSecond',
-  'newHostsPerSitePerMinute',
-  'hostFailureThreshold',
-  'maxHosts',
-];
+const LIMIT_KEYS = LIMIT_NAMES;
 const ALLOW_KEYS = ['http', 'loopback', 'privateNetworks', 'hosts', 'ports'];
 
 /** Largest configuration file read. */

@@ -26,7 +26,8 @@ const OPTION_NAMES: readonly (keyof DirectoryClientOptions)[] = [
   'maxEntries',
   'random',
 ];
-const LIMIT_NAMES: readonly (keyof DirectoryClientLimits)[] = [
+/** Every `limits` option of a `DirectoryClient` (all JSON values: the gate's file takes them as they are). */
+export const LIMIT_NAMES: readonly (keyof DirectoryClientLimits)[] = [
   'maxBytes',
   'maxKeys',
   'timeoutMs',
