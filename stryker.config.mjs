@@ -8,6 +8,11 @@
 // writes reports/mutation/mutation.json (read by scripts/check-mutation.mjs) and mutation.html.
 // Equivalent mutants are marked in the source with `// Stryker disable next-line <mutator>: <reason>`.
 
+// BOTSIG_MUTATION_SLOT=<name> gives a run its own sandbox and report files (.stryker-tmp-<name>/,
+// reports/mutation/<name>/), so that two runs on different files can go side by side.
+const slot = (process.env.BOTSIG_MUTATION_SLOT ?? '').replace(/[^A-Za-z0-9_-]/g, '');
+const reportDir = slot === '' ? 'reports/mutation' : `reports/mutation/${slot}`;
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   packageManager: 'npm',
@@ -43,12 +48,12 @@ export default {
     'src/directory/outbound.ts',
     'src/node/guarded-fetch.ts',
   ],
-  ignorePatterns: ['dist', 'scratch', 'bench', 'reports', 'coverage', '.dist-*', '.vitest-*', '.bench-load-out', '*.cpuprofile'],
-  tempDirName: '.stryker-tmp',
+  ignorePatterns: ['dist', 'scratch', 'bench', 'reports', 'coverage', '.dist-*', '.vitest-*', '.bench-load-out', '*.cpuprofile', '.stryker-tmp*'],
+  tempDirName: slot === '' ? '.stryker-tmp' : `.stryker-tmp-${slot}`,
   cleanTempDir: 'always',
   reporters: ['clear-text', 'progress', 'json', 'html'],
-  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
-  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: `${reportDir}/mutation.json` },
+  htmlReporter: { fileName: `${reportDir}/mutation.html` },
   clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0 },
   // The per-file gate is scripts/check-mutation.mjs (scores recorded in scripts/mutation-baseline.json).
   thresholds: { high: 90, low: 80, break: null },

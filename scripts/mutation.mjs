@@ -8,7 +8,8 @@
 //
 // With --mutate, only the files of that run are checked against the baseline; with --recorded
 // or without either (the whole scope of stryker.config.mjs), every recorded file must be in the
-// report. BOTSIG_MUTATION_TESTS narrows the test set (see vitest.mutation.config.ts).
+// report. BOTSIG_MUTATION_TESTS narrows the test set (see vitest.mutation.config.ts);
+// BOTSIG_MUTATION_SLOT=<name> keeps a run's sandbox and report apart (two runs side by side).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
@@ -29,5 +30,7 @@ if (run.status !== 0) {
   console.error(`mutation: stryker exited with status ${run.status ?? run.signal}`);
   process.exit(run.status ?? 1);
 }
-const check = spawnSync(process.execPath, ['scripts/check-mutation.mjs', ...(partial ? [] : ['--all'])], { stdio: 'inherit' });
+const slot = (process.env.BOTSIG_MUTATION_SLOT ?? '').replace(/[^A-Za-z0-9_-]/g, '');
+const report = slot === '' ? [] : ['--report', `reports/mutation/${slot}/mutation.json`];
+const check = spawnSync(process.execPath, ['scripts/check-mutation.mjs', ...report, ...(partial ? [] : ['--all'])], { stdio: 'inherit' });
 process.exit(check.status ?? 1);
