@@ -21,7 +21,7 @@ const unusedVars = {
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'coverage/', 'node_modules/', '.dist-*/', 'vectors/', '.stryker-tmp/', '.stryker-tmp-*/', 'reports/'],
+    ignores: ['dist/', 'coverage/', 'node_modules/', '.dist-*/', 'vectors/', '.stryker-tmp/', '.stryker-tmp-*/', 'reports/', 'scratch/'],
   },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },

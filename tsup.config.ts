@@ -63,6 +63,8 @@ const lazy = {
   'key-import': 'src/crypto/keys/signing.ts',
   'key-import-verify': 'src/crypto/keys/verifying.ts',
   'memory-nonce-store': 'src/profile/memory-nonce-store.ts',
+  'verify-options': 'src/profile/verify/options.ts',
+  'verify-discovery': 'src/profile/verify/discovery.ts',
   'sign-response': 'src/profile/sign-response.ts',
   'verify-response': 'src/profile/verify-response.ts',
   digest: 'src/crypto/digest.ts',

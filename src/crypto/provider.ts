@@ -9,7 +9,7 @@ import { webCryptoProvider } from './webcrypto';
 export { webCryptoProvider } from './webcrypto';
 
 // One per process, whichever copy of botsig installs it (see core/process-wide.ts).
-const registry = processWide('crypto-provider.v1', () => ({ current: webCryptoProvider as CryptoProvider }));
+const registry = /* @__PURE__ */ processWide('crypto-provider.v1', () => ({ current: webCryptoProvider as CryptoProvider }));
 
 /** The provider that key imports use when none is passed. */
 export function getCryptoProvider(): CryptoProvider {

@@ -84,7 +84,7 @@ const PRIVATE_MEMBERS = ['crv', 'x', 'y', 'n', 'e', 'd', 'p', 'q', 'dp', 'dq', '
  * {@link CryptoProvider} over `globalThis.crypto.subtle`. Ed25519 falls back to
  * @noble/ed25519 when the platform cannot import Ed25519 keys.
  */
-export const webCryptoProvider: CryptoProvider = Object.freeze({
+export const webCryptoProvider: CryptoProvider = /* @__PURE__ */ Object.freeze({
   name: 'webcrypto',
   async importVerify(jwk: Jwk, alg: AlgorithmName) {
     const spec = algorithmSpec(alg);

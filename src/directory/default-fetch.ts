@@ -26,7 +26,7 @@ export type DefaultFetchFactory = (context: DefaultFetchContext) => FetchLike;
 
 /** The installed factory: a platform registry, not a cache (module-level on purpose: see the comment at the top). */
 // One per process, whichever copy of botsig installs it (see core/process-wide.ts).
-const registry = processWide('default-directory-fetch.v1', () => ({ installed: undefined as DefaultFetchFactory | undefined }));
+const registry = /* @__PURE__ */ processWide('default-directory-fetch.v1', () => ({ installed: undefined as DefaultFetchFactory | undefined }));
 
 /** Installs the factory of default fetches (the Node entries install the guarded fetch). */
 export function setDefaultDirectoryFetch(factory: DefaultFetchFactory | undefined): void {

@@ -1,7 +1,8 @@
 /**
  * `verifyRequest` (SPEC 5.3; RFC 9421 §3.2): the flow of one verification, from the
  * received message to one result per signature. The steps live beside it, one
- * concern each: `verify/options.ts` (options prepared once per object),
+ * concern each: `verify/options.ts` (options prepared once per object, loaded on
+ * the first call of an object; `verify/prepared.ts` keeps what it prepared),
  * `verify/checks.ts` (profile checks), `verify/discovery.ts` (key lookup and its
  * budget), `verify/nonce.ts` (nonce policy and store), `verify/result.ts` (results),
  * `verify/agent-cache.ts` (the Signature-Agent parse cache of prepared options).
@@ -18,9 +19,8 @@ import type { ParsedSignatureAgent, SignatureAgentMember } from './signature-age
 import type { SignatureParamsView, SignatureResult, VerificationResult, VerifyRequestOptions } from './types';
 import { agentCandidates, authorityAllowed, checkCoverage, checkFreshness, coveredOf, isTestKeyid, tagRulesOf, taggedWebBotAuth } from './verify/checks';
 import { checkCoveredContentDigest, contentDigestRequired, coveredContentDigests } from './verify/content-digest';
-import { findKey, findKeyNow, findTagKey, Pending } from './verify/discovery';
 import { checkNonceParam, recordNonce } from './verify/nonce';
-import { loadStaticKeys, prepare } from './verify/options';
+import { loadStaticKeys, preparedOf } from './verify/prepared';
 import { fail, finish, requestResult, summarise, toInfo, type Draft } from './verify/result';
 import {
   isThenable,
@@ -34,9 +34,27 @@ import {
   type TagPrepared,
 } from './verify/state';
 
-export { prepareVerifyOptions } from './verify/options';
-
 const DEFAULT_OPTIONS: VerifyRequestOptions = Object.freeze({});
+
+/**
+ * Key lookup beyond the static keys (`verify/discovery.ts`: the resolver, directories,
+ * a profile tag's JWK Set), loaded on the first signature that needs it: a verifier
+ * with static keys alone never loads it.
+ */
+type Discovery = typeof import('./verify/discovery');
+let discovery: Discovery | undefined;
+let discoveryLoading: Promise<Discovery> | undefined;
+function loadDiscovery(): Promise<Discovery> {
+  // A failed load is tried again by the next signature that needs it.
+  discoveryLoading ??= import('./verify/discovery').then(
+    (m) => (discovery = m),
+    (error: unknown) => {
+      discoveryLoading = undefined;
+      throw error;
+    },
+  );
+  return discoveryLoading;
+}
 const NO_MEMBERS: readonly SignatureAgentMember[] = Object.freeze([]);
 
 /**
@@ -73,7 +91,8 @@ const NO_MEMBERS: readonly SignatureAgentMember[] = Object.freeze([]);
  */
 export async function verifyRequest(request: MessageInput, options: VerifyRequestOptions = DEFAULT_OPTIONS): Promise<VerificationResult> {
   if (typeof request !== 'object' || request === null) throw new TypeError('verifyRequest expects a Request or a { method, url, headers } object');
-  const prepared = prepare(options);
+  // Options are validated and prepared on their first use; the code that does it loads then.
+  const prepared = preparedOf(options) ?? (await import('./verify/options')).prepare(options);
   if (prepared.staticKeys === undefined && prepared.pendingKeys !== undefined) await loadStaticKeys(prepared);
   try {
     // Synchronous to the end unless a key lookup, the crypto provider or the nonce
@@ -292,16 +311,41 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   if (rules !== undefined && rules.ownKeys) return withTagKey(ctx, d, rules, keyid, alg, base, signature, params.nonce, expires);
   const staticKey = p.staticKeys?.get(keyid);
   if (staticKey !== undefined) return withKey(ctx, d, staticKey, alg, base, signature, params.nonce, expires);
-  // A warm directory (or nothing to look up) answers at once: no promise, no deadline.
-  let now: Found | undefined | Pending;
+  // Nowhere else to look (no resolver; no directory, or no member to ask it about).
+  if (options.resolveKey === undefined && (options.directory === undefined || candidates.length === 0)) {
+    return withFound(ctx, d, undefined, candidates, alg, base, signature, params.nonce, expires);
+  }
+  if (discovery !== undefined) return lookUp(ctx, d, discovery, keyid, params.alg, candidates, alg, base, signature, params.nonce, expires);
+  return loadDiscovery().then(
+    (m) => lookUp(ctx, d, m, keyid, params.alg, candidates, alg, base, signature, params.nonce, expires),
+    (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
+  );
+}
+
+/** The key from the resolver or the directories (`algName`: the signature's `alg` as written). */
+function lookUp(
+  ctx: Context,
+  d: Draft,
+  m: Discovery,
+  keyid: string,
+  algName: string | undefined,
+  candidates: readonly SignatureAgentMember[],
+  alg: AlgorithmName | undefined,
+  base: string,
+  signature: Uint8Array,
+  nonce: string | undefined,
+  expires: number,
+): MaybePromise<SignatureResult> {
+  // A warm directory answers at once: no promise, no deadline.
+  let now: Found | undefined | InstanceType<Discovery['Pending']>;
   try {
-    now = findKeyNow(ctx, keyid, candidates);
+    now = m.findKeyNow(ctx, keyid, candidates);
   } catch (error) {
     return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
   }
-  if (!(now instanceof Pending)) return withFound(ctx, d, now, candidates, alg, base, signature, params.nonce, expires);
-  return findKey(ctx, label, keyid, params.alg, candidates, now.from).then(
-    (found) => withFound(ctx, d, found, candidates, alg, base, signature, params.nonce, expires),
+  if (!(now instanceof m.Pending)) return withFound(ctx, d, now, candidates, alg, base, signature, nonce, expires);
+  return m.findKey(ctx, d.label, keyid, algName, candidates, now.from).then(
+    (found) => withFound(ctx, d, found, candidates, alg, base, signature, nonce, expires),
     (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
   );
 }
@@ -324,9 +368,16 @@ function withTagKey(
     const found = rules.staticKeys?.get(keyid);
     return found === undefined ? unknown() : withKey(ctx, d, found, alg, base, signature, nonce, expires);
   }
+  const jwks = rules.jwks;
+  if (discovery === undefined) {
+    return loadDiscovery().then(
+      () => withTagKey(ctx, d, rules, keyid, alg, base, signature, nonce, expires),
+      (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
+    );
+  }
   let found: MaybePromise<Found | undefined>;
   try {
-    found = findTagKey(ctx, rules.jwks, keyid, rules.matchKid);
+    found = discovery.findTagKey(ctx, jwks, keyid, rules.matchKid);
   } catch (error) {
     return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
   }

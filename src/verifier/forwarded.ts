@@ -3,6 +3,7 @@
  * stand as the authority of an http(s) URL. One linear pass each, no regular
  * expressions, bounded input.
  */
+import { charTable } from '../core/char-table';
 
 /** Most bytes of a proxy header read; a longer one says nothing. */
 export const MAX_FORWARDED_LENGTH = 8192;
@@ -15,8 +16,7 @@ export interface ForwardedElement {
 }
 
 // RFC 9110 §5.6.2 tchar
-const TCHAR = new Uint8Array(128);
-for (const ch of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") TCHAR[ch.charCodeAt(0)] = 1;
+const TCHAR = /* @__PURE__ */ charTable("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
 
 function isOws(c: number): boolean {
   return c === 0x20 || c === 0x09;
@@ -90,8 +90,7 @@ export function parseForwarded(text: string): ForwardedElement[] | undefined {
 }
 
 // RFC 3986 §3.2.2 reg-name characters, plus ':' for the port and brackets for IP literals.
-const AUTHORITY_CHAR = new Uint8Array(128);
-for (const ch of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=%:[]") AUTHORITY_CHAR[ch.charCodeAt(0)] = 1;
+const AUTHORITY_CHAR = /* @__PURE__ */ charTable("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=%:[]");
 
 /**
  * True when `text` can stand as the authority of an http(s) URL as received in

@@ -11,8 +11,7 @@ import { acceptSignatureValue } from '../profile/challenge';
 import type { ChallengeOptions } from '../profile/challenge';
 import { MemoryNonceStore } from '../profile/memory-nonce-store';
 import type { KeyDirectory, VerifyRequestOptions } from '../profile/types';
-import { prepareVerifyOptions } from '../profile/verify-request';
-import { NONCE_OPTION_NAMES, VERIFY_OPTION_NAMES } from '../profile/verify/options';
+import { NONCE_OPTION_NAMES, prepareVerifyOptions, VERIFY_OPTION_NAMES } from '../profile/verify/options';
 import type { TrustProxy, VerifierOptions } from './types';
 
 export function checkTrustProxy(value: unknown): asserts value is TrustProxy {
@@ -30,8 +29,8 @@ function isKeyDirectory(value: unknown): value is KeyDirectory {
   return typeof value === 'object' && value !== null && typeof (value as KeyDirectory).resolve === 'function';
 }
 
-const VERIFIER_OPTION_NAMES: readonly (keyof VerifierOptions)[] = [
-  ...VERIFY_OPTION_NAMES,
+// concat under a pure annotation (a spread is a side effect to a bundler, which would keep both lists).
+const VERIFIER_OPTION_NAMES: readonly (keyof VerifierOptions)[] = /* @__PURE__ */ (VERIFY_OPTION_NAMES as readonly (keyof VerifierOptions)[]).concat([
   'mode',
   'policy',
   'trustProxy',
@@ -40,7 +39,7 @@ const VERIFIER_OPTION_NAMES: readonly (keyof VerifierOptions)[] = [
   'onVerification',
   'onDirectoryLookup',
   'onNonceCheck',
-];
+]);
 
 export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyRequestOptions> {
   checkOptionNames(options, VERIFIER_OPTION_NAMES, 'createVerifier options');

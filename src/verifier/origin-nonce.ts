@@ -18,7 +18,8 @@ const NONCE_TIME_BYTES = 4;
 const NONCE_RANDOM_BYTES = 16;
 const NONCE_MAC_BYTES = 16;
 const NONCE_BYTES = NONCE_TIME_BYTES + NONCE_RANDOM_BYTES + NONCE_MAC_BYTES;
-const NONCE_TEXT_LENGTH = Math.ceil((NONCE_BYTES * 4) / 3);
+/** The base64url text of NONCE_BYTES (36 bytes: 48 characters, no padding). */
+const NONCE_TEXT_LENGTH = 48;
 const DEFAULT_ORIGIN_NONCE_MAX_AGE_SECONDS = 300;
 
 interface Minter {

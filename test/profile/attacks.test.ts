@@ -60,6 +60,9 @@ function codes(r: VerificationResult): Set<string | undefined> {
 
 describe('one request cannot make the origin fetch without bound (discovery budget)', () => {
   it('60 signatures naming 60 directories on a tarpit host: at most 4 fetches, and the request ends at its deadline', async () => {
+    // verifyRequest loads its option checks and key discovery on first need; loaded here
+    // first, so that the fake clock below only runs the discovery deadline.
+    await verifyRequest(await manySignatures(1, () => 'https://warm.example/k'), { directory: new FakeDirectory({}), now: at(NOW) });
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const calls: string[] = [];
     const directory = new DirectoryClient({ fetch: hangingFetch(calls) });

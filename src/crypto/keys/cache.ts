@@ -83,7 +83,7 @@ class KeyCache {
   }
 }
 
-export const keyCache = new KeyCache();
+export const keyCache = /* @__PURE__ */ new KeyCache();
 
 /** Forgets a failed import, unless a newer one took its place. */
 export function forgetIfSame<V>(map: BoundedMap<string, V>, key: string, value: V): void {

@@ -28,7 +28,7 @@ const MAX_MEMBER_CHARS = 4096;
 // WebCrypto's usage markers, which describe the private key rather than the public one.
 const NOT_PUBLIC = new Set(['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k', 'key_ops', 'ext']);
 /** What an imported signing key signs and verifies once, so that halves that do not belong together are refused. */
-export const SELF_TEST_MESSAGE = utf8('botsig: private and public key agree');
+export const SELF_TEST_MESSAGE = /* @__PURE__ */ utf8('botsig: private and public key agree');
 
 export function invalid(message: string, cause?: unknown): BotsigError {
   return new BotsigError('ERR_KEY_INVALID', message, cause === undefined ? undefined : { cause });

@@ -65,7 +65,7 @@ export async function importVerifyingKey(key: Jwk | CryptoKey | VerifyingKey, op
   return result;
 }
 
-const NO_ALGORITHMS: readonly AlgorithmName[] = Object.freeze([]);
+const NO_ALGORITHMS: readonly AlgorithmName[] = /* @__PURE__ */ Object.freeze([]);
 
 /** Every algorithm the JWK's key type (and curve) fits: one for OKP and EC keys, two for RSA. */
 function keyTypeAlgorithms(jwk: Jwk): readonly AlgorithmName[] {

@@ -4,6 +4,7 @@
  * origin's authorities, the owned nonce store and Signature-Agent parse cache.
  */
 import { checkOptionNames } from '../../core/options';
+import { processWide } from '../../core/process-wide';
 import { systemClock } from '../../core/time';
 import { isVerifyingKey } from '../../crypto/keys/objects';
 import { ALGORITHMS, isAlgorithmName } from '../../crypto/registry';
@@ -17,6 +18,7 @@ import { WEB_BOT_AUTH_TAG } from '../types';
 import type { ContentDigestRequirement, NoncePolicy, TagRules, VerifyProfile, VerifyRequestOptions } from '../types';
 import { AgentCache } from './agent-cache';
 import { DefaultNonceStore, importVerifyingKeyLazily } from './lazy-parts';
+import { preparedOf, rememberPrepared } from './prepared';
 import { NO_STRINGS, type Found, type Prepared, type TagPrepared } from './state';
 import { DEFAULT_VERIFIED_MEMO_MAX_ENTRIES, MAX_VERIFIED_MEMO_ENTRIES, VerifiedMemo } from './verified-memo';
 
@@ -33,13 +35,16 @@ const DEFAULT_DISCOVERY_TIMEOUT_MS = 5_000;
 /** Content read to check a covered Content-Digest (Fastify's default body limit). */
 export const DEFAULT_VERIFY_MAX_BODY_BYTES = 1024 * 1024;
 
-const DEFAULT_ALGORITHMS: ReadonlySet<AlgorithmName> = new Set(ALGORITHMS);
+const DEFAULT_ALGORITHMS: ReadonlySet<AlgorithmName> = /* @__PURE__ */ new Set(ALGORITHMS);
 
 // The prepared state hangs off the options object (and the static keys off their
 // array): it lives exactly as long as the caller keeps them, and is never shared
 // with another options object.
-const preparedByOptions = new WeakMap<VerifyRequestOptions, Prepared>();
-const staticKeysByArray = new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise<Map<string, Found>>>();
+// (The table of prepared options is process-wide, in prepared.ts; so is this one, for the same reason.)
+const staticKeysByArray = /* @__PURE__ */ processWide(
+  'verify.static-keys.v1',
+  () => new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise<Map<string, Found>>>(),
+);
 
 /** Every option of `verifyRequest` (the verifier extends the list with its own). @internal */
 export const VERIFY_OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
@@ -87,7 +92,7 @@ export function prepareVerifyOptions(options: VerifyRequestOptions): void {
 }
 
 export function prepare(options: VerifyRequestOptions): Prepared {
-  const cached = preparedByOptions.get(options);
+  const cached = preparedOf(options);
   if (cached !== undefined) return cached;
   if (typeof options !== 'object' || options === null) throw new TypeError('verifyRequest options must be an object');
   checkOptionNames(options, VERIFY_OPTION_NAMES, 'verifyRequest options');
@@ -200,16 +205,8 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     tags: profile.tags,
     profileName: profile.name,
   };
-  preparedByOptions.set(options, prepared);
+  rememberPrepared(options, prepared);
   return prepared;
-}
-
-export async function loadStaticKeys(prepared: Prepared): Promise<void> {
-  try {
-    prepared.staticKeys = await prepared.pendingKeys!;
-  } catch (error) {
-    throw new TypeError('options.keys: a key cannot be imported', { cause: error });
-  }
 }
 
 const TAG_RULE_NAMES: readonly string[] = ['requiredComponents', 'strictAuthority', 'maxValiditySeconds', 'nonce', 'keys'];
