@@ -1,0 +1,281 @@
+/**
+ * Pins for the outbound budget of the DirectoryClient (src/directory/outbound.ts) that the
+ * mutation run showed unpinned (issue 20): the bounds of each layer (the waiting queue of a
+ * host, the back-off schedule and its caps, the token bucket's burst and refill, the one-minute
+ * window of new hosts per site), what `trusted` skips and what it does not, the order in which
+ * waiting exchanges get a slot, and how a site is approximated. No traffic: the limiter alone.
+ */
+import { describe, expect, it } from 'vitest';
+import { isBotsigError } from '../../src/core/errors';
+import { OutboundLimiter, siteOf } from '../../src/directory/outbound';
+import type { OutboundSettings } from '../../src/directory/outbound';
+
+const SETTINGS: OutboundSettings = {
+  maxConcurrent: 1000,
+  maxConcurrentPerHost: 1000,
+  fetchesPerSecond: 1000,
+  newHostsPerSitePerMinute: 1000,
+  hostFailureThreshold: 2,
+  maxBackoffMs: 1e12,
+  maxHosts: 1000,
+};
+
+class Clock {
+  t = 1_000_000;
+  readonly now = (): number => this.t;
+}
+
+/** The error of a refused admission: code and message. */
+async function refusal(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (error) {
+    if (!isBotsigError(error)) throw error;
+    expect(error.code).toBe('ERR_DISCOVERY_LIMITED');
+    return error.message;
+  }
+  return 'admitted';
+}
+
+const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
+
+describe('per-host waiting', () => {
+  it('16 exchanges wait for a busy host; the 17th is refused at once', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, maxConcurrentPerHost: 1 }, clock.now);
+    const first = await o.admit('busy.example', false);
+    const waiting = Array.from({ length: 16 }, () => o.admit('busy.example', false));
+    expect(await refusal(o.admit('busy.example', false))).toBe('16 fetches already wait for this host; not fetched');
+    // Each release hands the slot to the next waiter, first come first served.
+    const order: number[] = [];
+    waiting.forEach((p, i) => void p.then((release) => (order.push(i), release())));
+    first();
+    await Promise.all(waiting);
+    expect(order).toEqual(Array.from({ length: 16 }, (_, i) => i));
+    expect(o.inFlight).toBe(0);
+  });
+
+  it('a host is busy at maxConcurrentPerHost exactly, not before', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, maxConcurrentPerHost: 2 }, clock.now);
+    await o.admit('h.example', false);
+    let second = false;
+    void o.admit('h.example', false).then(() => (second = true));
+    await tick();
+    expect(second).toBe(true);
+    let third = false;
+    void o.admit('h.example', false).then(() => (third = true));
+    await tick();
+    expect(third).toBe(false);
+    expect(o.inFlight).toBe(2);
+  });
+
+  it('an already aborted signal is refused without waiting; an aborted waiter leaves the queue', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, maxConcurrentPerHost: 1 }, clock.now);
+    const first = await o.admit('h.example', false);
+    const aborted = new AbortController();
+    aborted.abort();
+    expect(await refusal(o.admit('h.example', false, aborted.signal))).toBe('no slot of this host became free in time; not fetched');
+    const quitter = new AbortController();
+    const quitting = refusal(o.admit('h.example', false, quitter.signal));
+    let stayerAdmitted = false;
+    const stayer = o.admit('h.example', false).then((r) => ((stayerAdmitted = true), r));
+    await tick();
+    quitter.abort();
+    expect(await quitting).toBe('no slot of this host became free in time; not fetched');
+    first();
+    (await stayer)();
+    expect(stayerAdmitted).toBe(true);
+    expect(o.inFlight).toBe(0);
+  });
+
+  it('a waiter admitted after its slot frees up no longer reacts to its signal', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, maxConcurrentPerHost: 1 }, clock.now);
+    const first = await o.admit('h.example', false);
+    const controller = new AbortController();
+    const waiter = o.admit('h.example', false, controller.signal);
+    await tick();
+    first();
+    const release = await waiter;
+    controller.abort();
+    expect(o.inFlight).toBe(1);
+    release();
+    expect(o.inFlight).toBe(0);
+  });
+});
+
+describe('host back-off after consecutive failures', () => {
+  async function fail(o: OutboundLimiter, host: string, times: number): Promise<void> {
+    for (let i = 0; i < times; i++) {
+      (await o.admit(host, true))();
+      o.report(host, false);
+    }
+  }
+
+  it('starts at the threshold: 5 s, then doubles per failure', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, hostFailureThreshold: 3 }, clock.now);
+    await fail(o, 'h.example', 2);
+    expect(await refusal(o.admit('h.example', false)), 'under the threshold').toBe('admitted');
+    await fail(o, 'h.example', 1);
+    expect(await refusal(o.admit('h.example', false))).toBe('the host failed 3 times in a row and is backing off; not fetched');
+    clock.t += 4_999;
+    expect(await refusal(o.admit('h.example', false))).not.toBe('admitted');
+    clock.t += 1;
+    expect(await refusal(o.admit('h.example', false))).toBe('admitted');
+    await fail(o, 'h.example', 1);
+    clock.t += 9_999;
+    expect(await refusal(o.admit('h.example', false))).not.toBe('admitted');
+    clock.t += 1;
+    expect(await refusal(o.admit('h.example', false))).toBe('admitted');
+  });
+
+  it('is capped by maxBackoffMs', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, maxBackoffMs: 7_000 }, clock.now);
+    await fail(o, 'h.example', 5);
+    clock.t += 6_999;
+    expect(await refusal(o.admit('h.example', false))).not.toBe('admitted');
+    clock.t += 1;
+    expect(await refusal(o.admit('h.example', false))).toBe('admitted');
+  });
+
+  it('stops doubling after 16 doublings', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter(SETTINGS, clock.now);
+    await fail(o, 'h.example', 30);
+    const cap = 5_000 * 2 ** 16;
+    clock.t += cap - 1;
+    expect(await refusal(o.admit('h.example', false))).not.toBe('admitted');
+    clock.t += 1;
+    expect(await refusal(o.admit('h.example', false))).toBe('admitted');
+  });
+
+  it('trusted hosts skip the back-off; a success resets the count and the wait', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter(SETTINGS, clock.now);
+    await fail(o, 'h.example', 2);
+    expect(await refusal(o.admit('h.example', false))).not.toBe('admitted');
+    const r = await o.admit('h.example', true);
+    r();
+    o.report('h.example', true);
+    expect(await refusal(o.admit('h.example', false)), 'the wait is gone').toBe('admitted');
+    await fail(o, 'h.example', 1);
+    expect(await refusal(o.admit('h.example', false)), 'the count restarted').toBe('admitted');
+  });
+
+  it('a report for a host never admitted changes nothing', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter(SETTINGS, clock.now);
+    for (let i = 0; i < 5; i++) o.report('never.example', false);
+    expect(await refusal(o.admit('never.example', false))).toBe('admitted');
+  });
+});
+
+describe('global limits', () => {
+  it('maxConcurrent refuses at exactly that many in flight, for trusted hosts too', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, maxConcurrent: 2 }, clock.now);
+    await o.admit('a.example', true);
+    await o.admit('b.example', true);
+    expect(await refusal(o.admit('c.example', true))).toBe('2 directory fetches are already in flight; not fetched');
+  });
+
+  it('the bucket holds twice the per-second rate (at least one) and refills continuously', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, fetchesPerSecond: 4 }, clock.now);
+    for (let i = 0; i < 8; i++) (await o.admit(`h${i}.example`, true))();
+    expect(await refusal(o.admit('x.example', true))).toBe('more than 4 directory fetches per second; not fetched');
+    clock.t += 249;
+    expect(await refusal(o.admit('x.example', true))).not.toBe('admitted');
+    clock.t += 1;
+    expect(await refusal(o.admit('x.example', true))).toBe('admitted');
+    // A long pause refills to the burst, not beyond.
+    clock.t += 3_600_000;
+    for (let i = 0; i < 8; i++) (await o.admit(`h${i}.example`, true))();
+    expect(await refusal(o.admit('x.example', true))).not.toBe('admitted');
+  });
+
+  it('a rate below one per two seconds still allows one fetch', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, fetchesPerSecond: 0.1 }, clock.now);
+    (await o.admit('a.example', true))();
+    expect(await refusal(o.admit('b.example', true))).not.toBe('admitted');
+    clock.t += 10_000;
+    expect(await refusal(o.admit('b.example', true))).toBe('admitted');
+  });
+
+  it('a clock going backwards neither adds nor takes away tokens', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, fetchesPerSecond: 1 }, clock.now);
+    clock.t -= 10_000;
+    (await o.admit('a.example', true))();
+    clock.t += 5_000;
+    (await o.admit('b.example', true))();
+    expect(await refusal(o.admit('c.example', true)), 'the burst of 2 is spent').not.toBe('admitted');
+  });
+});
+
+describe('new hosts per site per minute', () => {
+  it('the window is one minute from its first new host; trusted hosts are not counted', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, newHostsPerSitePerMinute: 2 }, clock.now);
+    (await o.admit('t.evil.example', true))();
+    (await o.admit('a.evil.example', false))();
+    clock.t += 30_000;
+    (await o.admit('b.evil.example', false))();
+    expect(await refusal(o.admit('c.evil.example', false))).toBe('more than 2 new hosts of one site per minute; not fetched');
+    clock.t += 29_999;
+    expect(await refusal(o.admit('c.evil.example', false))).not.toBe('admitted');
+    clock.t += 1;
+    expect(await refusal(o.admit('c.evil.example', false))).toBe('admitted');
+    expect(await refusal(o.admit('d.evil.example', false))).toBe('admitted');
+    expect(await refusal(o.admit('e.evil.example', false))).not.toBe('admitted');
+  });
+
+  it('a refused new host is not remembered: it stays new', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, newHostsPerSitePerMinute: 1 }, clock.now);
+    (await o.admit('a.evil.example', false))();
+    expect(await refusal(o.admit('b.evil.example', false))).not.toBe('admitted');
+    expect(await refusal(o.admit('b.evil.example', false))).not.toBe('admitted');
+    expect(await refusal(o.admit('a.evil.example', false))).toBe('admitted');
+  });
+
+  it('a forgotten host (beyond maxHosts) counts as new again; one in flight is never forgotten', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter({ ...SETTINGS, newHostsPerSitePerMinute: 3, maxHosts: 1 }, clock.now);
+    const held = await o.admit('a.evil.example', false); // new host 1
+    (await o.admit('b.evil.example', false))(); // new host 2; a is in flight, so it is kept
+    (await o.admit('a.evil.example', false))(); // known: not counted
+    held();
+    expect(await refusal(o.admit('c.evil.example', false)), 'new host 3 (a forgotten now)').toBe('admitted');
+    expect(await refusal(o.admit('a.evil.example', false))).toBe('more than 3 new hosts of one site per minute; not fetched');
+  });
+});
+
+describe('siteOf', () => {
+  it.each([
+    ['127.0.0.1', '127.0.0.1'],
+    ['10.1', '10.1'],
+    ['[::1]', '[::1]'],
+    ['example', 'example'],
+    ['evil.example', 'evil.example'],
+    ['a.b.c.evil.example', 'evil.example'],
+    ['x.agent.co.uk', 'agent.co.uk'],
+    ['x.agent.com.au', 'agent.com.au'],
+    ['x.agent.ac.jp', 'agent.ac.jp'],
+    ['x.agent.example.uk', 'example.uk'],
+    ['x.agent.co.com', 'co.com'],
+    ['x.agent.co.u', 'co.u'],
+    ['1x.example', '1x.example'],
+    ['a.b1.example', 'b1.example'],
+    ['x.y.host1', 'y.host1'],
+    ['[::ffff:1.2.3.4]', '[::ffff:1.2.3.4]'],
+    ['co.uk', 'co.uk'],
+  ])('%s belongs to %s', (host, site) => {
+    expect(siteOf(host)).toBe(site);
+  });
+});
