@@ -10,6 +10,7 @@ import { base64UrlDecode } from '../core/base64';
 import { jwkAlgToAlgorithmName, jwkFitsAlgorithm } from '../crypto/registry';
 import type { Jwk } from '../crypto/types';
 
+// Stryker disable next-line ObjectLiteral: a module-level constant, evaluated once at import before any mutant is switched on (a static mutant the vitest runner cannot test); its sizes are pinned by test/mutation-pins/key-check.test.ts
 const CURVE_BYTES: Readonly<Record<string, number>> = { 'P-256': 32, 'P-384': 48 };
 
 /**
@@ -28,7 +29,7 @@ export function publicJwkProblem(jwk: Jwk): string | undefined {
       break;
     }
     case 'EC': {
-      const size = typeof crv === 'string' ? CURVE_BYTES[crv] : undefined;
+      const size = typeof crv === 'string' && Object.prototype.hasOwnProperty.call(CURVE_BYTES, crv) ? CURVE_BYTES[crv] : undefined;
       if (size === undefined) return `has curve ${JSON.stringify(crv)}; only P-256 and P-384 EC keys can verify`;
       if (decodedLength(jwk.x) !== size || decodedLength(jwk.y) !== size) return `has x and y members that are not ${size} base64url-encoded bytes each`;
       break;
