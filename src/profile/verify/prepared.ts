@@ -25,11 +25,11 @@ export function rememberPrepared(options: VerifyRequestOptions, prepared: Prepar
   preparedByOptions.set(options, prepared);
 }
 
-/** Waits for the static (and profile tag) keys of `prepared`, once. */
+/**
+ * Waits for the static (and profile tag) keys of `prepared`, once. A key that cannot be
+ * imported rejects with a TypeError naming its option (`options.keys`, or the profile
+ * tag's `keys`), made where the import was started.
+ */
 export async function loadStaticKeys(prepared: Prepared): Promise<void> {
-  try {
-    prepared.staticKeys = await prepared.pendingKeys!;
-  } catch (error) {
-    throw new TypeError('options.keys: a key cannot be imported', { cause: error });
-  }
+  prepared.staticKeys = await prepared.pendingKeys!;
 }
