@@ -13,6 +13,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BotsigError, isBotsigError } from '../../src/core/errors';
 import { DirectoryClient } from '../../src/directory/client';
+import { RegistryClient } from '../../src/directory/registry/client';
 import { setDefaultDirectoryFetch } from '../../src/directory/default-fetch';
 import type { DefaultFetchContext } from '../../src/directory/default-fetch';
 import type { DirectoryClientOptions } from '../../src/directory/client';
@@ -435,5 +436,210 @@ describe('the default fetch gets the client’s address policy', () => {
     const fetch = scripted({ 'https://agent.example/jwks': () => keySet() });
     expect((await client(fetch).resolve(rawMember('https://agent.example/jwks', 'jwks_uri'))).keys).toHaveLength(1);
     expect(contexts).toEqual([]);
+  });
+});
+
+describe('revalidation (a stale entry, a conditional GET)', () => {
+  it('a 304 renews the stored entry: fresh again (not stale), its keys, its validator kept, the 304’s fields merged', async () => {
+    const clock = new TestClock();
+    const sent: Array<Record<string, string>> = [];
+    let n = 0;
+    const fetch = scripted({
+      'https://agent.example/jwks': (_u, init) => {
+        sent.push({ ...(init.headers as Record<string, string>) });
+        n++;
+        if (n === 1) return keySet(undefined, { etag: '"v1"', 'cache-control': 'max-age=60' });
+        // The 304 carries a longer lifetime, no validator of its own.
+        if (n === 2) return new Response(null, { status: 304, headers: { 'cache-control': 'max-age=600' } });
+        // This one brings a new validator.
+        return new Response(null, { status: 304, headers: { etag: '"v2"', 'cache-control': 'max-age=600' } });
+      },
+    });
+    const c = client(fetch, { now: clock.now });
+    const first = await c.resolve(rawMember('https://agent.example/jwks', 'jwks_uri'));
+    clock.advance(120);
+    const second = await c.resolve(rawMember('https://agent.example/jwks', 'jwks_uri'));
+    expect(second.stale).toBe(false);
+    expect(second.keys.map((k) => k.thumbprint)).toEqual(first.keys.map((k) => k.thumbprint));
+    // Fresh for the 304's max-age=600 (not the stored 60) from the revalidation on.
+    clock.advance(500);
+    await c.resolve(rawMember('https://agent.example/jwks', 'jwks_uri'));
+    expect(fetch.calls).toHaveLength(2);
+    clock.advance(101);
+    const third = await c.resolve(rawMember('https://agent.example/jwks', 'jwks_uri'));
+    expect(third.stale).toBe(false);
+    clock.advance(601);
+    await c.resolve(rawMember('https://agent.example/jwks', 'jwks_uri'));
+    expect(sent.map((h) => h['if-none-match'])).toEqual([undefined, '"v1"', '"v1"', '"v2"']);
+  });
+
+  it('a 200 to a revalidation replaces the stored keys', async () => {
+    const clock = new TestClock();
+    const other = await testKey();
+    let n = 0;
+    const fetch = scripted({
+      'https://agent.example/jwks': () =>
+        ++n === 1
+          ? keySet(undefined, { etag: '"v1"', 'cache-control': 'max-age=60' })
+          : new Response(jwks(other), { headers: { 'content-type': 'application/jwk-set+json', 'cache-control': 'max-age=60' } }),
+    });
+    const c = client(fetch, { now: clock.now });
+    await c.resolve(rawMember('https://agent.example/jwks', 'jwks_uri'));
+    clock.advance(120);
+    const second = await c.resolve(rawMember('https://agent.example/jwks', 'jwks_uri'));
+    expect(second.stale).toBe(false);
+    expect(second.keys.map((k) => k.thumbprint)).toEqual([other.thumbprint]);
+  });
+
+  it('a failed status to a revalidation is a failure even with a usable body: the stored keys serve, stale', async () => {
+    const clock = new TestClock();
+    const other = await testKey();
+    let n = 0;
+    const fetch = scripted({
+      'https://agent.example/jwks': () =>
+        ++n === 1
+          ? keySet(undefined, { etag: '"v1"', 'cache-control': 'max-age=60' })
+          : new Response(jwks(other), { status: 500, headers: { 'content-type': 'application/jwk-set+json' } }),
+    });
+    const c = client(fetch, { now: clock.now });
+    await c.resolve(rawMember('https://agent.example/jwks', 'jwks_uri'));
+    clock.advance(120);
+    const second = await c.resolve(rawMember('https://agent.example/jwks', 'jwks_uri'));
+    expect(second.stale).toBe(true);
+    expect(second.keys.map((k) => k.thumbprint)).toEqual([key.thumbprint]);
+  });
+});
+
+describe('a registry fetch', () => {
+  it('asks for text (anything else at lower weight) and takes the body whatever its Content-Type', async () => {
+    const fetch = scripted({
+      'https://agent.example/bots.txt': () => new Response('# no bots yet\n', { headers: { 'content-type': 'text/html' } }),
+    });
+    const registry = new RegistryClient({ url: 'https://agent.example/bots.txt', directory: client(fetch) });
+    const status = await registry.refresh();
+    registry.close();
+    expect(fetch.calls.map((x) => (x.init.headers as Record<string, string>)['accept'])).toEqual(['text/plain, */*;q=0.5']);
+    expect(status).toMatchObject({ loaded: true, stale: false, entries: 0 });
+    expect(status.lastError).toBeUndefined();
+  });
+});
+
+describe('the deadline and the body cap together', () => {
+  it('a size-cap refusal stays ERR_DIRECTORY_TOO_LARGE even when the deadline fires at the same moment', async () => {
+    // A fetch that answers exactly when the deadline aborts its signal: the answer wins the race, then
+    // its declared Content-Length is over the cap while the signal is already aborted.
+    const fetch = (_url: string, init: RequestInit): Promise<Response> =>
+      new Promise((resolve) => {
+        init.signal?.addEventListener('abort', () => resolve(new Response('{}', { headers: { 'content-type': 'application/json', 'content-length': '101' } })));
+      });
+    expect(await failure(client(fetch, { limits: { maxBytes: 100, timeoutMs: 20 } }).resolve(rawMember('https://agent.example/a', 'jwks_uri')))).toMatchObject({
+      code: 'ERR_DIRECTORY_TOO_LARGE',
+      message: 'the directory is larger than 100 bytes',
+    });
+  });
+
+  it('the signal handed to the fetch is aborted once the exchange is over (a kept-open body is released)', async () => {
+    const fetch = scripted({ 'https://agent.example/jwks': () => keySet() });
+    await client(fetch).resolve(rawMember('https://agent.example/jwks', 'jwks_uri'));
+    expect(fetch.calls[0]!.init.signal?.aborted).toBe(true);
+  });
+});
+
+describe('more of the answer', () => {
+  /** A body stream that records whether it was cancelled. */
+  function tracked(text = '{"keys":[]}'): { stream: ReadableStream<Uint8Array>; cancelled: () => boolean } {
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      start: (c) => c.enqueue(new TextEncoder().encode(text)),
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    return { stream, cancelled: () => cancelled };
+  }
+
+  it('an answer that is not used has its body cancelled (failed status, wrong Content-Type, declared size over the cap)', async () => {
+    const failed = tracked();
+    const wrongType = tracked();
+    const tooLarge = tracked();
+    const fetch = scripted({
+      'https://agent.example/a': () => new Response(failed.stream, { status: 500, headers: { 'content-type': 'application/json' } }),
+      'https://agent.example/b': () => new Response(wrongType.stream, { headers: { 'content-type': 'text/html' } }),
+      'https://agent.example/c': () => new Response(tooLarge.stream, { headers: { 'content-type': 'application/json', 'content-length': '101' } }),
+    });
+    const c = client(fetch, { allow: { hosts: ['agent.example'] }, limits: { maxBytes: 100 } });
+    expect((await failure(c.resolve(rawMember('https://agent.example/a', 'jwks_uri')))).code).toBe('ERR_DIRECTORY_FETCH');
+    expect((await failure(c.resolve(rawMember('https://agent.example/b', 'jwks_uri')))).code).toBe('ERR_DIRECTORY_INVALID');
+    expect((await failure(c.resolve(rawMember('https://agent.example/c', 'jwks_uri')))).code).toBe('ERR_DIRECTORY_TOO_LARGE');
+    expect([failed.cancelled(), wrongType.cancelled(), tooLarge.cancelled()]).toEqual([true, true, true]);
+  });
+
+  it('a card without any Content-Type is not read', async () => {
+    const body = new TextEncoder().encode(JSON.stringify({ client_id: 'https://agent.example/bot', jwks: JSON.parse(jwks(key)) as unknown }));
+    const fetch = scripted({ 'https://agent.example/bot': () => new Response(body) });
+    expect(await failure(client(fetch).resolve(rawMember('https://agent.example/bot', 'cimd')))).toMatchObject({
+      code: 'ERR_DIRECTORY_INVALID',
+      message: 'the Signature Agent Card is not served as JSON',
+    });
+  });
+
+  it('a directory may be served as the legacy media type (no +json)', async () => {
+    const fetch = scripted({ [`https://agent.example${WELL_KNOWN}`]: () => keySet('application/http-message-signatures-directory') });
+    expect((await client(fetch).resolve(rawMember('https://agent.example', 'directory'))).keys).toHaveLength(1);
+  });
+
+  it('a 200 without a body is an empty document (ERR_DIRECTORY_INVALID), not a fetch failure', async () => {
+    const fetch = scripted({ 'https://agent.example/jwks': () => new Response(null, { headers: { 'content-type': 'application/json' } }) });
+    expect((await failure(client(fetch).resolve(rawMember('https://agent.example/jwks', 'jwks_uri')))).code).toBe('ERR_DIRECTORY_INVALID');
+  });
+
+  it('a body stream that errors is ERR_DIRECTORY_FETCH with the error as cause', async () => {
+    const boom = new TypeError('terminated');
+    const fetch = scripted({
+      'https://agent.example/jwks': () =>
+        new Response(new ReadableStream<Uint8Array>({ pull: (c) => c.error(boom) }), { headers: { 'content-type': 'application/json' } }),
+    });
+    expect(await failure(client(fetch).resolve(rawMember('https://agent.example/jwks', 'jwks_uri')))).toEqual({
+      code: 'ERR_DIRECTORY_FETCH',
+      message: 'the directory could not be fetched',
+      cause: boom,
+    });
+  });
+
+  it.each([
+    ['a TypeError', new TypeError('terminated')],
+    ['a BotsigError', new BotsigError('ERR_DIRECTORY_FETCH', 'the body ended early')],
+  ])('a body stream that errors (with %s) because the deadline aborted the fetch is ERR_DIRECTORY_TIMEOUT', async (_name, reason) => {
+    const fetch = (_url: string, init: RequestInit): Promise<Response> => {
+      const stream = new ReadableStream<Uint8Array>({
+        start(c) {
+          // What a real fetch does with its body when the signal aborts: the stream errors.
+          init.signal?.addEventListener('abort', () => c.error(reason));
+        },
+      });
+      return Promise.resolve(new Response(stream, { headers: { 'content-type': 'application/json' } }));
+    };
+    expect(await failure(client(fetch, { limits: { timeoutMs: 20 } }).resolve(rawMember('https://agent.example/a', 'jwks_uri')))).toMatchObject({
+      code: 'ERR_DIRECTORY_TIMEOUT',
+      message: 'the directory did not answer within 20 ms',
+    });
+  });
+
+  it('a rejection with no error object is still a network error', async () => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+    const fetch = scripted({ 'https://agent.example/d': () => Promise.reject(null) });
+    expect(await failure(client(fetch).resolve(rawMember('https://agent.example/d', 'jwks_uri')))).toEqual({
+      code: 'ERR_DIRECTORY_FETCH',
+      message: 'network error while fetching the directory',
+      cause: null,
+    });
+  });
+
+  it('from http, a redirect to a non-http scheme is not followed', async () => {
+    const fetch = scripted({ 'http://agent.example/a': () => new Response(null, { status: 302, headers: { location: 'ftp://agent.example/b' } }) });
+    expect(
+      await failure(client(fetch, { allow: { http: true }, limits: { maxRedirects: 1 } }).resolve(rawMember('http://agent.example/a', 'jwks_uri'))),
+    ).toMatchObject({ code: 'ERR_DIRECTORY_FETCH', message: 'the directory redirected to another site, which is not followed' });
+    expect(fetch.calls).toHaveLength(1);
   });
 });

@@ -17,6 +17,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { connect as realNetConnect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { getEventListeners } from 'node:events';
+import { createServer as createNetServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGuardedFetch } from '../../src/node/guarded-fetch';
 import type { GuardedConnectTarget, GuardedFetchOptions, GuardedLookup } from '../../src/node/guarded-fetch';
@@ -95,8 +97,17 @@ const seen: Array<{ method: string; url: string; headers: IncomingMessage['heade
 
 function route(req: IncomingMessage, res: ServerResponse, body: string): void {
   seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-  const path = (req.url ?? '').split('?')[0];
+  const path = (req.url ?? '').split('?')[0] ?? '';
+  if (path.startsWith('/status/')) {
+    // Any status, with a Location.
+    res.writeHead(Number(path.slice('/status/'.length)), { location: '/text' });
+    res.end();
+    return;
+  }
   switch (path) {
+    case '/hang':
+      // Never answers (the connection is closed in afterAll).
+      return;
     case '/text':
       res.writeHead(200, 'Fine', { 'content-type': 'text/plain', 'x-two': 'a' });
       res.end('hello');
@@ -568,5 +579,193 @@ describe('responses', () => {
     expect((await f(`http://name.test:${port}/no-content`)).body).toBeNull();
     expect((await f(`http://name.test:${port}/reset`)).body).toBeNull();
     expect((await f(`http://name.test:${port}/missing`)).body).not.toBeNull();
+  });
+});
+
+describe('status bounds', () => {
+  it.each([300, 399])('redirect: "error" rejects HTTP %i with a Location', async (status) => {
+    const { f } = local();
+    const e = await rejection(f(`http://name.test:${port}/status/${status}`, { redirect: 'error' }));
+    expect(e.code).toBe('ERR_DIRECTORY_FETCH');
+    expect(e.message).toBe('the response is a redirect and redirect is "error"');
+  });
+
+  it.each([299, 400])('redirect: "error" hands over HTTP %i, Location and all', async (status) => {
+    const { f } = local();
+    const res = await f(`http://name.test:${port}/status/${status}`, { redirect: 'error' });
+    expect(res.status).toBe(status);
+    expect(res.headers.get('location')).toBe('/text');
+  });
+
+  it('a status up to 599 is a response; above it is ERR_DIRECTORY_FETCH', async () => {
+    const { f } = local();
+    expect((await f(`http://name.test:${port}/status/599`)).status).toBe(599);
+    const e = await rejection(f(`http://name.test:${port}/status/600`));
+    expect(e.code).toBe('ERR_DIRECTORY_FETCH');
+    expect(e.message).toBe('the response status is outside 200-599');
+  });
+});
+
+describe('failures say what failed', () => {
+  it('a URL that does not parse is ERR_URL_INVALID with the parse error as cause', async () => {
+    const { f, connect } = local();
+    const e = await rejection(f('not a url'));
+    expect(e).toMatchObject({ code: 'ERR_URL_INVALID', message: 'the URL is not a valid absolute URL' });
+    expect(e.cause).toBeInstanceOf(TypeError);
+    expect(connect.targets).toEqual([]);
+  });
+
+  it('a connect function that throws: "the connection failed", with the error as cause', async () => {
+    const nope = new Error('nope');
+    const f = createGuardedFetch({
+      lookup: lookupAnswering([{ address: '127.0.0.1', family: 4 }]),
+      allow: { loopback: true },
+      connect: () => {
+        throw nope;
+      },
+    });
+    const e = await rejection(f('http://name.test/'));
+    expect(e).toMatchObject({ code: 'ERR_DIRECTORY_FETCH', message: 'the connection failed' });
+    expect(e.cause).toBe(nope);
+  });
+
+  it('a request Node will not send (a method that is not a token): "the request could not be sent", with the error as cause', async () => {
+    const { f, connect } = local();
+    const e = await rejection(f(`http://name.test:${port}/text`, { method: 'BAD METHOD' }));
+    expect(e).toMatchObject({ code: 'ERR_DIRECTORY_FETCH', message: 'the request could not be sent' });
+    expect((e.cause as { code?: string }).code).toBe('ERR_INVALID_HTTP_TOKEN');
+    expect(connect.targets).toEqual([]);
+  });
+
+  it('a refused connection: "the connection failed", with the socket error as cause', async () => {
+    // A loopback port that was just closed: nothing listens there.
+    const closed = createNetServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const { f } = local();
+    const e = await rejection(f(`http://name.test:${closedPort}/`));
+    expect(e).toMatchObject({ code: 'ERR_DIRECTORY_FETCH', message: 'the connection failed' });
+    expect((e.cause as { code?: string }).code).toBe('ECONNREFUSED');
+  });
+
+  it('no answer within timeoutMs is ERR_DIRECTORY_TIMEOUT naming the limit', async () => {
+    const { f } = local({ timeoutMs: 40 });
+    expect(await rejection(f(`http://name.test:${port}/hang`))).toMatchObject({
+      code: 'ERR_DIRECTORY_TIMEOUT',
+      message: 'no complete response within 40 ms',
+    });
+  });
+});
+
+describe('nothing is left behind', () => {
+  it('the deadline timer never keeps the process alive', async () => {
+    const realSetTimeout = globalThis.setTimeout;
+    const timers: Array<ReturnType<typeof setTimeout>> = [];
+    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      const t = realSetTimeout(fn, ms);
+      if (ms === 4321) timers.push(t);
+      return t;
+    }) as typeof setTimeout);
+    try {
+      const { f } = local({ timeoutMs: 4321 });
+      const pending = f(`http://name.test:${port}/text`);
+      expect(timers).toHaveLength(1);
+      expect(timers[0]!.hasRef()).toBe(false);
+      await (await pending).text();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('the caller’s signal has no listener left once the exchange is over (done, or failed)', async () => {
+    const { f } = local();
+    const done = new AbortController();
+    const res = await f(`http://name.test:${port}/text`, { signal: done.signal });
+    expect(getEventListeners(done.signal, 'abort').length).toBeGreaterThan(0);
+    expect(await res.text()).toBe('hello');
+    expect(getEventListeners(done.signal, 'abort')).toEqual([]);
+    const failed = new AbortController();
+    await rejection(f('http://name.test:1/', { signal: failed.signal }));
+    expect(getEventListeners(failed.signal, 'abort')).toEqual([]);
+  });
+});
+
+describe('more content codings and bodies', () => {
+  it.each(['gzip,', ', gzip', 'gzip,,identity'])('empty members of %j are skipped', async (codings) => {
+    const { f } = local();
+    const res = await f(`http://name.test:${port}/coded?c=${encodeURIComponent(codings)}`);
+    expect(await res.text()).toBe('decoded body');
+  });
+
+  it('init.body: null overrides a Request’s body (nothing is sent)', async () => {
+    const { f } = local();
+    await f(new Request(`http://name.test:${port}/text`, { method: 'POST', body: 'from request' }), { body: null });
+    expect(seen[0]).toMatchObject({ method: 'POST', body: '' });
+  });
+});
+
+describe('edges of names, errors and cleanup', () => {
+  it('an allow.hosts entry with one bracket is not unwrapped (it opens nothing)', async () => {
+    const connect = recordingConnect();
+    const f = createGuardedFetch({ lookup: lookupAnswering([]), connect, allow: { hosts: ['[fd00::11', 'xfd00::1]'] } });
+    expect((await rejection(f('https://[fd00::1]/'))).code).toBe('ERR_URL_BLOCKED');
+    expect(connect.targets).toEqual([]);
+  });
+
+  it('an error without a cause has no cause property', async () => {
+    const f = createGuardedFetch({ lookup: lookupAnswering([]), connect: recordingConnect() });
+    const e = await rejection(f('https://name.test/'));
+    expect(e.message).toBe('DNS resolution returned no address');
+    expect(Object.hasOwn(e, 'cause')).toBe(false);
+  });
+
+  it('an aborted signal without a reason rejects with the standard AbortError message', async () => {
+    const { f } = local();
+    const signal = { aborted: true, reason: undefined } as unknown as AbortSignal;
+    const e = await rejection(f(`http://name.test:${port}/text`, { signal }));
+    expect(e).toMatchObject({ name: 'AbortError', message: 'This operation was aborted' });
+  });
+
+  it('a lookup callback with an undefined error (not null) is an answer', async () => {
+    const connect = recordingConnect();
+    const lookup = ((_h: string, _o: unknown, cb: (e: undefined, a: unknown) => void) =>
+      cb(undefined, [{ address: '127.0.0.1', family: 4 }])) as unknown as GuardedLookup;
+    const f = createGuardedFetch({ lookup, connect, allow: { loopback: true } });
+    expect((await f(`http://name.test:${port}/text`)).status).toBe(200);
+  });
+
+  it('aborted while DNS is pending: no connection is opened when the answer comes', async () => {
+    const connect = recordingConnect();
+    let answer: (() => void) | undefined;
+    const lookup = ((_h: string, _o: unknown, cb: (e: null, a: unknown) => void) => {
+      answer = () => cb(null, [{ address: '127.0.0.1', family: 4 }]);
+    }) as unknown as GuardedLookup;
+    const f = createGuardedFetch({ lookup, connect, allow: { loopback: true } });
+    const controller = new AbortController();
+    const pending = f(`http://name.test:${port}/text`, { signal: controller.signal });
+    await new Promise((r) => setImmediate(r));
+    controller.abort(new Error('stop'));
+    expect((await rejection(pending)).message).toBe('stop');
+    answer!();
+    await new Promise((r) => setImmediate(r));
+    expect(connect.targets).toEqual([]);
+  });
+
+  it('a bodiless (HEAD) response and a cancelled body leave no listener on the caller’s signal', async () => {
+    const { f } = local();
+    const head = new AbortController();
+    await f(`http://name.test:${port}/text`, { method: 'HEAD', signal: head.signal });
+    await vi.waitFor(() => expect(getEventListeners(head.signal, 'abort')).toEqual([]));
+    const cancelled = new AbortController();
+    const res = await f(`http://name.test:${port}/text`, { signal: cancelled.signal });
+    await res.body!.cancel();
+    await vi.waitFor(() => expect(getEventListeners(cancelled.signal, 'abort')).toEqual([]));
+  });
+
+  it('the response url is an enumerable own property, as in a fetch Response', async () => {
+    const { f } = local();
+    const res = await f(`http://name.test:${port}/text`);
+    expect(Object.getOwnPropertyDescriptor(res, 'url')).toMatchObject({ value: `http://name.test:${port}/text`, enumerable: true });
   });
 });
