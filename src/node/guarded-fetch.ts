@@ -138,6 +138,7 @@ function blocked(what: string): BotsigError {
 }
 
 function fetchFailed(message: string, cause?: unknown): BotsigError {
+  // Stryker disable next-line ConditionalExpression: BotsigError leaves an undefined cause out either way
   return new BotsigError('ERR_DIRECTORY_FETCH', message, cause === undefined ? undefined : { cause });
 }
 
@@ -204,9 +205,10 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
             reject(fetchFailed('DNS resolution failed', error));
             return;
           }
-          // Stryker disable next-line LogicalOperator: the answer's family is not used (the address is classified)
+          // Stryker disable LogicalOperator: the answer's family is not used (the address is classified)
           const list: LookupAddress[] =
             typeof addresses === 'string' ? [{ address: addresses, family: family ?? 0 }] : Array.isArray(addresses) ? addresses : [];
+          // Stryker restore LogicalOperator
           if (list.length === 0) {
             reject(fetchFailed('DNS resolution returned no address'));
             return;
