@@ -296,7 +296,8 @@ describe('the member rules (SPEC 2.3), through parseSignatureAgent', () => {
     parseSignatureAgent(`a="${value}"${type === 'directory' ? '' : `;type=${type}`}`, { allowHttp });
 
   it('a relative reference is not absolute', () => {
-    for (const url of ['a.example', '/p', '', '?q']) {
+    // RFC 3986 §4.2: a colon after "/", "?" or "#" is in a relative reference, not after a scheme.
+    for (const url of ['a.example', '/p', '', '?q', '/a:b', './x:y', '?q:1', '#f:2', 'a/b:c']) {
       expect(only(url).diagnostics, url).toStrictEqual([dropped('uri-not-absolute', 'value is a relative reference, not an absolute URI')]);
     }
   });

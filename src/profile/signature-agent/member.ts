@@ -22,7 +22,9 @@ export function isAsciiCaseInsensitivePrefix(text: string, prefix: string): bool
 export function checkMember(url: string, type: SignatureAgentType, allowHttp: boolean): MemberCheck {
   const colon = url.indexOf(':');
   // Stryker disable next-line EqualityOperator: a value starting with ':' is not a URI-reference, and both callers check that first
-  if (colon <= 0) return { ok: false, code: 'uri-not-absolute', message: 'value is a relative reference, not an absolute URI' };
+  if (colon <= 0 || hasPathDelimiterBefore(url, colon)) {
+    return { ok: false, code: 'uri-not-absolute', message: 'value is a relative reference, not an absolute URI' };
+  }
   const scheme = url.slice(0, colon).toLowerCase();
   if (scheme === 'data') {
     if (type !== 'directory') {
@@ -88,4 +90,14 @@ export function isSfKey(key: string): boolean {
     if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x2a)) return false;
   }
   return true;
+}
+
+/** Whether `/`, `?` or `#` comes before `end`: a colon after one is in a relative reference's path, query or fragment, not after a scheme (RFC 3986 §4.2). */
+function hasPathDelimiterBefore(url: string, end: number): boolean {
+  // Stryker disable next-line EqualityOperator: the character at end is the colon, which is not a delimiter
+  for (let i = 0; i < end; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 0x2f || c === 0x3f || c === 0x23) return true;
+  }
+  return false;
 }
