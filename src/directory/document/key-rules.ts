@@ -70,6 +70,7 @@ const COORDINATE_BYTES: Readonly<Record<string, number>> = { Ed25519: 32, 'P-256
 
 function rsaModulusBits(n: Uint8Array): number {
   let i = 0;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: n[n.length] is undefined, not 0, so the loop stops at the end whether or not the bound is checked
   while (i < n.length && n[i] === 0) i++;
   if (i === n.length) return 0;
   return (n.length - i - 1) * 8 + (32 - Math.clz32(n[i]!));
