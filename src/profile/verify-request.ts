@@ -333,12 +333,14 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   if (options.resolveKey === undefined && (options.directory === undefined || candidates.length === 0)) {
     return withFound(ctx, d, undefined, candidates, alg, base, signature, params.nonce, expires);
   }
+  return withDiscovery(d, (m) => lookUp(ctx, d, m, keyid, params.alg, candidates, alg, base, signature, params.nonce, expires));
+}
+
+/** `next` with the key-discovery module: at once when it is loaded, else once it loads (a failed load fails this signature). */
+function withDiscovery(d: Draft, next: (m: Discovery) => MaybePromise<SignatureResult>): MaybePromise<SignatureResult> {
   // Stryker disable next-line ConditionalExpression: loading again resolves to the module already loaded: the same lookup, a microtask later
-  if (discovery !== undefined) return lookUp(ctx, d, discovery, keyid, params.alg, candidates, alg, base, signature, params.nonce, expires);
-  return loadDiscovery().then(
-    (m) => lookUp(ctx, d, m, keyid, params.alg, candidates, alg, base, signature, params.nonce, expires),
-    (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
-  );
+  if (discovery !== undefined) return next(discovery);
+  return loadDiscovery().then(next, (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')));
 }
 
 /** The key from the resolver or the directories (`algName`: the signature's `alg` as written). */
@@ -389,24 +391,20 @@ function withTagKey(
     return found === undefined ? unknown() : withKey(ctx, d, found, alg, base, signature, nonce, expires);
   }
   const jwks = rules.jwks;
-  if (discovery === undefined) {
-    return loadDiscovery().then(
-      () => withTagKey(ctx, d, rules, keyid, alg, base, signature, nonce, expires),
+  return withDiscovery(d, (m) => {
+    let found: MaybePromise<Found | undefined>;
+    try {
+      found = m.findTagKey(ctx, jwks, keyid, rules.matchKid);
+    } catch (error) {
+      return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
+    }
+    // Stryker disable next-line ConditionalExpression: a fast path; the value wrapped in a promise gives the same result, a microtask later
+    if (!isThenable(found)) return found === undefined ? unknown() : withKey(ctx, d, found, alg, base, signature, nonce, expires);
+    return Promise.resolve(found).then(
+      (f) => (f === undefined ? unknown() : withKey(ctx, d, f, alg, base, signature, nonce, expires)),
       (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
     );
-  }
-  let found: MaybePromise<Found | undefined>;
-  try {
-    found = discovery.findTagKey(ctx, jwks, keyid, rules.matchKid);
-  } catch (error) {
-    return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
-  }
-  // Stryker disable next-line ConditionalExpression: a fast path; the value wrapped in a promise gives the same result, a microtask later
-  if (!isThenable(found)) return found === undefined ? unknown() : withKey(ctx, d, found, alg, base, signature, nonce, expires);
-  return Promise.resolve(found).then(
-    (f) => (f === undefined ? unknown() : withKey(ctx, d, f, alg, base, signature, nonce, expires)),
-    (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
-  );
+  });
 }
 
 /** Once the key lookup is done: on with the key found, or why none was. */

@@ -6,33 +6,20 @@
  * and `{ jwksUri }` sources).
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
 import { createContentDigest } from '../../src/crypto/digest';
-import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
+import type { SigningKey } from '../../src/crypto/types';
 import { signMessage } from '../../src/httpsig/sign';
 import { WEB_BOT_AUTH_PROFILE } from '../../src/profile/profiles';
 import type { SignatureAgentMember } from '../../src/profile/signature-agent';
 import type { KeyDirectory, VerificationResult, VerifyProfile, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { prepareVerifyOptions } from '../../src/profile/verify/options';
-import { keyPair, otherKeyPair, T0 } from '../profile/helpers';
+import { T0 } from '../profile/helpers';
+import { me, other } from './keys';
 
 const NOW = T0 + 1000;
 const now = (): number => NOW * 1000;
 const URL_ = 'https://example.com/a';
-
-interface Keys {
-  signing: SigningKey;
-  verifying: VerifyingKey;
-  publicJwk: Jwk;
-}
-let mine: Promise<Keys> | undefined;
-let theirs: Promise<Keys> | undefined;
-async function keysOf(pair: Awaited<ReturnType<typeof keyPair>>): Promise<Keys> {
-  return { signing: await importSigningKey(pair.privateJwk), verifying: await importVerifyingKey(pair.publicJwk), publicJwk: pair.publicJwk };
-}
-const me = (): Promise<Keys> => (mine ??= keyPair().then(keysOf));
-const other = (): Promise<Keys> => (theirs ??= otherKeyPair().then(keysOf));
 
 type Req = { method: string; url: string; headers: Record<string, string>; body?: string };
 

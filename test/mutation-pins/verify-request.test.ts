@@ -14,30 +14,19 @@ import { generateKeyPair } from '../../src/crypto/generate';
 import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
 import { nobleEd25519Provider } from '../../src/crypto/noble';
 import type { BareItem } from '../../src/core/sf-types';
-import type { CryptoProvider, Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
+import type { CryptoProvider, SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { signMessage } from '../../src/httpsig/sign';
 import type { SignatureAgentMember } from '../../src/profile/signature-agent';
 import type { DirectoryResolution, KeyDelegation, KeyDirectory, VerificationResult, VerifyProfile, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { flipSignatureBit, keyPair, otherKeyPair, publicOf, rfc9421Key, T0 } from '../profile/helpers';
+import { flipSignatureBit, publicOf, rfc9421Key, T0 } from '../profile/helpers';
+import { me, other } from './keys';
 
 const NOW = T0 + 1000;
 const URL_ = 'https://example.com/a';
 const now = (): number => NOW * 1000;
 
-interface Keys {
-  signing: SigningKey;
-  verifying: VerifyingKey;
-  publicJwk: Jwk;
-}
-let mine: Promise<Keys> | undefined;
 let sync: Promise<VerifyingKey> | undefined;
-let theirs: Promise<Keys> | undefined;
-async function keysOf(pair: Awaited<ReturnType<typeof keyPair>>): Promise<Keys> {
-  return { signing: await importSigningKey(pair.privateJwk), verifying: await importVerifyingKey(pair.publicJwk), publicJwk: pair.publicJwk };
-}
-const me = (): Promise<Keys> => (mine ??= keyPair().then(keysOf));
-const other = (): Promise<Keys> => (theirs ??= otherKeyPair().then(keysOf));
 /** My public key imported through a synchronous provider: verifying it takes no promise, so a whole verification can finish synchronously. */
 const syncKey = (): Promise<VerifyingKey> => (sync ??= me().then((k) => importVerifyingKey(k.publicJwk, { provider: nobleEd25519Provider })));
 

@@ -9,29 +9,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createContentDigest } from '../../src/crypto/digest';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
-import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
+import type { SigningKey } from '../../src/crypto/types';
 import { signMessage } from '../../src/httpsig/sign';
 import type { ContentDigestRequest, KeyDirectory, VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { keyPair, otherKeyPair, T0 } from '../profile/helpers';
+import { T0 } from '../profile/helpers';
+import { me, other } from './keys';
 
 const NOW = T0 + 1000;
 const now = (): number => NOW * 1000;
 const URL_ = 'https://example.com/a?b=1';
-
-interface Keys {
-  signing: SigningKey;
-  verifying: VerifyingKey;
-  publicJwk: Jwk;
-}
-let mine: Promise<Keys> | undefined;
-let theirs: Promise<Keys> | undefined;
-async function keysOf(pair: Awaited<ReturnType<typeof keyPair>>): Promise<Keys> {
-  return { signing: await importSigningKey(pair.privateJwk), verifying: await importVerifyingKey(pair.publicJwk), publicJwk: pair.publicJwk };
-}
-const me = (): Promise<Keys> => (mine ??= keyPair().then(keysOf));
-const other = (): Promise<Keys> => (theirs ??= otherKeyPair().then(keysOf));
 
 type Req = { method: string; url?: string; target?: string; headers: Record<string, string>; body?: string };
 
