@@ -40,6 +40,12 @@ export default {
     // Directory documents and their response signatures.
     'src/directory/response-signatures.ts',
     'src/directory/document/*.ts',
+    // Signature Agent Cards and registries: documents from strangers (cards, registry text).
+    'src/directory/card/parse.ts',
+    'src/directory/card/signatures.ts',
+    'src/directory/client/card.ts',
+    'src/directory/registry/parse.ts',
+    'src/directory/registry/client.ts',
     // SSRF guards and the outbound budget.
     'src/core/ip.ts',
     'src/core/url.ts',

@@ -199,12 +199,15 @@ export class MemoryNonceStore implements NonceStore {
     this.#expire(nowMs);
     let state = this.#scopes.get(scope);
     let held = 0;
+    // The store's own copy of the nonce (see ownCopy), made before the lookup: the
+    // lookup and the insertion then hash the same string, once (a string caches its hash).
+    const kept = ownCopy(nonce);
     if (state !== undefined) {
       // After #expire a marker still present is unexpired.
       if (state.suspended)
         throw new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', 'this agent was shed from the full nonce store and is suspended until its nonces expire');
       // After #expire every remaining entry is unexpired: a hit is a replay.
-      if (state.nonces.has(nonce)) return false;
+      if (state.nonces.has(kept)) return false;
       held = state.nonces.size;
     }
     // Nothing to remember for a signature that has already expired.
@@ -215,7 +218,6 @@ export class MemoryNonceStore implements NonceStore {
       state = new ScopeState(ownCopy(scope));
       this.#scopes.set(state.name, state);
     }
-    const kept = ownCopy(nonce);
     state.nonces.set(kept, expiresAtMs);
     this.#size++;
     this.#moveUp(state, held);

@@ -108,6 +108,14 @@ function route(req: IncomingMessage, res: ServerResponse, body: string): void {
     case '/hang':
       // Never answers (the connection is closed in afterAll).
       return;
+    case '/drip-gzip': {
+      // A gzip body without its 8-byte trailer: "first" decodes, then the body never ends
+      // (the connection is closed in afterAll).
+      const whole = gzipSync(Buffer.from('first'));
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      res.write(whole.subarray(0, whole.length - 8));
+      return;
+    }
     case '/text':
       res.writeHead(200, 'Fine', { 'content-type': 'text/plain', 'x-two': 'a' });
       res.end('hello');
@@ -761,6 +769,20 @@ describe('edges of names, errors and cleanup', () => {
     const res = await f(`http://name.test:${port}/text`, { signal: cancelled.signal });
     await res.body!.cancel();
     await vi.waitFor(() => expect(getEventListeners(cancelled.signal, 'abort')).toEqual([]));
+  });
+
+  it('a decoded body cancelled mid-stream (no end, no error: only close) releases the caller’s signal', async () => {
+    // Cancelling destroys the decoder stream under the body without an error, so it emits
+    // neither 'end' nor 'error': only its 'close' tells the fetch that the exchange is over.
+    const { f } = local();
+    const caller = new AbortController();
+    const res = await f(`http://name.test:${port}/drip-gzip`, { signal: caller.signal });
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('first');
+    expect(getEventListeners(caller.signal, 'abort').length).toBeGreaterThan(0);
+    await reader.cancel();
+    await vi.waitFor(() => expect(getEventListeners(caller.signal, 'abort')).toEqual([]));
   });
 
   it('the response url is an enumerable own property, as in a fetch Response', async () => {

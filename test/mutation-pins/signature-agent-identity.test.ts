@@ -35,3 +35,17 @@ describe('directoryUrlFor and agentIdentifier', () => {
     expect(agentIdentifier(member('HTTPS://A.example'))).toBe('https://a.example/.well-known/http-message-signatures-directory');
   });
 });
+
+describe('agentIdentifier: only an inline directory has no identifier', () => {
+  // NOTES "Keys and identity": a `jwks_uri` or `cimd` member is identified by exactly what
+  // is fetched (fragment dropped); only a `directory` member given inline as `data:` has
+  // no URL to name the agent by. The member parser refuses `data:` for the other types,
+  // but agentIdentifier is public and takes any SignatureAgentMember.
+  const data = 'data:application/http-message-signatures-directory+json,%7B%22keys%22%3A%5B%5D%7D';
+  it('a directory member with a data: value has none', () => {
+    expect(agentIdentifier({ url: data, type: 'directory', scheme: 'data', index: 0 } as never)).toBeUndefined();
+  });
+  it('a jwks_uri member is named by its value whatever the scheme', () => {
+    expect(agentIdentifier({ url: data + '#k', type: 'jwks_uri', scheme: 'data', index: 0 } as never)).toBe(data);
+  });
+});
