@@ -96,7 +96,9 @@ export async function buildDirectory(keys: ReadonlyArray<DirectoryKeyInput>, opt
       else if (name === 'nbf' && nbf !== undefined) v = nbf;
       else if (name === 'exp' && exp !== undefined) v = exp;
       else if (name === 'kid') v = '';
-      jwk[name] = v;
+      // An own "__proto__" member (JSON.parse makes one) stays a member: assigning it would set
+      // the prototype, and jwk.nbf/jwk.exp below would read the inherited values.
+      Object.defineProperty(jwk, name, { value: v, enumerable: true, writable: true, configurable: true });
     }
     if (nbf !== undefined && jwk.nbf === undefined) jwk.nbf = nbf;
     if (exp !== undefined && jwk.exp === undefined) jwk.exp = exp;
