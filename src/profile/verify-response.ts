@@ -174,8 +174,8 @@ async function verify(
   if (selected.length === 0)
     return requestLevel('unverified', malformed, { code: 'ERR_LABEL_MISSING', message: 'the response has no signature with the requested label' });
   const nowMs = c.now();
-  if (typeof nowMs !== 'number' || !Number.isFinite(nowMs))
-    return requestLevel('unverified', malformed, { code: 'ERR_INTERNAL', message: 'options.now returned no usable time' });
+  // Number.isFinite is false for whatever is not a number (a clock that returns one anyway).
+  if (!Number.isFinite(nowMs)) return requestLevel('unverified', malformed, { code: 'ERR_INTERNAL', message: 'options.now returned no usable time' });
 
   const ctx: ResponseContext = { input, message, options, c, staticKeys, nowMs, body: undefined, directory: undefined };
   const results: SignatureResult[] = [];
@@ -353,8 +353,9 @@ function requestLevel(outcome: VerificationResult['outcome'], malformed: boolean
 
 function nonNegative(value: unknown, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`options.${name} must be a non-negative number`);
-  return value;
+  // Number.isFinite is false for whatever is not a number.
+  if (!Number.isFinite(value) || (value as number) < 0) throw new TypeError(`options.${name} must be a non-negative number`);
+  return value as number;
 }
 
 function checkOptions(options: VerifyResponseOptions): Checked {

@@ -58,8 +58,9 @@ function plainRequestUrl(request: unknown): string | undefined {
     for (const name of SIGNATURE_FIELDS) if (headers.has(name)) return undefined;
     return r.url;
   }
-  if (typeof headers !== 'object' || Array.isArray(headers) || Object.getPrototypeOf(headers) !== Object.prototype) return undefined;
-  for (const name of Object.keys(headers)) {
+  // A plain record only: an array of pairs, a Map, a primitive or a class instance has another prototype.
+  if (Object.getPrototypeOf(headers) !== Object.prototype) return undefined;
+  for (const name of Object.keys(headers as object)) {
     const value = (headers as Record<string, unknown>)[name];
     // Values the general path would refuse (or field names it would read) go there.
     if (value !== undefined && typeof value !== 'string' && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) return undefined;
@@ -139,8 +140,9 @@ function plainHostAndPort(url: string): boolean {
   const start = url.indexOf('//') + 2;
   const colon = url.indexOf(':', start);
   const slash = url.indexOf('/', start);
-  const hostEnd = colon >= 0 ? colon : slash >= 0 ? slash : url.length;
+  // Found or not (-1): after the scheme, neither is ever at index 0.
+  const hostEnd = colon !== -1 ? colon : slash !== -1 ? slash : url.length;
   const host = url.slice(start, hostEnd);
   if (NUMERIC_LABEL.test(host.slice(host.lastIndexOf('.') + 1))) return false;
-  return colon < 0 || Number.parseInt(url.slice(colon + 1), 10) <= 65_535;
+  return colon === -1 || Number.parseInt(url.slice(colon + 1), 10) <= 65_535;
 }

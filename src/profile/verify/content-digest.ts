@@ -38,7 +38,7 @@ function requestInfo(ctx: Context): ContentDigestRequest {
     try {
       path = messageTarget(m).path;
     } catch {
-      path = '/';
+      // No target URI: the path stays '/'.
     }
   } else if (m.target !== undefined && m.target.charCodeAt(0) === 0x2f) {
     const q = m.target.indexOf('?');

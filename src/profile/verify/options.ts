@@ -42,6 +42,7 @@ const DEFAULT_ALGORITHMS: ReadonlySet<AlgorithmName> = /* @__PURE__ */ new Set(A
 // with another options object.
 // (The table of prepared options is process-wide, in prepared.ts; so is this one, for the same reason.)
 const staticKeysByArray = /* @__PURE__ */ processWide(
+  // Stryker disable next-line StringLiteral: the name only has to be the same in every copy of this module, and any name is (the table is a cache of imports)
   'verify.static-keys.v1',
   () => new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise<Map<string, Found>>>(),
 );

@@ -1,0 +1,41 @@
+/**
+ * signRequest's fast path (src/profile/sign/fast.ts) takes only a request object whose headers
+ * are a plain record or a Headers (issue 20 sweep): headers given as a Map of pairs (an
+ * iterable of pairs, which HeaderInput allows) go to the general path, which keeps the
+ * signatures already there (RFC 9421 §4.3: a new signature is added beside them).
+ */
+import { describe, expect, it } from 'vitest';
+import { signRequest } from '../../src/profile/sign-request';
+import { keyPair } from '../profile/helpers';
+
+const EXISTING_INPUT = 'sig1=("@authority");created=1';
+const EXISTING_SIGNATURE = 'sig1=:AAAA:';
+
+describe('requests the fast path leaves to the general path', () => {
+  it('a Map holding a signature already: the new one is added beside it (label sig2), not put in its place', async () => {
+    const k = await keyPair();
+    const headers = new Map([
+      ['signature-input', EXISTING_INPUT],
+      ['signature', EXISTING_SIGNATURE],
+    ]);
+    const out = await signRequest({ url: 'https://example.com/', headers }, { key: k.privateJwk, created: 1000, expires: 1100, nonce: 'n' });
+    expect(out['signature-input']).toMatch(/^sig1=\("@authority"\);created=1, sig2=\("@authority"\);created=1000;/);
+    expect(out.signature).toMatch(/^sig1=:AAAA:, sig2=:[A-Za-z0-9+/=]+:$/);
+  });
+
+  it('an array of pairs likewise', async () => {
+    const k = await keyPair();
+    const headers: Array<[string, string]> = [
+      ['signature-input', EXISTING_INPUT],
+      ['signature', EXISTING_SIGNATURE],
+    ];
+    const out = await signRequest({ url: 'https://example.com/', headers }, { key: k.privateJwk, created: 1000, expires: 1100, nonce: 'n' });
+    expect(out.signature).toMatch(/^sig1=:AAAA:, sig2=:/);
+  });
+
+  it('a function, even one with a url, is not a request: TypeError (the fast path does not take it either)', async () => {
+    const k = await keyPair();
+    const fn = Object.assign(() => undefined, { url: 'https://example.com/' });
+    await expect(signRequest(fn as never, { key: k.privateJwk })).rejects.toThrow(new TypeError('message must be a Request, Response or message object'));
+  });
+});
