@@ -15,8 +15,14 @@
  * route for); with an injected fetch no DNS lookup is made. Timers are vitest's fake timers or a
  * recording stub; every client is closed at the end of its test.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSignatureAgentCardHandler } from '../../src/directory/card/handler';
+import { createContentDigest } from '../../src/crypto/digest';
+import { importSigningKey } from '../../src/crypto/keys/lazy';
+import { parseComponentIdentifier } from '../../src/httpsig/component-id';
+import { DIRECTORY_RESPONSE_TAG } from '../../src/directory/response-signatures';
+import { signResponseMessage } from '../../src/profile/sign-response';
 import { DirectoryClient } from '../../src/directory/client';
 import type { DirectoryClientOptions } from '../../src/directory/client';
 import { RegistryClient } from '../../src/directory/registry/client';
@@ -661,7 +667,7 @@ describe('cards (§4.1 CIMD-Based Discovery, §5 Security Considerations)', () =
     ]);
   });
 
-  it('a signed card is checked against its own keys with the injected clock; a card without keys, or without signature fields, is not checked', async () => {
+  it('a signed card is checked against its own keys with the injected clock; a card whose keys are at jwks_uri is checked with those', async () => {
     const clock = new TestClock();
     const sign = async (card: object): Promise<{ body: string; headers: Record<string, string> }> => {
       const handler = createSignatureAgentCardHandler({ card, keys: [a.privateJwk], now: clock.now });
@@ -672,7 +678,9 @@ describe('cards (§4.1 CIMD-Based Discovery, §5 Security Considerations)', () =
     const w = web();
     w.routes.set(REGISTRY, () => textResponse(`${CARDS}/signed\n${CARDS}/nokeys\n`));
     w.routes.set(`${CARDS}/signed`, () => jsonResponse(signed.body, signed.headers));
-    // Signature fields, but no inline keys to check them with: the card is not checked here (its keys come from jwks_uri).
+    // Signature fields and no inline keys: the keys of its jwks_uri are fetched to check them (draft §5: "If
+    // signatures are present, clients MUST verify them"). This signature has no directory tag: not ours to judge.
+    w.routes.set('https://keys.example/jwks', () => jsonResponse({ keys: [a.publicJwk] }));
     w.routes.set(`${CARDS}/nokeys`, () =>
       jsonResponse(
         { client_id: `${CARDS}/nokeys`, jwks_uri: 'https://keys.example/jwks' },
@@ -682,6 +690,7 @@ describe('cards (§4.1 CIMD-Based Discovery, §5 Security Considerations)', () =
     const c = client(w, clock.now);
     await c.refresh();
     expect(c.entries().map((e) => e.state)).toEqual(['card', 'card']);
+    expect(w.count('https://keys.example/jwks')).toBe(1);
     expect(c.lookup(verified(undefined, a.thumbprint))?.card?.client_name).toBe('S');
     // Hours later (by the injected clock) the same signed response has expired: refused, the last good copy kept.
     const later = new TestClock();
@@ -690,6 +699,95 @@ describe('cards (§4.1 CIMD-Based Discovery, §5 Security Considerations)', () =
     await c2.refresh();
     expect(c2.entries()[0]).toMatchObject({ state: 'failed', error: { code: 'ERR_CARD_INVALID' } });
     expect(c2.entries()[0]!.error!.message).toMatch(/^the card carries a signature that does not verify \(.+\); refused$/);
+  });
+
+  it('a signed card whose keys are at jwks_uri (draft §5): verified with those keys; refused when they do not verify it', async () => {
+    const clock = new TestClock();
+    // botsig's card handler signs only cards with inline keys; a third party may sign one whose keys are at
+    // jwks_uri, as a directory response is signed (SPEC 5.4).
+    const text = JSON.stringify({ client_id: `${CARDS}/u`, client_name: 'U', jwks_uri: 'https://keys.example/u' });
+    const contentDigest = await createContentDigest(new TextEncoder().encode(text));
+    const created = Math.floor(clock.now() / 1000);
+    const signed = await signResponseMessage(
+      { kind: 'response', status: 200, headers: new Map([['content-digest', [contentDigest]]]) },
+      { kind: 'request', method: 'GET', url: `${CARDS}/u`, headers: new Map() },
+      {
+        key: await importSigningKey(a.privateJwk),
+        label: 'sig1',
+        components: [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')],
+        created,
+        expires: created + 3600,
+        includeAlg: false,
+        tag: DIRECTORY_RESPONSE_TAG,
+      },
+    );
+    const headers = { 'content-digest': contentDigest, 'signature-input': signed.headers['signature-input'], signature: signed.headers.signature };
+    // The signer's key is published at jwks_uri: the card is listed.
+    const w = web();
+    w.routes.set(REGISTRY, () => textResponse(`${CARDS}/u\n`));
+    w.routes.set(`${CARDS}/u`, () => jsonResponse(text, headers));
+    w.routes.set('https://keys.example/u', () => jsonResponse({ keys: [a.publicJwk] }));
+    const c = client(w, clock.now);
+    await c.refresh();
+    expect(c.entries()[0]).toMatchObject({ state: 'card' });
+    // Another key at jwks_uri: the signature proves nothing, the card is refused.
+    const w2 = web();
+    w2.routes.set(REGISTRY, () => textResponse(`${CARDS}/u\n`));
+    w2.routes.set(`${CARDS}/u`, () => jsonResponse(text, headers));
+    w2.routes.set('https://keys.example/u', () => jsonResponse({ keys: [b.publicJwk] }));
+    const c2 = client(w2, clock.now);
+    await c2.refresh();
+    expect(c2.entries()[0]).toMatchObject({ state: 'failed', error: { code: 'ERR_CARD_INVALID' } });
+    expect(c2.entries()[0]!.error!.message).toBe('the card carries a signature that does not verify (response-signature-unknown-key); refused');
+  });
+
+  it('a signed card whose inline RSA key names its algorithm by its JOSE name (PS512) is checked with that algorithm', async () => {
+    // An RSA key admits several algorithms: the card's "alg" (read as rsa-pss-sha512, RFC 9421 §3.3.1) is the one
+    // its signature is checked with. botsig's handler publishes the RFC 9421 name; a third party may not.
+    const clock = new TestClock();
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const privateJwk = privateKey.export({ format: 'jwk' }) as Record<string, string>;
+    const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = privateJwk;
+    const text = JSON.stringify({ client_id: `${CARDS}/rsa`, client_name: 'R', jwks: { keys: [{ ...publicJwk, alg: 'PS512' }] } });
+    const contentDigest = await createContentDigest(new TextEncoder().encode(text));
+    const created = Math.floor(clock.now() / 1000);
+    const signed = await signResponseMessage(
+      { kind: 'response', status: 200, headers: new Map([['content-digest', [contentDigest]]]) },
+      { kind: 'request', method: 'GET', url: `${CARDS}/rsa`, headers: new Map() },
+      {
+        key: await importSigningKey(privateJwk as never, { alg: 'rsa-pss-sha512' }),
+        label: 'sig1',
+        components: [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')],
+        created,
+        expires: created + 3600,
+        includeAlg: false,
+        tag: DIRECTORY_RESPONSE_TAG,
+      },
+    );
+    const w = web();
+    w.routes.set(REGISTRY, () => textResponse(`${CARDS}/rsa\n`));
+    w.routes.set(`${CARDS}/rsa`, () =>
+      jsonResponse(text, { 'content-digest': contentDigest, 'signature-input': signed.headers['signature-input'], signature: signed.headers.signature }),
+    );
+    const c = client(w, clock.now);
+    await c.refresh();
+    expect(c.entries()[0]).toMatchObject({ state: 'card' });
+  });
+
+  it('a card whose keys are at jwks_uri and whose Content-Digest does not match its body is refused', async () => {
+    const clock = new TestClock();
+    const w = web();
+    w.routes.set(REGISTRY, () => textResponse(`${CARDS}/dd\n`));
+    w.routes.set(`${CARDS}/dd`, () =>
+      jsonResponse({ client_id: `${CARDS}/dd`, jwks_uri: 'https://keys.example/dd' }, { 'content-digest': `sha-256=:${'A'.repeat(43)}=:` }),
+    );
+    w.routes.set('https://keys.example/dd', () => jsonResponse({ keys: [a.publicJwk] }));
+    const c = client(w, clock.now);
+    await c.refresh();
+    expect(c.entries()[0]).toMatchObject({
+      state: 'failed',
+      error: { code: 'ERR_CARD_INVALID', message: 'the card carries a signature that does not verify (content-digest-mismatch); refused' },
+    });
   });
 
   it('a card with keys and a Signature-Input is checked even without a Content-Digest: a signature that no longer verifies refuses it', async () => {

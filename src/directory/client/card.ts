@@ -5,7 +5,7 @@
  * simple string comparison), and carries its keys inline (`jwks`) or at a `jwks_uri`,
  * which is resolved through its own per-URL state (the same guards and cache rules).
  * A signed card whose signatures do not verify is refused (the draft's Security
- * Considerations). The card rides on the resolution (`card`), so a verified request
+ * Considerations), whether its keys are inline or at its `jwks_uri`. The card rides on the resolution (`card`), so a verified request
  * carries it to policies.
  */
 import type { Diagnostic } from '../../core/diagnostics';
@@ -15,10 +15,13 @@ import type { DirectoryCacheEntry } from '../cache';
 import { parseSignatureAgentCard } from '../card/parse';
 import type { ParsedSignatureAgentCard } from '../card/parse';
 import { cardSignatureFailure } from '../card/signatures';
+import { verifyDirectoryResponse } from '../response-signatures';
 import { fail } from './fail';
 import { finish, finishBuilt, newestOf } from './keys';
 import type { Built, CandidateKey, ClientContext, State } from './types';
 import { checkUrl } from './url-guard';
+
+const utf8Encoder = /* @__PURE__ */ new TextEncoder();
 
 /** A Signature Agent Card / OAuth Client ID Metadata Document (NOTES "Signature-Agent"). */
 export async function buildCard(ctx: ClientContext, state: State, entry: DirectoryCacheEntry, diagnostics: Diagnostic[]): Promise<Built> {
@@ -50,6 +53,19 @@ export async function buildCard(ctx: ClientContext, state: State, entry: Directo
   const url = checkUrl(ctx.s, parsedUri.href).href;
   const { resolution, validUntilMs } = await ctx.resolveJwks(url, normalizeUrl(stripUrlSuffix(url, false)));
   for (const d of resolution.diagnostics) diagnostics.push({ ...d, at: d.at === undefined ? 'jwks_uri' : `jwks_uri ${d.at}` });
+  // A card that carries a signature or a Content-Digest is checked even when its keys are
+  // elsewhere (the registry draft's Security Considerations: "If signatures are present,
+  // clients MUST verify them"), with the keys of its jwks_uri.
+  if (entry.headers['signature-input'] !== undefined || entry.headers['content-digest'] !== undefined) {
+    const check = await verifyDirectoryResponse(
+      { url: entry.url, status: 200, headers: entry.headers, body: utf8Encoder.encode(entry.body) },
+      { keys: new Map(resolution.keys.map(({ key }) => [key.thumbprint, key])), now: ctx.s.now, clockSkewSeconds: ctx.s.skewSeconds },
+    );
+    const failure = cardSignatureFailure(check.diagnostics);
+    if (failure !== undefined) {
+      throw fail('ERR_DIRECTORY_INVALID', `the Signature Agent Card carries a signature that does not verify (${failure.code}); refused`);
+    }
+  }
   const keys: CandidateKey[] = resolution.keys.map((key) => ({ key, at: `jwks_uri ${key.thumbprint}` }));
   const built = finishBuilt(entry, keys, diagnostics, Math.min(entry.freshUntilMs, validUntilMs), newestOf(keys), resolution.stale);
   return { ...built, card };

@@ -207,6 +207,8 @@ function looksLikeDirectory(body: string): boolean {
 export class RegistryClient {
   readonly url: string;
   private readonly ctx: FetchContext;
+  /** The client whose fetch and guards this one uses; it resolves the jwks_uri of a signed card. */
+  private readonly directory: DirectoryClient;
   private readonly now: Clock;
   private readonly minIntervalMs: number;
   private readonly maxIntervalMs: number;
@@ -242,6 +244,7 @@ export class RegistryClient {
     const ctx = fetchContextOf(directory);
     if (ctx === undefined) throw new TypeError('options.directory must be a DirectoryClient or its options');
     this.ctx = ctx;
+    this.directory = directory;
     this.now = options.now ?? systemClock;
     if (typeof this.now !== 'function') throw new TypeError('options.now must be a function returning milliseconds');
     this.minIntervalMs = seconds(options.minIntervalSeconds, 'minIntervalSeconds', 60) * 1000;
@@ -628,10 +631,18 @@ export class RegistryClient {
     } else if (card.client_id !== text && card.client_id !== fetched.url) {
       throw new BotsigError('ERR_CARD_INVALID', 'client_id must match the card URL (simple string comparison)');
     }
-    if (parsed.keys.length > 0 && (fetched.headers['signature-input'] !== undefined || fetched.headers['content-digest'] !== undefined)) {
+    if (fetched.headers['signature-input'] !== undefined || fetched.headers['content-digest'] !== undefined) {
+      // A signed card is checked with its own keys, inline or at its jwks_uri (the draft's
+      // Security Considerations: "If signatures are present, clients MUST verify them").
       const keys = new Map<string, VerifyingKey>();
+      if (parsed.keys.length === 0 && card.jwks_uri !== undefined) {
+        const scheme = card.jwks_uri.startsWith('http:') ? 'http' : 'https';
+        const resolution = await this.directory.resolve({ url: card.jwks_uri, type: 'jwks_uri', scheme, index: 0 });
+        for (const { key } of resolution.keys) keys.set(key.thumbprint, key);
+      }
       for (const k of parsed.keys) {
         try {
+          // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral: importVerifyingKey reads the same algorithm from k.jwk (checked by parseSignatureAgentCard; a JOSE name such as PS512 included, pinned by test/mutation-pins/registry-client.test.ts) or infers it as k.alg was inferred
           const key = await importVerifyingKey(k.jwk, k.alg === undefined ? undefined : { alg: k.alg });
           keys.set(key.thumbprint, key);
         } catch {
