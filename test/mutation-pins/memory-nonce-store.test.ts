@@ -101,6 +101,23 @@ describe('what the store reports about a scope', () => {
 });
 
 describe('equal expiries: a shed scope whose nonces and marker expire together', () => {
+  it('any number of them, any heap arrangement: a nonce slot surfacing after the marker (its scope gone) is dropped quietly', () => {
+    // Ties pop in heap order, so some of the shed nonces surface after the marker has ended the suspension
+    // and removed the scope; each must be recognised as stale, whatever the sizes.
+    for (let n = 2; n <= 12; n++) {
+      for (let f = 1; f <= 4; f++) {
+        const store = new MemoryNonceStore({ maxEntries: n + f });
+        for (let i = 0; i < n; i++) store.checkAndRecord('big', `n${i}`, 1000, 0);
+        for (let i = 0; i < f; i++) store.checkAndRecord(`f${i}`, 'n', 5000, 0);
+        expect(store.checkAndRecord('y', 'n', 5000, 1)).toBe(true); // sheds big: marker until 1000
+        expect(store.suspendedUntil('big')).toBe(1000);
+        expect(store.checkAndRecord('z', 'n', 5000, 1000)).toBe(true);
+        expect(store.suspendedUntil('big')).toBeUndefined();
+        expect(store.size).toBe(f + 2);
+      }
+    }
+  });
+
   it('all of them surface at that time, in whatever order, and the scope can record again', () => {
     const store = new MemoryNonceStore({ maxEntries: 4 });
     for (const n of ['1', '2', '3']) store.checkAndRecord('big', n, 1000, 0);
