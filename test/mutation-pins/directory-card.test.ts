@@ -415,6 +415,31 @@ describe('DirectoryClient, type=cimd (§4.1)', () => {
     });
   });
 
+  it('a card whose keys are at jwks_uri is checked on either field alone: a Signature-Input, or a Content-Digest', async () => {
+    const text = JSON.stringify({ client_id: CARD, jwks_uri: 'https://keys.example/jwks' });
+    const keys = keySet(a.publicJwk);
+    const serve =
+      (headers: Record<string, string>): Route =>
+      () =>
+        new Response(text, { status: 200, headers: { 'content-type': 'application/json', ...headers } });
+    // A Signature-Input and Signature without the Content-Digest they cover: the signature does not verify.
+    const created = Math.floor(Date.now() / 1000);
+    const sigOnly = scripted({
+      [CARD]: serve({
+        'signature-input': `sig1=("@authority";req "content-digest");created=${created};expires=${created + 3600};keyid="${a.thumbprint}";tag="${DIRECTORY_RESPONSE_TAG}"`,
+        signature: `sig1=:${'A'.repeat(86)}==:`,
+      }),
+      'https://keys.example/jwks': keys,
+    });
+    expect((await refused(client(sigOnly).resolve(rawMember(CARD, 'cimd')))).code).toBe('ERR_DIRECTORY_INVALID');
+    // A Content-Digest alone that does not match the body.
+    const digestOnly = scripted({ [CARD]: serve({ 'content-digest': `sha-256=:${'A'.repeat(43)}=:` }), 'https://keys.example/jwks': keys });
+    expect(await refused(client(digestOnly).resolve(rawMember(CARD, 'cimd')))).toEqual({
+      code: 'ERR_DIRECTORY_INVALID',
+      message: 'the Signature Agent Card carries a signature that does not verify (content-digest-mismatch); refused',
+    });
+  });
+
   it('a card with neither jwks nor jwks_uri verifies nothing: refused with ERR_DIRECTORY_INVALID, the rule in the message', async () => {
     const fetch = scripted({ [CARD]: json({ client_id: CARD, client_name: 'No Keys' }) });
     const e = await refused(client(fetch).resolve(rawMember(CARD, 'cimd')));
