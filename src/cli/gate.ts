@@ -27,17 +27,25 @@ function configError(error: unknown): never {
   throw error;
 }
 
-/** Resolves on the first SIGTERM or SIGINT. */
-function untilStopped(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
+/**
+ * `stopped` resolves on the first SIGTERM or SIGINT. The listeners stay until `release()`:
+ * removing the last listener of a signal restores its default action (end the process), so
+ * a second SIGTERM arriving before the drain's own listener is installed would end the gate
+ * without draining.
+ */
+function untilStopped(): { stopped: Promise<NodeJS.Signals>; release: () => void } {
+  let resolveStopped!: (signal: NodeJS.Signals) => void;
+  const stopped = new Promise<NodeJS.Signals>((resolve) => (resolveStopped = resolve));
+  const stop = (signal: NodeJS.Signals): void => resolveStopped(signal);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return {
+    stopped,
+    release: () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+    },
+  };
 }
 
 async function gate(options: GateOptions, version: string): Promise<number> {
@@ -71,11 +79,12 @@ async function gate(options: GateOptions, version: string): Promise<number> {
 
   const logger = createLogger(config.log.level);
   // Signals first: whoever reads the "listening" line may signal at once.
-  const stopped = untilStopped();
+  const { stopped, release } = untilStopped();
   let running;
   try {
     running = await startGate({ config, configFile: options.config, ...(listen === undefined ? {} : { listen }), readKeyFile, logger, version });
   } catch (error) {
+    release();
     if (isGateConfigError(error)) configError(error);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw failure(`cannot listen (${describeError(error)})`, 'ERR_LISTEN');
@@ -93,6 +102,7 @@ async function gate(options: GateOptions, version: string): Promise<number> {
   const force = (): void => process.exit(130);
   process.on('SIGTERM', again);
   process.on('SIGINT', force);
+  release();
   await running.shutdown(signal);
   process.off('SIGTERM', again);
   process.off('SIGINT', force);
