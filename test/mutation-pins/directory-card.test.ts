@@ -21,13 +21,11 @@ import { cardSignatureFailure } from '../../src/directory/card/signatures';
 import { DEFAULT_CARD_MAX_BYTES, parseSignatureAgentCard } from '../../src/directory/card/parse';
 import type { ParseSignatureAgentCardOptions } from '../../src/directory/card/parse';
 import { DirectoryClient } from '../../src/directory/client';
-import { createContentDigest } from '../../src/crypto/digest';
 import { importSigningKey } from '../../src/crypto/keys/lazy';
-import { parseComponentIdentifier } from '../../src/httpsig/component-id';
 import { DIRECTORY_RESPONSE_TAG } from '../../src/directory/response-signatures';
-import { signResponseMessage } from '../../src/profile/sign-response';
 import type { DirectoryClientOptions } from '../../src/directory/client';
 import { rawMember, testKey } from '../directory/client-fixtures';
+import { signedCardHeaders } from './signed-card';
 import type { TestKey } from '../directory/client-fixtures';
 
 let a: TestKey;
@@ -384,25 +382,11 @@ describe('DirectoryClient, type=cimd (§4.1)', () => {
   it('a signed card whose keys are at jwks_uri is verified with those keys (§5: "If signatures are present, clients MUST verify them")', async () => {
     // Signed as a directory response is (SPEC 5.4), by a third party: botsig's own handler signs only inline keys.
     const text = JSON.stringify({ client_id: CARD, jwks_uri: 'https://keys.example/jwks' });
-    const contentDigest = await createContentDigest(new TextEncoder().encode(text));
-    const created = Math.floor(Date.now() / 1000);
-    const signed = await signResponseMessage(
-      { kind: 'response', status: 200, headers: new Map([['content-digest', [contentDigest]]]) },
-      { kind: 'request', method: 'GET', url: CARD, headers: new Map() },
-      {
-        key: await importSigningKey(a.privateJwk),
-        label: 'sig1',
-        components: [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')],
-        created,
-        expires: created + 3600,
-        includeAlg: false,
-        tag: DIRECTORY_RESPONSE_TAG,
-      },
-    );
+    const signedHeaders = await signedCardHeaders(text, CARD, await importSigningKey(a.privateJwk), Math.floor(Date.now() / 1000));
     const card: Route = () =>
       new Response(text, {
         status: 200,
-        headers: { 'content-type': 'application/json', 'content-digest': contentDigest, ...signed.headers },
+        headers: { 'content-type': 'application/json', ...signedHeaders },
       });
     const good = scripted({ [CARD]: card, 'https://keys.example/jwks': keySet(a.publicJwk) });
     expect((await client(good).resolve(rawMember(CARD, 'cimd'))).keys.map((k) => k.thumbprint)).toEqual([a.thumbprint]);

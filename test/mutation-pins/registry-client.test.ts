@@ -18,11 +18,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSignatureAgentCardHandler } from '../../src/directory/card/handler';
-import { createContentDigest } from '../../src/crypto/digest';
 import { importSigningKey } from '../../src/crypto/keys/lazy';
-import { parseComponentIdentifier } from '../../src/httpsig/component-id';
-import { DIRECTORY_RESPONSE_TAG } from '../../src/directory/response-signatures';
-import { signResponseMessage } from '../../src/profile/sign-response';
 import { DirectoryClient } from '../../src/directory/client';
 import type { DirectoryClientOptions } from '../../src/directory/client';
 import { RegistryClient } from '../../src/directory/registry/client';
@@ -30,6 +26,7 @@ import type { RegistryClientLimits, RegistryClientOptions, RegistryStatus } from
 import type { VerificationResult } from '../../src/profile/types';
 import { testKey, TestClock } from '../directory/client-fixtures';
 import type { TestKey } from '../directory/client-fixtures';
+import { signedCardHeaders } from './signed-card';
 
 const REGISTRY = 'https://registry.example/bots.txt';
 const CARDS = 'https://cards.example';
@@ -706,22 +703,7 @@ describe('cards (§4.1 CIMD-Based Discovery, §5 Security Considerations)', () =
     // botsig's card handler signs only cards with inline keys; a third party may sign one whose keys are at
     // jwks_uri, as a directory response is signed (SPEC 5.4).
     const text = JSON.stringify({ client_id: `${CARDS}/u`, client_name: 'U', jwks_uri: 'https://keys.example/u' });
-    const contentDigest = await createContentDigest(new TextEncoder().encode(text));
-    const created = Math.floor(clock.now() / 1000);
-    const signed = await signResponseMessage(
-      { kind: 'response', status: 200, headers: new Map([['content-digest', [contentDigest]]]) },
-      { kind: 'request', method: 'GET', url: `${CARDS}/u`, headers: new Map() },
-      {
-        key: await importSigningKey(a.privateJwk),
-        label: 'sig1',
-        components: [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')],
-        created,
-        expires: created + 3600,
-        includeAlg: false,
-        tag: DIRECTORY_RESPONSE_TAG,
-      },
-    );
-    const headers = { 'content-digest': contentDigest, 'signature-input': signed.headers['signature-input'], signature: signed.headers.signature };
+    const headers = await signedCardHeaders(text, `${CARDS}/u`, await importSigningKey(a.privateJwk), Math.floor(clock.now() / 1000));
     // The signer's key is published at jwks_uri: the card is listed.
     const w = web();
     w.routes.set(REGISTRY, () => textResponse(`${CARDS}/u\n`));
@@ -749,26 +731,15 @@ describe('cards (§4.1 CIMD-Based Discovery, §5 Security Considerations)', () =
     const privateJwk = privateKey.export({ format: 'jwk' }) as Record<string, string>;
     const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = privateJwk;
     const text = JSON.stringify({ client_id: `${CARDS}/rsa`, client_name: 'R', jwks: { keys: [{ ...publicJwk, alg: 'PS512' }] } });
-    const contentDigest = await createContentDigest(new TextEncoder().encode(text));
-    const created = Math.floor(clock.now() / 1000);
-    const signed = await signResponseMessage(
-      { kind: 'response', status: 200, headers: new Map([['content-digest', [contentDigest]]]) },
-      { kind: 'request', method: 'GET', url: `${CARDS}/rsa`, headers: new Map() },
-      {
-        key: await importSigningKey(privateJwk as never, { alg: 'rsa-pss-sha512' }),
-        label: 'sig1',
-        components: [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')],
-        created,
-        expires: created + 3600,
-        includeAlg: false,
-        tag: DIRECTORY_RESPONSE_TAG,
-      },
+    const signedHeaders = await signedCardHeaders(
+      text,
+      `${CARDS}/rsa`,
+      await importSigningKey(privateJwk as never, { alg: 'rsa-pss-sha512' }),
+      Math.floor(clock.now() / 1000),
     );
     const w = web();
     w.routes.set(REGISTRY, () => textResponse(`${CARDS}/rsa\n`));
-    w.routes.set(`${CARDS}/rsa`, () =>
-      jsonResponse(text, { 'content-digest': contentDigest, 'signature-input': signed.headers['signature-input'], signature: signed.headers.signature }),
-    );
+    w.routes.set(`${CARDS}/rsa`, () => jsonResponse(text, signedHeaders));
     const c = client(w, clock.now);
     await c.refresh();
     expect(c.entries()[0]).toMatchObject({ state: 'card' });

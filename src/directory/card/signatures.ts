@@ -2,13 +2,16 @@
  * Signed cards (draft-meunier-webbotauth-registry, "JWKS" and "Security
  * Considerations"): a card with inline `jwks` is RECOMMENDED to be signed, covering
  * `content-digest`, and clients SHOULD reject a card whose signatures do not verify.
- * The draft leaves the signature itself as a TODO; botsig signs and checks it as a
+ * The draft does not specify the signature itself yet; botsig signs and checks it as a
  * directory response is (SPEC 5.4: one signature per key, `"@authority";req` and
  * `content-digest`, tag `http-message-signatures-directory`), so the same
  * `verifyDirectoryResponse` judges both. This module says which of its findings make a
  * card refused.
  */
 import type { Diagnostic, DiagnosticCode } from '../../core/diagnostics';
+import type { VerifyingKey } from '../../crypto/types';
+import type { DirectoryCacheEntry } from '../cache';
+import { verifyDirectoryResponse } from '../response-signatures';
 
 /** What `verifyDirectoryResponse` reports for a signature (or a `Content-Digest`) that is present and wrong. */
 const FAILURES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
@@ -35,4 +38,25 @@ const FAILURES: ReadonlySet<DiagnosticCode> = new Set<DiagnosticCode>([
 export function cardSignatureFailure(diagnostics: readonly Diagnostic[]): Diagnostic | undefined {
   for (const d of diagnostics) if (d.level === 'error' && FAILURES.has(d.code)) return d;
   return undefined;
+}
+
+/** Whether a fetched card carries something to check: a signature, or a `Content-Digest`. */
+export function carriesCardProof(entry: DirectoryCacheEntry): boolean {
+  return entry.headers['signature-input'] !== undefined || entry.headers['content-digest'] !== undefined;
+}
+
+/**
+ * Checks a fetched card's response with `keys` (its inline keys, or those of its `jwks_uri`):
+ * the first finding that makes it refused ({@link cardSignatureFailure}), or `undefined`.
+ */
+export async function cardResponseFailure(
+  entry: DirectoryCacheEntry,
+  keys: ReadonlyMap<string, VerifyingKey>,
+  clock: { readonly now: () => number; readonly skewSeconds: number },
+): Promise<Diagnostic | undefined> {
+  const check = await verifyDirectoryResponse(
+    { url: entry.url, status: 200, headers: entry.headers, body: entry.body },
+    { keys, now: clock.now, clockSkewSeconds: clock.skewSeconds },
+  );
+  return cardSignatureFailure(check.diagnostics);
 }

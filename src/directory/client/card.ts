@@ -14,14 +14,11 @@ import { normalizeUrl, stripUrlSuffix, tryParseUrl } from '../../core/url';
 import type { DirectoryCacheEntry } from '../cache';
 import { parseSignatureAgentCard } from '../card/parse';
 import type { ParsedSignatureAgentCard } from '../card/parse';
-import { cardSignatureFailure } from '../card/signatures';
-import { verifyDirectoryResponse } from '../response-signatures';
+import { cardResponseFailure, cardSignatureFailure, carriesCardProof } from '../card/signatures';
 import { fail } from './fail';
 import { finish, finishBuilt, newestOf } from './keys';
 import type { Built, CandidateKey, ClientContext, State } from './types';
 import { checkUrl } from './url-guard';
-
-const utf8Encoder = /* @__PURE__ */ new TextEncoder();
 
 /** A Signature Agent Card / OAuth Client ID Metadata Document (NOTES "Signature-Agent"). */
 export async function buildCard(ctx: ClientContext, state: State, entry: DirectoryCacheEntry, diagnostics: Diagnostic[]): Promise<Built> {
@@ -56,12 +53,8 @@ export async function buildCard(ctx: ClientContext, state: State, entry: Directo
   // A card that carries a signature or a Content-Digest is checked even when its keys are
   // elsewhere (the registry draft's Security Considerations: "If signatures are present,
   // clients MUST verify them"), with the keys of its jwks_uri.
-  if (entry.headers['signature-input'] !== undefined || entry.headers['content-digest'] !== undefined) {
-    const check = await verifyDirectoryResponse(
-      { url: entry.url, status: 200, headers: entry.headers, body: utf8Encoder.encode(entry.body) },
-      { keys: new Map(resolution.keys.map(({ key }) => [key.thumbprint, key])), now: ctx.s.now, clockSkewSeconds: ctx.s.skewSeconds },
-    );
-    const failure = cardSignatureFailure(check.diagnostics);
+  if (carriesCardProof(entry)) {
+    const failure = await cardResponseFailure(entry, new Map(resolution.keys.map(({ key }) => [key.thumbprint, key])), ctx.s);
     if (failure !== undefined) {
       throw fail('ERR_DIRECTORY_INVALID', `the Signature Agent Card carries a signature that does not verify (${failure.code}); refused`);
     }

@@ -26,12 +26,11 @@ import type { SignatureAgentCard } from '../../profile/card';
 import type { ErrorInfo, VerificationResult } from '../../profile/types';
 import type { DirectoryCacheEntry } from '../cache';
 import { parseSignatureAgentCard } from '../card/parse';
-import { cardSignatureFailure } from '../card/signatures';
+import { cardResponseFailure, carriesCardProof } from '../card/signatures';
 import { DirectoryClient, fetchContextOf } from '../client';
 import type { DirectoryClientOptions } from '../client';
 import { fetchEntry } from '../client/fetch-step';
 import type { FetchContext } from '../client/types';
-import { verifyDirectoryResponse } from '../response-signatures';
 import { parseRegistry, REGISTRY_DEFAULTS } from './parse';
 import type { ParsedRegistry, RegistryEntry } from './parse';
 
@@ -631,7 +630,7 @@ export class RegistryClient {
     } else if (card.client_id !== text && card.client_id !== fetched.url) {
       throw new BotsigError('ERR_CARD_INVALID', 'client_id must match the card URL (simple string comparison)');
     }
-    if (fetched.headers['signature-input'] !== undefined || fetched.headers['content-digest'] !== undefined) {
+    if (carriesCardProof(fetched)) {
       // A signed card is checked with its own keys, inline or at its jwks_uri (the draft's
       // Security Considerations: "If signatures are present, clients MUST verify them").
       const keys = new Map<string, VerifyingKey>();
@@ -650,11 +649,7 @@ export class RegistryClient {
           // A key that cannot be imported proves nothing; its signature is reported as unknown-key.
         }
       }
-      const check = await verifyDirectoryResponse(
-        { url: fetched.url, status: 200, headers: fetched.headers, body: fetched.body },
-        { keys, now: this.ctx.s.now, clockSkewSeconds: this.ctx.s.skewSeconds },
-      );
-      const failure = cardSignatureFailure(check.diagnostics);
+      const failure = await cardResponseFailure(fetched, keys, this.ctx.s);
       if (failure !== undefined) {
         throw new BotsigError('ERR_CARD_INVALID', `the card carries a signature that does not verify (${failure.code}); refused`);
       }
