@@ -203,6 +203,18 @@ class InputReader {
   end = 0;
   /** Where the value's first tab is, -1 when it has none. */
   readonly tab: number;
+  /**
+   * Where the last signatureParams() found the values that change from one request to the
+   * next: `created` and `expires` (the Integer), `nonce` (between its DQUOTEs); -1: absent.
+   */
+  createdAt = -1;
+  createdEnd = -1;
+  expiresAt = -1;
+  expiresEnd = -1;
+  nonceAt = -1;
+  nonceEnd = -1;
+  /** The registered parameters the last signatureParams() read, one bit each. */
+  seen = 0;
 
   constructor(readonly s: string) {
     // Stryker disable next-line StringLiteral: a tab offset of 0 only makes plainStringEnd look for a tab in every String, and it finds one exactly where the value has one: the same ends
@@ -228,7 +240,7 @@ class InputReader {
   }
 
   /** The member starting at `i` (`label=(…);params`); sets `end` after it. `undefined` when not in the shape this reader takes. */
-  member(i: number): ReceivedSignatureInput | undefined {
+  member(i: number): DirectInput | undefined {
     const s = this.s;
     const k = keyEnd(s, i);
     if (k < 0 || s.charCodeAt(k) !== 61 || s.charCodeAt(k + 1) !== 40) return undefined;
@@ -373,14 +385,24 @@ class InputReader {
       if (which === CREATED || which === EXPIRES) {
         const n = this.integer(j);
         if (n === undefined) return undefined;
-        if (which === CREATED) created = n;
-        else expires = n;
+        if (which === CREATED) {
+          created = n;
+          this.createdAt = j;
+          this.createdEnd = this.end;
+        } else {
+          expires = n;
+          this.expiresAt = j;
+          this.expiresEnd = this.end;
+        }
       } else {
         if (s.charCodeAt(j) !== 34) return undefined;
         const e = plainStringEnd(s, j, this.tab);
         if (e < 0) return undefined;
-        if (which === NONCE) nonce = s.slice(j + 1, e - 1);
-        else if (which === KEYID) {
+        if (which === NONCE) {
+          nonce = s.slice(j + 1, e - 1);
+          this.nonceAt = j + 1;
+          this.nonceEnd = e - 1;
+        } else if (which === KEYID) {
           const v = s.slice(j + 1, e - 1);
           keyid = v === lastKeyid ? lastKeyid : (lastKeyid = v);
         } else if (which === TAG) tag = knownString(s, j + 1, e - 1);
@@ -390,17 +412,157 @@ class InputReader {
       i = this.end;
     }
     this.end = i;
-    // The members signatureParams() sets, in its order; all six (the common case) in one literal.
-    if (seen === 63) return { created: created!, expires: expires!, nonce: nonce!, alg: alg!, keyid: keyid!, tag: tag! };
-    const view: SignatureParams = {};
-    if (created !== undefined) view.created = created;
-    if (expires !== undefined) view.expires = expires;
-    if (nonce !== undefined) view.nonce = nonce;
-    if (alg !== undefined) view.alg = alg;
-    if (keyid !== undefined) view.keyid = keyid;
-    if (tag !== undefined) view.tag = tag;
-    return view;
+    this.seen = seen;
+    return paramsView(seen, created, expires, nonce, alg, keyid, tag);
   }
+}
+
+/** The typed view of the registered parameters read (`seen`: their bits), members in the order signatureParams() sets them. */
+function paramsView(
+  seen: number,
+  created: number | undefined,
+  expires: number | undefined,
+  nonce: string | undefined,
+  alg: string | undefined,
+  keyid: string | undefined,
+  tag: string | undefined,
+): SignatureParams {
+  // All six (the common case) in one literal.
+  if (seen === 63) return { created: created!, expires: expires!, nonce: nonce!, alg: alg!, keyid: keyid!, tag: tag! };
+  const view: SignatureParams = {};
+  if (created !== undefined) view.created = created;
+  if (expires !== undefined) view.expires = expires;
+  if (nonce !== undefined) view.nonce = nonce;
+  if (alg !== undefined) view.alg = alg;
+  if (keyid !== undefined) view.keyid = keyid;
+  if (tag !== undefined) view.tag = tag;
+  return view;
+}
+
+/**
+ * The last one-member Signature-Input that readReceivedPair read in full, as its text
+ * with the values that change from one request to the next cut out (`created`,
+ * `expires`, the nonce). An agent sends the same text request after request but for
+ * those values (same label, components, keyid, algorithm and tag), so the next value
+ * is read by comparing the texts between them and reading only the values: no scan of
+ * the whole value, no reading of keys. A cache of a pure function, like `lastList`:
+ * what it answers is what reading in full answers (test/httpsig/fast-fields-cache.test.ts
+ * compares the two over generated values).
+ */
+interface Shape {
+  readonly length: number;
+  /** The texts between the cut-out values, in order, and where each starts. */
+  readonly fixed: readonly string[];
+  readonly fixedAt: readonly number[];
+  /** Where each cut-out value is (as InputReader records them); -1: absent. */
+  readonly createdAt: number;
+  readonly createdEnd: number;
+  readonly expiresAt: number;
+  readonly expiresEnd: number;
+  readonly nonceAt: number;
+  readonly nonceEnd: number;
+  readonly seen: number;
+  readonly label: string;
+  readonly components: ComponentIdentifier[];
+  readonly idTexts: string[];
+  /** Where the member's text after its label and "=" starts and ends (`paramsText`). */
+  readonly paramsAt: number;
+  readonly paramsEnd: number;
+  readonly alg: string | undefined;
+  readonly keyid: string | undefined;
+  readonly tag: string | undefined;
+}
+let lastShape: Shape | undefined;
+// Longer values are not remembered (the shape keeps slices of the value alive).
+const MAX_REMEMBERED_SHAPE = 1024;
+
+// The characters a String holds on the direct path: PLAIN_TEXT without DQUOTE and HTAB.
+const STRING_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+function shapeOf(s: string, reader: InputReader, input: DirectInput): Shape {
+  const spans: number[] = [];
+  if (reader.createdAt >= 0) spans.push(reader.createdAt, reader.createdEnd);
+  if (reader.expiresAt >= 0) spans.push(reader.expiresAt, reader.expiresEnd);
+  if (reader.nonceAt >= 0) spans.push(reader.nonceAt, reader.nonceEnd);
+  // At most three spans: sort the pairs by start.
+  const order = [0, 2, 4].slice(0, spans.length / 2).sort((a, b) => spans[a]! - spans[b]!);
+  const fixed: string[] = [];
+  const fixedAt: number[] = [];
+  let from = 0;
+  for (const k of order) {
+    fixed.push(s.slice(from, spans[k]!));
+    fixedAt.push(from);
+    from = spans[k + 1]!;
+  }
+  fixed.push(s.slice(from));
+  fixedAt.push(from);
+  const view = input.view;
+  return {
+    length: s.length,
+    fixed,
+    fixedAt,
+    createdAt: reader.createdAt,
+    createdEnd: reader.createdEnd,
+    expiresAt: reader.expiresAt,
+    expiresEnd: reader.expiresEnd,
+    nonceAt: reader.nonceAt,
+    nonceEnd: reader.nonceEnd,
+    seen: reader.seen,
+    label: input.label,
+    components: input.components,
+    idTexts: input.idTexts,
+    paramsAt: reader.end - input.paramsText.length,
+    paramsEnd: reader.end,
+    alg: view.alg,
+    keyid: view.keyid,
+    tag: view.tag,
+  };
+}
+
+/**
+ * The one-member Signature-Input `s` read by its likeness to the last one readReceivedPair
+ * read in full; `undefined` when it is not alike (then it is read in full).
+ */
+export function readLikeLast(s: string): DirectInput | undefined {
+  const shape = lastShape;
+  if (shape === undefined || s.length !== shape.length) return undefined;
+  const fixed = shape.fixed;
+  const at = shape.fixedAt;
+  for (let k = 0; k < fixed.length; k++) {
+    const text = fixed[k]!;
+    const from = at[k]!;
+    if (s.slice(from, from + text.length) !== text) return undefined;
+  }
+  let created: number | undefined;
+  let expires: number | undefined;
+  let nonce: string | undefined;
+  if (shape.createdAt >= 0 && (created = integerSpan(s, shape.createdAt, shape.createdEnd)) === undefined) return undefined;
+  if (shape.expiresAt >= 0 && (expires = integerSpan(s, shape.expiresAt, shape.expiresEnd)) === undefined) return undefined;
+  if (shape.nonceAt >= 0) {
+    nonce = s.slice(shape.nonceAt, shape.nonceEnd);
+    if (!STRING_TEXT.test(nonce)) return undefined;
+  }
+  const view = paramsView(shape.seen, created, expires, nonce, shape.alg, shape.keyid, shape.tag);
+  return new DirectInput(shape.label, shape.components, s.slice(shape.paramsAt, shape.paramsEnd), shape.idTexts, view);
+}
+
+/**
+ * The canonical Integer that is exactly `s[start, end)`, as InputReader.integer reads it
+ * (what follows it is the shape's text, which followed an Integer there); `undefined` otherwise.
+ */
+function integerSpan(s: string, start: number, end: number): number | undefined {
+  let j = start;
+  const neg = s.charCodeAt(j) === 45;
+  if (neg) j++;
+  if (j >= end) return undefined;
+  if (s.charCodeAt(j) === 48) return neg || end !== j + 1 ? undefined : 0;
+  let n = 0;
+  for (; j < end; j++) {
+    const d = s.charCodeAt(j);
+    if (!(d >= 48 && d <= 57)) return undefined;
+    n = n * 10 + (d - 48);
+  }
+  return neg ? -n : n;
 }
 
 /**
@@ -442,14 +604,18 @@ export function readReceivedSignatures(s: string): Map<string, Uint8Array> | und
  * for anything else, which the caller then reads in full.
  */
 export function readReceivedPair(inputText: string, sigText: string): { input: ReceivedSignatureInput; signature: Uint8Array } | undefined {
-  if (!PLAIN_TEXT.test(inputText)) return undefined;
-  const reader = new InputReader(inputText);
-  let i = 0;
-  while (inputText.charCodeAt(i) === 32) i++;
-  const input = reader.member(i);
-  if (input === undefined || nextMember(inputText, reader.end) !== inputText.length) return undefined;
+  let input = readLikeLast(inputText);
+  if (input === undefined) {
+    if (!PLAIN_TEXT.test(inputText)) return undefined;
+    const reader = new InputReader(inputText);
+    let i = 0;
+    while (inputText.charCodeAt(i) === 32) i++;
+    input = reader.member(i);
+    if (input === undefined || nextMember(inputText, reader.end) !== inputText.length) return undefined;
+    if (inputText.length <= MAX_REMEMBERED_SHAPE) lastShape = shapeOf(inputText, reader, input);
+  }
   const s = sigText;
-  i = 0;
+  let i = 0;
   while (s.charCodeAt(i) === 32) i++;
   const label = input.label;
   const k = i + label.length;

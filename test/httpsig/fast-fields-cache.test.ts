@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { base64Encode } from '../../src/core/base64';
 import { slabBytes } from '../../src/core/byte-slab';
-import { readReceivedInputs, readReceivedPair, readReceivedSignatures } from '../../src/httpsig/fast-fields';
+import { readLikeLast, readReceivedInputs, readReceivedPair, readReceivedSignatures } from '../../src/httpsig/fast-fields';
+import type { ReceivedSignatureInput } from '../../src/httpsig/signature-types';
 import { parseSignatureInput } from '../../src/httpsig/signature-input';
 
 const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed * 7) & 0xff);
@@ -98,5 +99,149 @@ describe('signature bytes from the slab', () => {
     const big = slabBytes(4096);
     expect(big.byteLength).toBe(4096);
     expect(big.buffer.byteLength).toBe(4096);
+  });
+});
+
+describe('a Signature-Input read by its likeness to the last one read in full', () => {
+  // A small seeded generator, so that a failure names a reproducible case.
+  const rng = (seed: number) => () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x80000000;
+  };
+  const sig1 = sig('sig1', bytes(64, 9));
+  const shapes = [
+    'sig1=("@authority" "signature-agent";key="sig1");created=1795473945;keyid="VgHopcTBlbDMMlt2uuockSPa1Wr79eQE2xC2lEDSETk";alg="ed25519";expires=1795477545;nonce="25qegfVX2qWUetq42CvmvpByzfZsaU7fg4JSVLas5RPgJJMYHLTBFSb49FmZ7ZjNg5h6rCXwxcz44Wz07ipXbg";tag="web-bot-auth"',
+    'sig1=("@authority");nonce="abc";created=-12;tag="t"',
+    'sig1=("@method" "@path");expires=0;created=7;keyid="k"',
+    ' sig1=();created=12 \t',
+    'sig1=("@authority");keyid="only"',
+  ];
+  // What reading in full answers for a one-member value (the reference).
+  const full = (text: string) => {
+    const inputs = readReceivedInputs(text);
+    return inputs?.size === 1 ? [...inputs.values()][0] : undefined;
+  };
+  const same = (got: ReceivedSignatureInput, want: ReceivedSignatureInput, what: string) => {
+    expect({ l: got.label, c: got.components, t: got.idTexts, p: got.paramsText, v: got.view }, what).toEqual({
+      l: want.label,
+      c: want.components,
+      t: want.idTexts,
+      p: want.paramsText,
+      v: want.view,
+    });
+    // The same members in the same order as the full reading's view.
+    expect(Object.keys(got.view), what).toEqual(Object.keys(want.view));
+  };
+  const prime = (text: string) => expect(readReceivedPair(text, sig1), text).toBeDefined();
+
+  it('reads a value alike in all but created, expires and nonce as reading in full does', () => {
+    const random = rng(1);
+    const digit = () => String.fromCharCode(48 + Math.floor(random() * 10));
+    for (const shape of shapes) {
+      prime(shape);
+      let read = 0;
+      for (let n = 0; n < 300; n++) {
+        // New values of the same lengths: digits for the Integers, String characters for the nonce.
+        const text = shape
+          .replace(
+            /(created|expires)=(-?)(\d+)/g,
+            (_, k: string, neg: string, d: string) =>
+              `${k}=${neg}${d.length === 1 ? digit() : String(1 + Math.floor(random() * 9)) + Array.from({ length: d.length - 1 }, digit).join('')}`,
+          )
+          .replace(
+            /nonce="([^"]*)"/,
+            (_, v: string) =>
+              `nonce="${Array.from(v, () => String.fromCharCode(0x20 + Math.floor(random() * 0x5f)))
+                .join('')
+                .replace(/["\\]/g, 'x')}"`,
+          );
+        const want = full(text)!;
+        const got = readLikeLast(text);
+        expect(got, text).toBeDefined();
+        same(got!, want, text);
+        // readReceivedPair answers the same through it.
+        same(readReceivedPair(text, sig1)!.input, want, text);
+        read++;
+      }
+      expect(read).toBe(300);
+    }
+  });
+
+  it('answers only when reading in full answers the same, over thousands of edited values', () => {
+    const random = rng(2);
+    const alphabet = ['0', '1', '9', '-', 'a', 'Z', '"', '\\', '\t', ' ', ';', '=', ',', '(', ')', ':', '\u00e9', '\u007f', '\u0000'];
+    let alike = 0;
+    let unlike = 0;
+    for (const shape of shapes) {
+      for (let n = 0; n < 1500; n++) {
+        prime(shape);
+        const chars = [...shape];
+        // Half the edits fall on the values read from the text (Integers, nonce), half anywhere.
+        const values: number[] = [];
+        for (const m of shape.matchAll(/(?:created=|expires=|nonce=")([^;"\s]*)/g)) {
+          const from = m.index + m[0].length - m[1]!.length;
+          for (let k = 0; k < m[1]!.length; k++) values.push(from + k);
+        }
+        for (let e = 1 + Math.floor(random() * 3); e > 0; e--) {
+          const at = random() < 0.5 && values.length > 0 ? values[Math.floor(random() * values.length)]! : Math.floor(random() * chars.length);
+          const r = random();
+          const c = alphabet[Math.floor(random() * alphabet.length)]!;
+          if (r < 0.8) chars[at] = c;
+          else if (r < 0.9) chars.splice(at, 0, c);
+          else chars.splice(at, 1);
+        }
+        const text = chars.join('');
+        const got = readLikeLast(text);
+        const want = full(text);
+        if (got === undefined) {
+          unlike++;
+          // Not alike: readReceivedPair reads it in full, with the full reading's answer.
+          const pair = readReceivedPair(text, sig1);
+          if (want === undefined || want.label !== 'sig1' || !(readReceivedInputs(text)!.size === 1)) {
+            if (want === undefined) expect(pair, text).toBeUndefined();
+          } else same(pair!.input, want, text);
+          continue;
+        }
+        alike++;
+        expect(want, text).toBeDefined();
+        same(got, want!, text);
+      }
+    }
+    // Both branches taken many times.
+    expect(alike).toBeGreaterThan(500);
+    expect(unlike).toBeGreaterThan(2000);
+  });
+
+  it('refuses values of another length or with another text between the values', () => {
+    prime(shapes[0]!);
+    expect(readLikeLast(shapes[0]!.replace('created=1795473945', 'created=17954739450'))).toBeUndefined();
+    expect(readLikeLast(shapes[0]!.replace('web-bot-auth', 'web-bot-autH'))).toBeUndefined();
+    expect(readLikeLast(shapes[0]!.replace('sig1=(', 'sig2=('))).toBeUndefined();
+    // Non-canonical or non-digit Integers, and nonces with what no plain String holds.
+    expect(readLikeLast(shapes[0]!.replace('created=1795473945', 'created=0795473945'))).toBeUndefined();
+    expect(readLikeLast(shapes[0]!.replace('created=1795473945', 'created=179547394a'))).toBeUndefined();
+    // A negative Integer of the same length is one (the full reading takes it too).
+    expect(readLikeLast(shapes[0]!.replace('created=1795473945', 'created=-795473945'))?.view.created).toBe(-795473945);
+    expect(readLikeLast(shapes[0]!.replace('nonce="25', 'nonce="2\t'))).toBeUndefined();
+    expect(readLikeLast(shapes[0]!.replace('nonce="25', 'nonce="2"'))).toBeUndefined();
+    expect(readLikeLast(shapes[0]!.replace('nonce="25', 'nonce="2\\'))).toBeUndefined();
+    expect(readLikeLast(shapes[0]!.replace('nonce="25', 'nonce="2\u00e9'))).toBeUndefined();
+    // "0" and "-12" as the shape had them, "-0" not.
+    prime('sig1=("@authority");nonce="abc";created=-12;tag="t"');
+    expect(readLikeLast('sig1=("@authority");nonce="abc";created=-34;tag="t"')?.view.created).toBe(-34);
+    expect(readLikeLast('sig1=("@authority");nonce="abc";created=-04;tag="t"')).toBeUndefined();
+    expect(readLikeLast('sig1=("@authority");nonce="abc";created=+34;tag="t"')).toBeUndefined();
+    prime('sig1=("@method" "@path");expires=0;created=7;keyid="k"');
+    expect(readLikeLast('sig1=("@method" "@path");expires=5;created=0;keyid="k"')?.view).toEqual({ created: 0, expires: 5, keyid: 'k' });
+    expect(readLikeLast('sig1=("@method" "@path");expires=-;created=0;keyid="k"')).toBeUndefined();
+  });
+
+  it('does not remember values longer than 1,024 characters', () => {
+    const long = `sig1=("@authority");created=1;keyid="${'k'.repeat(1100)}"`;
+    prime(shapes[1]!);
+    prime(long);
+    expect(readLikeLast(long.replace('created=1', 'created=2'))).toBeUndefined();
+    // The shape before it is still the one remembered.
+    expect(readLikeLast(shapes[1]!)).toBeDefined();
   });
 });
