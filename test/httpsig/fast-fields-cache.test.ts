@@ -130,7 +130,7 @@ describe('a Signature-Input read by its likeness to the last one read in full', 
       v: want.view,
     });
     // The same members in the same order as the full reading's view.
-    expect(Object.keys(got.view), what).toEqual(Object.keys(want.view));
+    expect(Object.keys(got.view!), what).toEqual(Object.keys(want.view!));
   };
   const prime = (text: string) => expect(readReceivedPair(text, sig1), text).toBeDefined();
 
@@ -237,6 +237,12 @@ describe('a Signature-Input read by its likeness to the last one read in full', 
   });
 
   it('does not remember values longer than 1,024 characters', () => {
+    const at = (n: number) => `sig1=("@authority");created=1;keyid="${'k'.repeat(n - 38)}"`;
+    expect(at(1024)).toHaveLength(1024);
+    prime(at(1024));
+    expect(readLikeLast(at(1024).replace('created=1', 'created=2'))?.view.created).toBe(2);
+    prime(at(1025));
+    expect(readLikeLast(at(1025).replace('created=1', 'created=2'))).toBeUndefined();
     const long = `sig1=("@authority");created=1;keyid="${'k'.repeat(1100)}"`;
     prime(shapes[1]!);
     prime(long);
