@@ -55,7 +55,7 @@ export function nonceSeed(): number {
 
 export class NonceTable {
   #hashes = new Int32Array(MIN_CAPACITY);
-  #keys: Array<string | undefined> = new Array<string | undefined>(MIN_CAPACITY).fill(undefined);
+  #keys: Array<string | undefined> = new Array<string | undefined>(MIN_CAPACITY);
   #values = new Float64Array(MIN_CAPACITY);
   #size = 0;
   /** Set once a key would sit more than MAX_PROBE slots from home: from then on the entries live here. */
@@ -149,7 +149,7 @@ export class NonceTable {
   clear(): void {
     this.#map = undefined;
     this.#hashes = new Int32Array(MIN_CAPACITY);
-    this.#keys = new Array<string | undefined>(MIN_CAPACITY).fill(undefined);
+    this.#keys = new Array<string | undefined>(MIN_CAPACITY);
     this.#values = new Float64Array(MIN_CAPACITY);
     this.#size = 0;
   }
@@ -194,7 +194,7 @@ export class NonceTable {
     const keys = this.#keys;
     const values = this.#values;
     const to = new Int32Array(capacity);
-    const toKeys = new Array<string | undefined>(capacity).fill(undefined);
+    const toKeys = new Array<string | undefined>(capacity);
     const toValues = new Float64Array(capacity);
     const mask = capacity - 1;
     for (let k = 0; k < hashes.length; k++) {
