@@ -111,6 +111,37 @@ describe('NonceTable answers what a Map answers', () => {
 });
 
 describe('keys crafted to collide', () => {
+  // 2^8 keys that collide whatever the seed: in each of 8 disjoint couples of adjacent
+  // code-unit pairs, the top bit of both pairs' second code unit flipped or not (an XOR of
+  // 2^31 before a multiplication by an odd number is the same XOR after it).
+  const colliding = Array.from({ length: 256 }, (_, bits) => {
+    let key = '';
+    for (let couple = 0; couple < 8; couple++) {
+      const flip = (bits >> couple) & 1 ? 0x8000 : 0;
+      key += 'a' + String.fromCharCode(0x62 ^ flip) + 'c' + String.fromCharCode(0x64 ^ flip);
+    }
+    return key;
+  });
+
+  it('with the store hash, keys that collide whatever the seed make the table a Map, which answers the same', async () => {
+    const seed = nonceSeed();
+    expect(new Set(colliding.map((k) => nonceHash(k, seed))).size).toBe(1);
+    const table = new NonceTable(seed);
+    colliding.forEach((k, i) => table.set(k, i));
+    expect(table.degraded).toBe(true);
+    expect(table.size).toBe(256);
+    for (const k of colliding) expect(table.has(k)).toBe(true);
+    // And through the store: every one recorded once, each a replay the second time.
+    const { MemoryNonceStore } = await import('../../src/profile/memory-nonce-store');
+    const store = new MemoryNonceStore();
+    for (const k of colliding) expect(store.checkAndRecord('agent', k, 2000, 1000)).toBe(true);
+    for (const k of colliding) expect(store.checkAndRecord('agent', k, 2000, 1000)).toBe(false);
+    expect(store.heldBy('agent')).toBe(256);
+    // They expire like any other.
+    expect(store.checkAndRecord('agent', colliding[0]!, 3000, 2000)).toBe(true);
+    expect(store.heldBy('agent')).toBe(1);
+  });
+
   it('turn the table into a Map holding the same entries, which goes on answering the same', () => {
     const same = () => 7;
     const table = new NonceTable(0, same);
