@@ -43,6 +43,19 @@ export function baseHelperSuite(providers: Array<[string, CryptoProvider]>): voi
       expect(await verifyBase(vk, base, signature)).toBe(true);
     });
 
+    it('bases of one length, then another, then longer ones that grow the shared buffer: each verified as its own bytes', async () => {
+      const { privateJwk, publicJwk } = await generateKeyPair('ed25519');
+      const sk = await importSigningKey(privateJwk, { provider });
+      const vk = await importVerifyingKey(publicJwk, { provider });
+      // The fifth and sixth have the same UTF-8 length, and the sixth grows the buffer.
+      const wide = '"x": ' + 'é'.repeat(10_000);
+      const bases = [BASE, BASE.replace('example.com', 'example.org'), BASE + 'x', BASE, wide, '"x": ' + 'b'.repeat(20_000), BASE];
+      const signatures = await Promise.all(bases.map((b) => signBase(sk, b)));
+      for (let i = 0; i < bases.length; i++) {
+        for (let j = 0; j < bases.length; j++) expect(await verifyBase(vk, bases[i]!, signatures[j]!), `${i} / ${j}`).toBe(bases[i] === bases[j]);
+      }
+    });
+
     it('handle bases longer than the shared buffer (64 KiB)', async () => {
       const { privateJwk, publicJwk } = await generateKeyPair('ed25519');
       const sk = await importSigningKey(privateJwk, { provider });

@@ -28,8 +28,13 @@ class ScratchEncoder {
     const bound = base.length * 3;
     if (bound > SCRATCH_MAX_BYTES) return undefined;
     if (this.buffer.length < bound) this.buffer = new Uint8Array(Math.max(bound, this.buffer.length * 2));
-    return this.buffer.subarray(0, this.encoder.encodeInto(base, this.buffer).written);
+    const written = this.encoder.encodeInto(base, this.buffer).written;
+    // An agent's bases are all of one length: the view of the last length is reused.
+    let view = this.view;
+    if (view.buffer !== this.buffer.buffer || view.length !== written) this.view = view = this.buffer.subarray(0, written);
+    return view;
   }
+  private view = new Uint8Array(0);
 }
 const scratch = new ScratchEncoder();
 
