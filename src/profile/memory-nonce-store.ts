@@ -5,7 +5,6 @@
  */
 import { BotsigError } from '../core/errors';
 import { systemClock, type Clock } from '../core/time';
-import { NonceTable, nonceSeed } from './nonce-table';
 import {
   DEFAULT_NONCE_STORE_MAX_ENTRIES,
   DEFAULT_NONCE_STORE_MAX_ENTRIES_PER_SCOPE,
@@ -41,19 +40,14 @@ export interface MemoryNonceStoreOptions {
  */
 class ScopeState {
   /** nonce → expiry (ms). Empty while suspended. */
-  readonly nonces: NonceTable;
+  readonly nonces = new Map<string, number>();
   /** True while the scope is shed: its nonces were dropped and it may record nothing. */
   suspended = false;
   /** While suspended: when the suspension ends (the latest expiry among the dropped nonces). */
   suspendedUntil = 0;
   prev: ScopeState | null = null;
   next: ScopeState | null = null;
-  constructor(
-    readonly name: string,
-    seed: number,
-  ) {
-    this.nonces = new NonceTable(seed);
-  }
+  constructor(readonly name: string) {}
 }
 
 function positiveInteger(value: unknown, name: string, fallback: number): number {
@@ -136,8 +130,6 @@ export class MemoryNonceStore implements NonceStore {
   readonly #heapExpiry: number[] = [];
   readonly #heapScope: string[] = [];
   readonly #heapNonce: Array<string | null> = [];
-  /** The seed of this store's nonce tables' hash (see NonceTable). */
-  readonly #seed = nonceSeed();
 
   /**
    * @throws TypeError when an option has the wrong type.
@@ -223,7 +215,7 @@ export class MemoryNonceStore implements NonceStore {
     if (held >= this.#perScope) throw new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', `this agent already holds ${this.#perScope} unexpired nonces`);
     if (this.#size >= this.#max) this.#makeRoom(held);
     if (state === undefined) {
-      state = new ScopeState(ownCopy(scope), this.#seed);
+      state = new ScopeState(ownCopy(scope));
       this.#scopes.set(state.name, state);
     }
     state.nonces.set(kept, expiresAtMs);
@@ -249,7 +241,9 @@ export class MemoryNonceStore implements NonceStore {
   /** Drops every nonce of `state` for one suspension marker lasting until the latest of their expiries. */
   #shed(state: ScopeState): void {
     const count = state.nonces.size;
-    const until = state.nonces.maxValue();
+    let until = Number.NEGATIVE_INFINITY;
+    // Stryker disable next-line EqualityOperator: a maximum; >= finds the same value
+    for (const expiry of state.nonces.values()) if (expiry > until) until = expiry;
     this.#unlink(state, count);
     this.#lowerMax();
     state.nonces.clear();
