@@ -476,24 +476,53 @@ interface Shape {
 let lastShape: Shape | undefined;
 // Longer values are not remembered (the shape keeps slices of the value alive).
 const MAX_REMEMBERED_SHAPE = 1024;
+// The shapes of the last agents, by keyid (a server hears from many agents in turn): at
+// most MAX_SHAPES, the oldest forgotten first. Any shape found is only a candidate: the
+// comparison decides.
+const shapes = new Map<string, Shape>();
+const MAX_SHAPES = 64;
+
+/** The text between `;keyid="` and the next DQUOTE, '' when there is none: where to look for a shape. */
+function keyidText(s: string): string {
+  const at = s.indexOf(';keyid="');
+  if (at < 0) return '';
+  const end = s.indexOf('"', at + 8);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: slice(at + 8, -1) only looks up another candidate, which the comparison refuses
+  return end < 0 ? '' : s.slice(at + 8, end);
+}
+
+function remember(shape: Shape): void {
+  lastShape = shape;
+  const key = shape.keyid ?? '';
+  shapes.delete(key);
+  if (shapes.size >= MAX_SHAPES) shapes.delete(shapes.keys().next().value!);
+  shapes.set(key, shape);
+}
+
+/** Whether `s` has `shape`'s length and its texts between the values. */
+function alike(s: string, shape: Shape): boolean {
+  if (s.length !== shape.length) return false;
+  const fixed = shape.fixed;
+  const at = shape.fixedAt;
+  for (let k = 0; k < fixed.length; k++) {
+    const text = fixed[k]!;
+    const from = at[k]!;
+    if (s.slice(from, from + text.length) !== text) return false;
+  }
+  return true;
+}
 
 // The characters a String holds on the direct path: PLAIN_TEXT without DQUOTE and HTAB.
 const STRING_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 function shapeOf(s: string, reader: InputReader, input: DirectInput): Shape {
   // The three spans by start; an absent one is [0, 0), which cuts out nothing.
-  const spans = [reader.createdAt, reader.createdEnd, reader.expiresAt, reader.expiresEnd, reader.nonceAt, reader.nonceEnd];
-  const order = [0, 2, 4].sort((a, b) => spans[a]! - spans[b]!);
-  const fixed: string[] = [];
-  const fixedAt: number[] = [];
-  let from = 0;
-  for (const k of order) {
-    fixed.push(s.slice(from, spans[k]!));
-    fixedAt.push(from);
-    from = spans[k + 1]!;
-  }
-  fixed.push(s.slice(from));
-  fixedAt.push(from);
+  let [a0, a1, b0, b1, c0, c1] = [reader.createdAt, reader.createdEnd, reader.expiresAt, reader.expiresEnd, reader.nonceAt, reader.nonceEnd];
+  if (b0 < a0) [a0, a1, b0, b1] = [b0, b1, a0, a1];
+  if (c0 < b0) [b0, b1, c0, c1] = [c0, c1, b0, b1];
+  if (b0 < a0) [a0, a1, b0, b1] = [b0, b1, a0, a1];
+  const fixed = [s.slice(0, a0), s.slice(a1, b0), s.slice(b1, c0), s.slice(c1)];
+  const fixedAt = [0, a1, b1, c1];
   const view = input.view;
   return {
     length: s.length,
@@ -518,18 +547,16 @@ function shapeOf(s: string, reader: InputReader, input: DirectInput): Shape {
 }
 
 /**
- * The one-member Signature-Input `s` read by its likeness to the last one readReceivedPair
- * read in full; `undefined` when it is not alike (then it is read in full).
+ * The one-member Signature-Input `s` read by its likeness to one that readReceivedPair read
+ * in full: the last one, or the last one with the same keyid among the last MAX_SHAPES
+ * keyids. `undefined` when it is not alike (then it is read in full).
  */
 export function readLikeLast(s: string): DirectInput | undefined {
-  const shape = lastShape;
-  if (shape === undefined || s.length !== shape.length) return undefined;
-  const fixed = shape.fixed;
-  const at = shape.fixedAt;
-  for (let k = 0; k < fixed.length; k++) {
-    const text = fixed[k]!;
-    const from = at[k]!;
-    if (s.slice(from, from + text.length) !== text) return undefined;
+  let shape = lastShape;
+  if (shape === undefined || !alike(s, shape)) {
+    const other = shapes.get(keyidText(s));
+    if (other === undefined || other === shape || !alike(s, other)) return undefined;
+    lastShape = shape = other;
   }
   let created: number | undefined;
   let expires: number | undefined;
@@ -611,7 +638,7 @@ export function readReceivedPair(inputText: string, sigText: string): { input: R
     while (inputText.charCodeAt(i) === 32) i++;
     input = reader.member(i);
     if (input === undefined || nextMember(inputText, reader.end) !== inputText.length) return undefined;
-    if (inputText.length <= MAX_REMEMBERED_SHAPE) lastShape = shapeOf(inputText, reader, input);
+    if (inputText.length <= MAX_REMEMBERED_SHAPE) remember(shapeOf(inputText, reader, input));
   }
   const s = sigText;
   let i = 0;

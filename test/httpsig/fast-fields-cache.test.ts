@@ -236,6 +236,30 @@ describe('a Signature-Input read by its likeness to the last one read in full', 
     expect(readLikeLast('sig1=("@method" "@path");expires=-;created=0;keyid="k"')).toBeUndefined();
   });
 
+  it('remembers the shapes of the last 64 keyids: agents taking turns are read by comparison too', () => {
+    const agent = (n: number, created: number) =>
+      `sig1=("@authority" "signature-agent";key="sig1");created=${created};keyid="agent-${String(n).padStart(3, '0')}";alg="ed25519";expires=${created + 60};nonce="n${created}";tag="web-bot-auth"`;
+    for (let n = 0; n < 65; n++) prime(agent(n, 1000000000));
+    // Agent 0 was the oldest of 65: forgotten. Agents 1 to 64 are read by comparison, in any order.
+    expect(readLikeLast(agent(0, 1000000001))).toBeUndefined();
+    for (const n of [1, 64, 2, 63, 1, 30]) {
+      const text = agent(n, 1000000000 + n);
+      const got = readLikeLast(text);
+      expect(got, text).toBeDefined();
+      same(got!, full(text)!, text);
+    }
+    // A value with another text where the keyid is looked up is not alike its candidate.
+    expect(readLikeLast(agent(5, 1000000005).replace('"@authority"', '"@authorita"'))).toBeUndefined();
+    // Reading agent 0 in full again remembers it again; a value without a keyid has a shape too.
+    prime(agent(0, 1000000000));
+    expect(readLikeLast(agent(0, 1000000002))?.view.created).toBe(1000000002);
+    prime('sig1=("@authority");created=1;nonce="a"');
+    prime(agent(7, 1000000000));
+    expect(readLikeLast('sig1=("@authority");created=2;nonce="b"')?.view).toEqual({ created: 2, nonce: 'b' });
+    // A keyid with no closing DQUOTE finds no shape.
+    expect(readLikeLast('sig1=("@authority");keyid="agent-007')).toBeUndefined();
+  });
+
   it('does not remember values longer than 1,024 characters', () => {
     const at = (n: number) => `sig1=("@authority");created=1;keyid="${'k'.repeat(n - 38)}"`;
     expect(at(1024)).toHaveLength(1024);
