@@ -485,9 +485,10 @@ const MAX_SHAPES = 64;
 /** The text between `;keyid="` and the next DQUOTE, '' when there is none: where to look for a shape. */
 function keyidText(s: string): string {
   const at = s.indexOf(';keyid="');
+  // Stryker disable next-line EqualityOperator: a value starts with its label, never with ";"
   if (at < 0) return '';
   const end = s.indexOf('"', at + 8);
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: slice(at + 8, -1) only looks up another candidate, which the comparison refuses
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: another key only looks up another candidate, which the comparison refuses
   return end < 0 ? '' : s.slice(at + 8, end);
 }
 
@@ -518,8 +519,12 @@ const STRING_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 function shapeOf(s: string, reader: InputReader, input: DirectInput): Shape {
   // The three spans by start; an absent one is [0, 0), which cuts out nothing.
   let [a0, a1, b0, b1, c0, c1] = [reader.createdAt, reader.createdEnd, reader.expiresAt, reader.expiresEnd, reader.nonceAt, reader.nonceEnd];
+  // Three compare-and-swaps sort three. Two starts are equal only for two absent spans ([0, 0)), which either order cuts the same.
+  // Stryker disable next-line EqualityOperator: see above
   if (b0 < a0) [a0, a1, b0, b1] = [b0, b1, a0, a1];
+  // Stryker disable next-line EqualityOperator: see above
   if (c0 < b0) [b0, b1, c0, c1] = [c0, c1, b0, b1];
+  // Stryker disable next-line EqualityOperator: see above
   if (b0 < a0) [a0, a1, b0, b1] = [b0, b1, a0, a1];
   const fixed = [s.slice(0, a0), s.slice(a1, b0), s.slice(b1, c0), s.slice(c1)];
   const fixedAt = [0, a1, b1, c1];
@@ -555,6 +560,7 @@ export function readLikeLast(s: string): DirectInput | undefined {
   let shape = lastShape;
   if (shape === undefined || !alike(s, shape)) {
     const other = shapes.get(keyidText(s));
+    // Stryker disable next-line ConditionalExpression: speed only: the last shape, not alike a moment ago, is not alike now
     if (other === undefined || other === shape || !alike(s, other)) return undefined;
     lastShape = shape = other;
   }

@@ -115,6 +115,8 @@ describe('a Signature-Input read by its likeness to the last one read in full', 
     'sig1=("@method" "@path");expires=0;created=7;keyid="k"',
     ' sig1=();created=12 \t',
     'sig1=("@authority");keyid="only"',
+    // created, then the nonce, then expires: the spans are sorted before the texts between them are cut.
+    'sig1=("@method");created=123;nonce="xyz";keyid="k";expires=456',
   ];
   // What reading in full answers for a one-member value (the reference).
   const full = (text: string) => {
