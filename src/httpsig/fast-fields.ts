@@ -195,6 +195,37 @@ class DirectInput implements ReceivedSignatureInput {
   }
 }
 
+/** A canonical Integer starting at `j`; sets `at.end` after it. `undefined` when anything else is there. */
+function readInteger(s: string, j: number, at: { end: number }): number | undefined {
+  const neg = s.charCodeAt(j) === 45;
+  if (neg) j++;
+  const first = s.charCodeAt(j);
+  let value: number;
+  // Canonical Integers: no leading zero (except "0" itself), no "-0".
+  if (first === 48) {
+    if (neg) return undefined;
+    j++;
+    value = 0;
+  } else {
+    if (!(first >= 49 && first <= 57)) return undefined;
+    const start = j;
+    let n = 0;
+    for (;;) {
+      const d = s.charCodeAt(j);
+      if (!(d >= 48 && d <= 57)) break;
+      n = n * 10 + (d - 48);
+      j++;
+    }
+    if (j - start > MAX_INTEGER_DIGITS) return undefined;
+    value = neg ? -n : n;
+  }
+  // A Decimal ("1.5"), more digits after "0" ("01") or a Token-like tail ("1a") needs no
+  // check here: after a value only ";", ")", SP, "," or the end may come, which the callers
+  // (params, signatureParams, innerList, nextMember) check, so such a tail declines there.
+  at.end = j;
+  return value;
+}
+
 /**
  * One read of a Signature-Input value: the text, and `end`, the offset where the last
  * value read stopped (set by each method that succeeds).
@@ -297,34 +328,7 @@ class InputReader {
 
   /** A canonical Integer starting at `j`; sets `end`. `undefined` when anything else is there. */
   integer(j: number): number | undefined {
-    const s = this.s;
-    const neg = s.charCodeAt(j) === 45;
-    if (neg) j++;
-    const first = s.charCodeAt(j);
-    let value: number;
-    // Canonical Integers: no leading zero (except "0" itself), no "-0".
-    if (first === 48) {
-      if (neg) return undefined;
-      j++;
-      value = 0;
-    } else {
-      if (!(first >= 49 && first <= 57)) return undefined;
-      const start = j;
-      let n = 0;
-      for (;;) {
-        const d = s.charCodeAt(j);
-        if (!(d >= 48 && d <= 57)) break;
-        n = n * 10 + (d - 48);
-        j++;
-      }
-      if (j - start > MAX_INTEGER_DIGITS) return undefined;
-      value = neg ? -n : n;
-    }
-    // A Decimal ("1.5"), more digits after "0" ("01") or a Token-like tail ("1a") needs no
-    // check here: after a value only ";", ")", SP, "," or the end may come, which the callers
-    // (params, signatureParams, innerList, nextMember) check, so such a tail declines there.
-    this.end = j;
-    return value;
+    return readInteger(this.s, j, this);
   }
 
   /**
@@ -578,23 +582,15 @@ export function readLikeLast(s: string): DirectInput | undefined {
 }
 
 /**
- * The canonical Integer that is exactly `s[start, end)`, as InputReader.integer reads it
- * (what follows it is the shape's text, which followed an Integer there); `undefined` otherwise.
+ * The canonical Integer that is exactly `s[start, end)`, as the full reader reads it (what
+ * follows it is the shape's text, which followed an Integer there and so is no digit);
+ * `undefined` otherwise.
  */
 function integerSpan(s: string, start: number, end: number): number | undefined {
-  let j = start;
-  const neg = s.charCodeAt(j) === 45;
-  if (neg) j++;
-  if (j >= end) return undefined;
-  if (s.charCodeAt(j) === 48) return neg || end !== j + 1 ? undefined : 0;
-  let n = 0;
-  for (; j < end; j++) {
-    const d = s.charCodeAt(j);
-    if (!(d >= 48 && d <= 57)) return undefined;
-    n = n * 10 + (d - 48);
-  }
-  return neg ? -n : n;
+  const value = readInteger(s, start, spanEnd);
+  return spanEnd.end === end ? value : undefined;
 }
+const spanEnd = { end: 0 };
 
 /**
  * Signature-Input in the common canonical shape, each input with its received text

@@ -20,6 +20,8 @@ const SCRATCH_MAX_BYTES = 1 << 16;
  */
 class ScratchEncoder {
   private buffer = new Uint8Array(1024);
+  /** The last view handed out (reused while the length and the buffer stay the same). */
+  private view = new Uint8Array(0);
   private readonly encoder = new TextEncoder();
 
   /** `base` as UTF-8 in the shared buffer (valid until the next call), or `undefined` when too long for it. */
@@ -34,7 +36,6 @@ class ScratchEncoder {
     if (view.buffer !== this.buffer.buffer || view.length !== written) this.view = view = this.buffer.subarray(0, written);
     return view;
   }
-  private view = new Uint8Array(0);
 }
 const scratch = new ScratchEncoder();
 
