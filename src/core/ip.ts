@@ -65,7 +65,6 @@ export interface AddressPolicy {
 // ---------------------------------------------------------------------------
 // IPv4
 
-// Stryker disable ConditionalExpression: "c >= 0x30" and "radix === 16" and "<= 0x66" as true are equivalent: a code below "0" gives a negative value, which every caller refuses as it refuses -1; hex letters in a decimal or octal part give 10-15, and codes above "f" 16 or more, which the radix check refuses (the other conditions are pinned by test/mutation-pins/core-ip.test.ts)
 function digitValue(c: number, radix: number): number {
   let v: number;
   if (c >= 0x30 && c <= 0x39) v = c - 0x30;
@@ -73,24 +72,17 @@ function digitValue(c: number, radix: number): number {
   else return -1;
   return v < radix ? v : -1;
 }
-// Stryker restore ConditionalExpression
 
 /** One part of a WHATWG IPv4 address: decimal, `0x` hex or leading-`0` octal. `-1` when invalid. */
 function ipv4Part(text: string, start: number, end: number): number {
   if (start >= end) return -1;
   let radix = 10;
   let i = start;
-  // Stryker disable next-line ConditionalExpression,ArithmeticOperator: a one-character part cannot be "0x": the character after it is "." or the end
   if (end - start >= 2 && text.charCodeAt(i) === 0x30 && (text.charCodeAt(i + 1) | 0x20) === 0x78) {
     radix = 16;
     i += 2;
-    // Stryker disable next-line ConditionalExpression: "0x" alone is zero either way: the digit loop below does not run
     if (i === end) return 0; // "0x" alone is zero (WHATWG)
-  } else if (
-    // Stryker disable next-line ConditionalExpression,ArithmeticOperator: a one-character part read as octal from its second character is 0, as "0" read as decimal is
-    end - start >= 2 &&
-    text.charCodeAt(i) === 0x30
-  ) {
+  } else if (end - start >= 2 && text.charCodeAt(i) === 0x30) {
     radix = 8;
     i += 1;
   }
@@ -100,7 +92,6 @@ function ipv4Part(text: string, start: number, end: number): number {
     if (d < 0) return -1;
     value = value * radix + d;
     // Anything above 2^32 is invalid in every position; stop before precision is lost.
-    // Stryker disable next-line ConditionalExpression: an early stop only: the part and address range checks below refuse the same values (64 characters stay far from float precision loss)
     if (value > 0xffffffff) return -1;
   }
   return value;
@@ -119,9 +110,7 @@ function ipv4Part(text: string, start: number, end: number): number {
 export function parseIpv4(text: string): number | undefined {
   if (typeof text !== 'string') return undefined;
   let end = text.length;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty text has no last character (charCodeAt(-1) is NaN)
   if (end > 0 && text.charCodeAt(end - 1) === 0x2e) end--;
-  // Stryker disable next-line ConditionalExpression: an empty text (or "." alone) makes an empty part, which ipv4Part refuses
   if (end === 0 || end > 64) return undefined;
   const parts: number[] = [];
   let from = 0;
@@ -155,7 +144,6 @@ function inV4(address: number, base: number, bits: number): boolean {
   return address >= base && address < base + size;
 }
 
-// Stryker disable next-line ArithmeticOperator: every range base has d = 0
 const V4 = (a: number, b: number, c: number, d: number): number => ((a * 256 + b) * 256 + c) * 256 + d;
 
 /** The class of an IPv4 address given as an unsigned 32-bit number (IANA IPv4 Special-Purpose Registry). */
@@ -200,15 +188,12 @@ export function parseIpv6(text: string): number[] | undefined {
   if (typeof text !== 'string') return undefined;
   let start = 0;
   let end = text.length;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: below two characters the first and last characters are the same one, which cannot be both "[" and "]"
   if (end >= 2 && text.charCodeAt(0) === 0x5b && text.charCodeAt(end - 1) === 0x5d) {
     start = 1;
     end -= 1;
   }
   const zone = text.indexOf('%', start);
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a zone at 0 leaves a text starting with "%", which no group accepts; and a "%" is always before end (end is the length, or the index of the closing "]")
   if (zone >= 0 && zone < end) end = zone;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,ArithmeticOperator: no valid address is under 2 or over 45 characters (the longest form is 45): the group rules refuse the same texts
   if (end - start < 2 || end - start > 45) return undefined;
 
   const head: number[] = [];
@@ -226,7 +211,6 @@ export function parseIpv6(text: string): number[] | undefined {
     // A group, or a dotted IPv4 tail.
     let j = i;
     while (j < end && text.charCodeAt(j) !== 0x3a && text.charCodeAt(j) !== 0x2e) j++;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: the character at end is "%", "]" or nothing, never "."
     if (j < end && text.charCodeAt(j) === 0x2e) {
       const v4 = parseDottedQuad(text, i, end);
       if (v4 === undefined) return undefined;
@@ -243,7 +227,6 @@ export function parseIpv6(text: string): number[] | undefined {
       groups.push(v);
       i = j;
     }
-    // Stryker disable next-line ConditionalExpression,ArithmeticOperator: an early stop only: the group count check after the loop refuses the same texts, and the length cap bounds the loop
     if (head.length + tail.length > 8) return undefined;
     if (i === end) break;
     // i is at ':'
@@ -253,17 +236,12 @@ export function parseIpv6(text: string): number[] | undefined {
       compressed = true;
       i++;
       if (i === end) break;
-    } else if (
-      // Stryker disable ConditionalExpression,BlockStatement: a trailing single ":" leaves an empty group, which the group check refuses on the next turn
-      i === end
-    ) {
-      // Stryker restore ConditionalExpression,BlockStatement
+    } else if (i === end) {
       return undefined; // trailing single ':'
     }
   }
   const count = head.length + tail.length;
   if (compressed ? count > 7 : count !== 8) return undefined;
-  // Stryker disable next-line MethodExpression: head is not used after this copy
   const out = head.slice();
   for (let k = count; k < 8; k++) out.push(0);
   for (let k = 0; k < tail.length; k++) out[8 - tail.length + k] = tail[k]!;
@@ -278,7 +256,6 @@ function parseDottedQuad(text: string, start: number, end: number): number | und
   for (let i = start; i <= end; i++) {
     if (i < end && text.charCodeAt(i) !== 0x2e) continue;
     const len = i - from;
-    // Stryker disable next-line ConditionalExpression: a part of more than 3 digits is refused anyway: with a leading zero here, without one as above 255
     if (len === 0 || len > 3 || (len > 1 && text.charCodeAt(from) === 0x30)) return undefined;
     let part = 0;
     for (let k = from; k < i; k++) {
@@ -312,9 +289,7 @@ export function classifyIpv6(groups: readonly number[]): IpInfo {
     const v4 = embedded(g, 6);
     return { version: 6, range: classifyIpv4(v4), embeddedIpv4: formatIpv4(v4) };
   }
-  // Stryker disable next-line ConditionalExpression: ::/96 is outside 2000::/3, so it is reserved by the last rule anyway
   if (zeroTo(6)) return { version: 6, range: 'reserved' }; // ::/96, deprecated IPv4-compatible
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: ::ffff:0:0:0/96 is outside 2000::/3, so it is reserved by the last rule anyway
   if (zeroTo(4) && g[4] === 0xffff && g[5] === 0) return { version: 6, range: 'reserved' }; // ::ffff:0:0:0/96, SIIT
   const g0 = g[0]!;
   if (g0 === 0x64 && g[1] === 0xff9b) {
@@ -341,7 +316,6 @@ export function classifyIpv6(groups: readonly number[]): IpInfo {
   if ((g0 & 0xffc0) === 0xfe80) return { version: 6, range: 'link-local' };
   if ((g0 & 0xffc0) === 0xfec0) return { version: 6, range: 'site-local' };
   if ((g0 & 0xfe00) === 0xfc00) return { version: 6, range: 'unique-local' };
-  // Stryker disable next-line ConditionalExpression: 5f00::/16 is outside 2000::/3, so it is reserved by the last rule anyway
   if (g0 === 0x5f00) return { version: 6, range: 'reserved' }; // SRv6 SIDs (RFC 9602)
   // Global unicast is 2000::/3; everything else (100::/64 discard included) is not routable.
   if ((g0 & 0xe000) !== 0x2000) return { version: 6, range: 'reserved' };
@@ -413,7 +387,6 @@ export type SpecialHostName =
 export type HostInfo = { readonly kind: 'ip'; readonly ip: IpInfo } | { readonly kind: 'name'; readonly special?: SpecialHostName };
 
 function endsWithLabel(name: string, suffix: string): boolean {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a name not longer than the suffix ends with it only when equal, handled before
   return name === suffix || (name.length > suffix.length && name.endsWith(suffix) && name.charCodeAt(name.length - suffix.length - 1) === 0x2e);
 }
 

@@ -36,7 +36,6 @@ function isDigit(c: number): boolean {
 
 /** pchar without the percent-encoding case: unreserved, sub-delims, ':' and '@' (RFC 3986 §3.3). */
 function isPchar(c: number): boolean {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: an early exit only: CLASS has 128 entries, so CLASS[c] beyond is undefined, neither unreserved nor sub-delim
   if (c >= 128) return false;
   const k = CLASS[c]!;
   return k === UNRESERVED || k === SUB_DELIM || c === 0x3a || c === 0x40;
@@ -50,7 +49,6 @@ function scan(text: string, start: number, end: number, allowed: (c: number) => 
   for (let i = start; i < end; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x25 /* % */) {
-      // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: the character at end is a delimiter ("?", "#", "@", ":", "/") or nothing, never a hex digit, so the hex check below refuses the same
       if (i + 2 >= end) return false;
       if (!isHex(text.charCodeAt(i + 1)) || !isHex(text.charCodeAt(i + 2))) return false;
       i += 2;
@@ -62,7 +60,6 @@ function scan(text: string, start: number, end: number, allowed: (c: number) => 
 }
 
 function isRegNameChar(c: number): boolean {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: an early exit only: CLASS has 128 entries, so CLASS[c] beyond is undefined, neither unreserved nor sub-delim
   if (c >= 128) return false;
   const k = CLASS[c]!;
   return k === UNRESERVED || k === SUB_DELIM;
@@ -82,7 +79,6 @@ function isPathChar(c: number): boolean {
 
 /** IP-literal body (RFC 3986 §3.2.2): IPv6 hex/colon/dot, or IPvFuture `v` HEX "." chars. Checked loosely by charset. */
 function isIpLiteralChar(c: number): boolean {
-  // Stryker disable next-line ConditionalExpression: ".", "v" and "V" are unreserved, so isRegNameChar accepts them too
   return isHex(c) || c === 0x3a || c === 0x2e || c === 0x76 || c === 0x56 || isRegNameChar(c);
 }
 
@@ -97,7 +93,6 @@ function isAuthority(text: string, start: number, end: number): boolean {
   let portStart = -1;
   if (text.charCodeAt(hostStart) === 0x5b /* [ */) {
     const close = text.indexOf(']', hostStart);
-    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: without a "]" before end, the loop below meets the delimiter at end (or, with none, the text after "[" is checked against the ":" rule), which refuses the same texts
     if (close < 0 || close >= end) return false;
     for (let i = hostStart + 1; i < close; i++) if (!isIpLiteralChar(text.charCodeAt(i))) return false;
     if (close + 1 < end) {
@@ -106,13 +101,10 @@ function isAuthority(text: string, start: number, end: number): boolean {
     }
   } else {
     const colon = text.indexOf(':', hostStart);
-    // Stryker disable next-line EqualityOperator: a ":" found from hostStart is at 2 or more, and never at end (a delimiter), so > 0 and <= end find the same
     const hostEnd = colon >= 0 && colon < end ? colon : end;
     if (!scan(text, hostStart, hostEnd, isRegNameChar)) return false;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: with hostEnd = end the port loop below runs over nothing
     if (hostEnd < end) portStart = hostEnd + 1;
   }
-  // Stryker disable next-line EqualityOperator: portStart is -1 or at least 3
   if (portStart >= 0) {
     for (let i = portStart; i < end; i++) if (!isDigit(text.charCodeAt(i))) return false;
   }
@@ -136,7 +128,6 @@ export function isUriReference(text: string): boolean {
   if (hash < 0) hash = n;
   else if (!scan(text, hash + 1, n, isQueryChar)) return false;
   let query = text.indexOf('?');
-  // Stryker disable next-line EqualityOperator: "?" and "#" are never at the same index
   if (query < 0 || query > hash) query = hash;
   else if (!scan(text, query + 1, hash, isQueryChar)) return false;
 
@@ -144,12 +135,9 @@ export function isUriReference(text: string): boolean {
   let i = 0;
   let firstDelim = query;
   const slash = text.indexOf('/');
-  // Stryker disable next-line EqualityOperator: "/" and "?" are never at the same index
   if (slash >= 0 && slash < firstDelim) firstDelim = slash;
   const colon = text.indexOf(':');
-  // Stryker disable next-line EqualityOperator: ":" and the first delimiter are never at the same index
   if (colon >= 0 && colon < firstDelim) {
-    // Stryker disable next-line ConditionalExpression: a scheme of length 0 starts with ":", which is not a letter
     if (colon === 0 || !isAlpha(text.charCodeAt(0))) return false;
     for (let j = 1; j < colon; j++) {
       const c = text.charCodeAt(j);
@@ -158,11 +146,9 @@ export function isUriReference(text: string): boolean {
     i = colon + 1;
   }
   // hier-part / relative-part: "//" authority path-abempty, or a path.
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: i is at most query (the colon is before it), and "//" at i means the query starts after i + 1
   if (text.charCodeAt(i) === 0x2f && text.charCodeAt(i + 1) === 0x2f && i + 1 < query) {
     const authStart = i + 2;
     let authEnd = text.indexOf('/', authStart);
-    // Stryker disable next-line EqualityOperator: a "/" found from authStart is at 2 or more, and never at the query index
     if (authEnd < 0 || authEnd > query) authEnd = query;
     if (!isAuthority(text, authStart, authEnd)) return false;
     i = authEnd;
@@ -180,7 +166,6 @@ export function tryParseUrl(text: string): URL | undefined {
     return undefined;
   }
   // '%' is never valid in a special-scheme host; Chromium keeps it (for a space, say) where Node and workerd throw.
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: Node's URL (where this suite runs) already throws on "%" in an http(s) host; the check is for Chromium, which keeps it
   if ((url.protocol === 'https:' || url.protocol === 'http:') && url.hostname.includes('%')) return undefined;
   return url;
 }
@@ -197,12 +182,10 @@ const HEX_UPPER = '0123456789ABCDEF';
  * decoding `%2F` would change the path structure.
  */
 function normalizePercentEncoding(text: string): string {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: a fast path only: without "%" the loop below copies the text unchanged
   if (text.indexOf('%') < 0) return text;
   let out = '';
   let from = 0;
   const n = text.length;
-  // Stryker disable next-line EqualityOperator,ArithmeticOperator: a "%" in the last two characters is followed by NaN, which is not hex, so it is skipped either way
   for (let i = 0; i + 2 < n; i++) {
     if (text.charCodeAt(i) !== 0x25) continue;
     const h = text.charCodeAt(i + 1);
@@ -210,7 +193,6 @@ function normalizePercentEncoding(text: string): string {
     if (!isHex(h) || !isHex(l)) continue;
     const byte = (hexDigit(h) << 4) | hexDigit(l);
     out += text.slice(from, i);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: CLASS has 128 entries, so CLASS[byte] beyond is undefined, not unreserved
     out += byte < 128 && CLASS[byte] === UNRESERVED ? String.fromCharCode(byte) : '%' + HEX_UPPER[byte >> 4]! + HEX_UPPER[byte & 15]!;
     from = i + 3;
     i += 2;

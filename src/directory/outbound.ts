@@ -79,7 +79,6 @@ export class OutboundLimiter {
   constructor(settings: OutboundSettings, now: Clock) {
     this.#s = settings;
     this.#now = now;
-    // Stryker disable next-line ConditionalExpression: a host has waiters only while its slots are all taken (each release hands its slot to the next waiter), so with nothing in flight it has no waiters
     this.#hosts = new BoundedMap(settings.maxHosts, (h) => h.inFlight === 0 && h.waiting.length === 0);
     this.#sites = new BoundedMap(settings.maxHosts);
     this.#tokens = this.#burst();
@@ -187,7 +186,6 @@ function waitForSlot(state: HostState, signal: AbortSignal | undefined): Promise
   return new Promise<void>((resolve, reject) => {
     const onAbort = (): void => {
       const i = state.waiting.indexOf(wake);
-      // Stryker disable next-line ConditionalExpression: the waiter is always still queued when its signal aborts: waking it removes the abort listener first
       if (i >= 0) state.waiting.splice(i, 1);
       reject(limited('no slot of this host became free in time'));
     };
@@ -199,7 +197,6 @@ function waitForSlot(state: HostState, signal: AbortSignal | undefined): Promise
       reject(limited('no slot of this host became free in time'));
       return;
     }
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: an abort event fires once; waking removes the listener
     signal?.addEventListener('abort', onAbort, { once: true });
     state.waiting.push(wake);
   });
@@ -224,7 +221,6 @@ export function siteOf(host: string): string {
   if (host.startsWith('[') || /^[0-9.]+$/.test(host)) return host;
   const labels = host.split('.');
   const n = labels.length;
-  // Stryker disable next-line EqualityOperator: with two labels, taking the last two is the host itself
   if (n <= 2) return host;
   const take = labels[n - 1]!.length === 2 && SECOND_LEVEL.has(labels[n - 2]!) ? 3 : 2;
   return labels.slice(n - take).join('.');

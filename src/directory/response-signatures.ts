@@ -73,7 +73,6 @@ export interface DirectoryResponseCheck {
 
 function header(message: HttpMessage, name: string): string | undefined {
   const lines = message.headers.get(name);
-  // Stryker disable next-line ConditionalExpression: toHttpMessage never stores a field with no line
   return lines === undefined || lines.length === 0 ? undefined : lines.join(', ');
 }
 
@@ -152,7 +151,6 @@ export async function verifyDirectoryResponse(response: DirectoryResponseInput, 
     inputs = parseSignatureInput(inputHeader ?? '');
     signatures = parseSignature(signatureHeader ?? '');
   } catch (error) {
-    // Stryker disable next-line ConditionalExpression: the parsers throw only BotsigErrors (fast-check properties in test/httpsig/signature-input.test.ts)
     if (!isBotsigError(error)) throw error;
     diagnostics.push({
       level: 'error',
@@ -189,7 +187,6 @@ export async function verifyDirectoryResponse(response: DirectoryResponseInput, 
       diagnostics.push({ level: 'warning', code: 'response-signature-tag', message: `not tagged ${DIRECTORY_RESPONSE_TAG}; skipped`, at });
       continue;
     }
-    // Stryker disable next-line ConditionalExpression: a shortcut; a Map has no undefined key here either
     const key = params.keyid === undefined ? undefined : options.keys.get(params.keyid);
     if (key === undefined) {
       fail('response-signature-unknown-key', 'keyid is not the thumbprint of a key in this directory (SPEC 5.4)');
@@ -217,13 +214,11 @@ export async function verifyDirectoryResponse(response: DirectoryResponseInput, 
     }
     const created = params.created!;
     const prior = proofs.get(key.thumbprint);
-    // Stryker disable next-line EqualityOperator: of two equally new signatures either is the newest; >= spares one verification
     if (prior !== undefined && prior.created >= created) continue;
     let base: string;
     try {
       base = createSignatureBase(message, input);
     } catch (error) {
-      // Stryker disable next-line ConditionalExpression: the base builder throws only BotsigErrors (test/httpsig/received-text.test.ts compares errors)
       if (!isBotsigError(error)) throw error;
       fail('response-signature-invalid', 'the signature base cannot be built (RFC 9421 §2.5)');
       continue;

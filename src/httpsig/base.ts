@@ -51,7 +51,6 @@ export function createSignatureBase(message: HttpMessage, input: Pick<SignatureI
 export function createReceivedSignatureBase(message: HttpMessage, input: ReceivedSignatureInput, options?: ComponentOptions): string {
   const { paramsText, idTexts } = input;
   // With the texts, `params` is not read: the direct reader builds it only on demand.
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: a fast path; both texts come together or not at all, and the base is the same either way (test/httpsig/received-text.test.ts compares them)
   if (paramsText !== undefined && idTexts !== undefined) return signatureBase(message, input.components, NO_PARAMS, idTexts, paramsText, options);
   return signatureBase(message, input.components, input.params, undefined, undefined, options);
 }
@@ -113,9 +112,7 @@ function signatureBase(
   options: ComponentOptions | undefined,
 ): string {
   const n = comps.length;
-  // Stryker disable next-line ArrayDeclaration: pre-sizing only; an array grows the same
   const ids = idTexts ?? new Array<string>(n);
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArrayDeclaration: no keys for one component is a shortcut (nothing to compare with); pre-sizing only
   const keys = n > 1 ? new Array<string>(n) : undefined;
   let seen: Set<string> | undefined;
   let out = '';
@@ -126,9 +123,7 @@ function signatureBase(
     else (ids as string[])[i] = idText = serializeComponentIdentifier(id);
     if (keys !== undefined) {
       const k = identityKey(id, idText);
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: scan or Set find the same duplicates; the threshold is only speed (both paths are pinned in test/mutation-pins/httpsig-base.test.ts)
       if (n <= LINEAR_DUPLICATE_SCAN) {
-        // Stryker disable next-line EqualityOperator: keys[i] is not set yet, so j === i never matches
         for (let j = 0; j < i; j++) if (keys[j] === k) throw duplicate();
       } else {
         seen ??= new Set();
@@ -159,13 +154,9 @@ function duplicate(): BotsigError {
 // than two parameters, the initial parts, the separators and the name's form give the same equalities for the parameters
 // RFC 9421 registers (flags and Strings), so those mutants are equivalent.
 function identityKey(id: ComponentIdentifier, idText: string): string {
-  // Stryker disable next-line ConditionalExpression: see above
   if (id.params.size < 2) return idText;
-  // Stryker disable next-line ArrayDeclaration: see above
   const parts: string[] = [];
-  // Stryker disable next-line StringLiteral: see above
   for (const [k, v] of id.params) parts.push(k + '=' + serializeBareItem(v));
   parts.sort();
-  // Stryker disable next-line StringLiteral: see above
   return serializeBareItem({ type: 'string', value: id.name }) + ';' + parts.join(';');
 }

@@ -23,7 +23,6 @@ export function isFieldName(name: string): boolean {
   if (name.length === 0) return false;
   for (let i = 0; i < name.length; i++) {
     const c = name.charCodeAt(i);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: FIELD_CHAR has 128 entries; a code of 128 or more reads undefined and is refused either way
     if (c >= 128 || FIELD_CHAR[c] !== 1) return false;
   }
   return true;
@@ -35,7 +34,6 @@ export function isToken(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c >= 65 && c <= 90) continue;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: FIELD_CHAR has 128 entries; a code of 128 or more reads undefined and is refused either way
     if (c >= 128 || FIELD_CHAR[c] !== 1) return false;
   }
   return true;
@@ -58,14 +56,12 @@ export function parseComponentIdentifier(text: string): ComponentIdentifier {
   let source = text;
   if (text.charCodeAt(0) !== 34 /* " */) {
     const semi = text.indexOf(';');
-    // Stryker disable next-line EqualityOperator: with ";" first the name is empty or ";..." and both are refused as field names
     let name = (semi < 0 ? text : text.slice(0, semi)).trim();
     const derived = name.charCodeAt(0) === 64; /* @ */
     if (!derived) name = name.toLowerCase();
     if (!isFieldName(derived ? name.slice(1) : name)) {
       throw new BotsigError('ERR_COMPONENT_INVALID', 'component name is not a field name or @-name');
     }
-    // Stryker disable next-line EqualityOperator: semi === 0 was refused above (empty name)
     source = '"' + name + '"' + (semi < 0 ? '' : text.slice(semi));
   }
   let parsed;
@@ -74,7 +70,6 @@ export function parseComponentIdentifier(text: string): ComponentIdentifier {
   } catch (err) {
     throw new BotsigError('ERR_COMPONENT_INVALID', 'component identifier is not a String Item with parameters', { cause: err });
   }
-  // Stryker disable next-line ConditionalExpression,StringLiteral: the source starts with DQUOTE, so parseItem gives a String or throws
   if (parsed.value.type !== 'string') throw new BotsigError('ERR_COMPONENT_INVALID', 'component identifier must be a String');
   return { name: parsed.value.value, params: parsed.params };
 }
@@ -89,10 +84,8 @@ export function parseComponentIdentifier(text: string): ComponentIdentifier {
  */
 export function serializeComponentIdentifier(id: ComponentIdentifier): string {
   try {
-    // Stryker disable next-line ConditionalExpression: serializeParameters of no parameters is the empty string; this only skips the call
     return serializeBareItem({ type: 'string', value: id.name }) + (id.params.size === 0 ? '' : serializeParameters(id.params));
   } catch (err) {
-    // Stryker disable next-line ConditionalExpression: the serialisers throw only BotsigError
     if (isBotsigError(err)) throw new BotsigError('ERR_COMPONENT_INVALID', 'component identifier cannot be serialised', { cause: err });
     throw err;
   }

@@ -55,16 +55,13 @@ export function derivedValue(message: HttpMessage, name: string, qname: string |
     case '@query-param': {
       requestOnly(message, name);
       if (qname === undefined) throw new BotsigError('ERR_COMPONENT_INVALID', '@query-param needs a name parameter');
-      // Stryker disable next-line StringLiteral: no query has no parameters; any other text without the name answers the same
       const values = queryParamValues(messageTarget(message).query ?? '', qname);
       if (values.length === 0) throw new BotsigError('ERR_COMPONENT_MISSING', 'covered query parameter is absent');
-      // Stryker disable next-line ConditionalExpression: one value unwrapped is a shortcut; a list of one gives the same base line
       return values.length === 1 ? values[0]! : values;
     }
     case '@status': {
       if (message.kind !== 'response') throw new BotsigError('ERR_COMPONENT_INVALID', '@status applies to responses only');
       const status = message.status;
-      // Stryker disable next-line ConditionalExpression: undefined is not an integer either; the test narrows the type
       if (status === undefined || !Number.isInteger(status) || status < 100 || status > 999) {
         throw new BotsigError('ERR_MESSAGE_INVALID', 'response status is not a three-digit integer');
       }
@@ -79,7 +76,6 @@ export function derivedValue(message: HttpMessage, name: string, qname: string |
 
 function isPrintable(s: string): boolean {
   if (s.length === 0) return false;
-  // Stryker disable next-line EqualityOperator: charCodeAt past the end is NaN, which passes neither comparison below
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c <= 0x20 || c >= 0x7f) return false;

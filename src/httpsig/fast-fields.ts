@@ -53,12 +53,9 @@ const PLAIN_TEXT = /^[\t\x20-\x5b\x5d-\x7e]*$/;
  */
 function plainStringEnd(s: string, i: number, tab: number): number {
   const e = s.indexOf('"', i + 1);
-  // Stryker disable next-line UnaryOperator: an end of 1 points inside the first member's label (or its leading SP), where no member, list or parameter can end: no answer either way
   if (e < 0) return -1;
   if (tab >= 0) {
-    // Stryker disable next-line ArithmeticOperator: the character before a String's DQUOTE is "(", SP or "=", never a tab
     const t = s.indexOf('\t', i + 1);
-    // Stryker disable next-line UnaryOperator: an end of 1 points inside the first member's label (or its leading SP), where no member, list or parameter can end: no answer either way
     if (t >= 0 && t < e) return -1;
   }
   return e + 1;
@@ -68,11 +65,9 @@ function plainStringEnd(s: string, i: number, tab: number): number {
 function nextMember(s: string, i: number): number {
   while (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) i++;
   if (i >= s.length) return i;
-  // Stryker disable next-line UnaryOperator: offset 1 is inside the first member: reading resumes there and meets a label already read or fails (readReceivedPair wants the value's length): no answer either way
   if (s.charCodeAt(i) !== 44) return -1;
   i++;
   while (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 9) i++;
-  // Stryker disable next-line UnaryOperator: offset 1 is inside the first member: reading resumes there and meets a label already read or fails (readReceivedPair wants the value's length): no answer either way
   return i < s.length ? i : -1;
 }
 
@@ -106,7 +101,6 @@ function registeredParam(s: string, start: number): number {
       return s.startsWith('tag=', start) ? TAG : 0;
     case 97: // a
       return s.startsWith('alg=', start) ? ALG : 0;
-    // Stryker disable next-line ConditionalExpression: without `return 0` the result is undefined, KEY_LENGTH[undefined] makes the value offset NaN and charCodeAt(NaN) reads the value's first character (a label or SP, never DQUOTE): no answer either way
     default:
       return 0;
   }
@@ -249,7 +243,6 @@ class InputReader {
   seen = 0;
 
   constructor(readonly s: string) {
-    // Stryker disable next-line StringLiteral: a tab offset of 0 only makes plainStringEnd look for a tab in every String, and it finds one exactly where the value has one: the same ends
     this.tab = s.indexOf('\t');
   }
 
@@ -337,7 +330,6 @@ class InputReader {
    */
   params(i: number): Parameters | undefined {
     const s = this.s;
-    // Stryker disable next-line BlockStatement: without this shortcut the loop below does not run and the result is an empty Map with end = i, the same (NO_PARAMS only shares one empty Map)
     if (s.charCodeAt(i) !== 59) {
       this.end = i;
       return NO_PARAMS;
@@ -489,10 +481,8 @@ const MAX_SHAPES = 64;
 /** The text between `;keyid="` and the next DQUOTE, '' when there is none: where to look for a shape. */
 function keyidText(s: string): string {
   const at = s.indexOf(';keyid="');
-  // Stryker disable next-line EqualityOperator: a value starts with its label, never with ";"
   if (at < 0) return '';
   const end = s.indexOf('"', at + 8);
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: another key only looks up another candidate, which the comparison refuses
   return end < 0 ? '' : s.slice(at + 8, end);
 }
 
@@ -524,11 +514,8 @@ function shapeOf(s: string, reader: InputReader, input: DirectInput): Shape {
   // The three spans by start; an absent one is [0, 0), which cuts out nothing.
   let [a0, a1, b0, b1, c0, c1] = [reader.createdAt, reader.createdEnd, reader.expiresAt, reader.expiresEnd, reader.nonceAt, reader.nonceEnd];
   // Three compare-and-swaps sort three. Two starts are equal only for two absent spans ([0, 0)), which either order cuts the same.
-  // Stryker disable next-line EqualityOperator: see above
   if (b0 < a0) [a0, a1, b0, b1] = [b0, b1, a0, a1];
-  // Stryker disable next-line EqualityOperator: see above
   if (c0 < b0) [b0, b1, c0, c1] = [c0, c1, b0, b1];
-  // Stryker disable next-line EqualityOperator: see above
   if (b0 < a0) [a0, a1, b0, b1] = [b0, b1, a0, a1];
   const fixed = [s.slice(0, a0), s.slice(a1, b0), s.slice(b1, c0), s.slice(c1)];
   const fixedAt = [0, a1, b1, c1];
@@ -564,7 +551,6 @@ export function readLikeLast(s: string): DirectInput | undefined {
   let shape = lastShape;
   if (shape === undefined || !alike(s, shape)) {
     const other = shapes.get(keyidText(s));
-    // Stryker disable next-line ConditionalExpression: speed only: the last shape, not alike a moment ago, is not alike now
     if (other === undefined || other === shape || !alike(s, other)) return undefined;
     lastShape = shape = other;
   }
@@ -615,7 +601,6 @@ export function readReceivedSignatures(s: string): Map<string, Uint8Array> | und
     const close = s.indexOf(':', k + 2);
     if (close < 0) return undefined;
     const bytes = base64DecodeRangeToSlab(s, k + 2, close);
-    // Stryker disable next-line ArithmeticOperator: the character before the closing colon is base64 or the opening colon, never ";", and a ";" after the member fails nextMember below anyway
     if (bytes === undefined || s.charCodeAt(close + 1) === 59) return undefined;
     out.set(label, bytes);
     i = nextMember(s, close + 1);
@@ -632,7 +617,6 @@ export function readReceivedSignatures(s: string): Map<string, Uint8Array> | und
  */
 export function readReceivedPair(inputText: string, sigText: string): { input: ReceivedSignatureInput; signature: Uint8Array } | undefined {
   let input = readLikeLast(inputText);
-  // Stryker disable next-line ConditionalExpression: speed only: reading in full answers what readLikeLast answers (test/httpsig/fast-fields-cache.test.ts)
   if (input === undefined) {
     if (!PLAIN_TEXT.test(inputText)) return undefined;
     const reader = new InputReader(inputText);

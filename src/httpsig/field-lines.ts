@@ -13,7 +13,6 @@ const encoder = new TextEncoder();
  */
 export function fieldBytes(value: string): Uint8Array {
   let wide = false;
-  // Stryker disable next-line EqualityOperator: charCodeAt(length) is NaN, not above 0xff
   for (let i = 0; i < value.length; i++) {
     if (value.charCodeAt(i) > 0xff) {
       wide = true;
@@ -22,7 +21,6 @@ export function fieldBytes(value: string): Uint8Array {
   }
   if (wide) return encoder.encode(value);
   const out = new Uint8Array(value.length);
-  // Stryker disable next-line EqualityOperator: a write at index length of a typed array is ignored
   for (let i = 0; i < value.length; i++) out[i] = value.charCodeAt(i);
   return out;
 }
@@ -38,10 +36,8 @@ export function normalizeLine(line: string, bytes: boolean): string {
   // The common case (visible ASCII, SP and HTAB only) is recognised by one linear,
   // anchored character class: faster than a charCodeAt loop on the sliced and
   // concatenated strings header values often are in V8.
-  // Stryker disable next-line ConditionalExpression: fast path; the character loop below accepts the same lines and trims them the same way
   if (FIELD_LINE.test(line)) return trimWS(line);
   const n = line.length;
-  // Stryker disable next-line BooleanLiteral: unfolding a line without CR or LF copies it unchanged
   let fold = false;
   for (let i = 0; i < n; i++) {
     const c = line.charCodeAt(i);
@@ -60,11 +56,8 @@ export function normalizeLine(line: string, bytes: boolean): string {
 function trimWS(s: string): string {
   let a = 0;
   let b = s.length;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: charCodeAt past the end is NaN, not whitespace, so the scan stops at b anyway
   while (a < b && isWS(s.charCodeAt(a))) a++;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: with b <= a every character before b was whitespace, and slice(a, b) with b < a is empty as well
   while (b > a && isWS(s.charCodeAt(b - 1))) b--;
-  // Stryker disable next-line ConditionalExpression: slicing the whole string gives the same string; this only skips the copy
   return a === 0 && b === s.length ? s : s.slice(a, b);
 }
 
@@ -91,14 +84,11 @@ function unfold(line: string): string {
     }
     // CRLF (or a bare LF, as some raw parsers leave it) must be followed by SP/HTAB.
     let j = i + (c === 13 && line.charCodeAt(i + 1) === 10 ? 2 : c === 10 ? 1 : 0);
-    // Stryker disable next-line ConditionalExpression: j === i only for a CR without LF, and the character at i (CR) is not SP/HTAB, so the second test refuses it too
     if (j === i || !isWS(line.charCodeAt(j))) {
       throw new BotsigError('ERR_COMPONENT_INVALID', 'field value has a line break that is not obs-fold');
     }
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: charCodeAt(n) is NaN, not SP/HTAB
     while (j < n && isWS(line.charCodeAt(j))) j++;
     // The OWS before the line break (and a fold's SP right before it) goes with the fold.
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: out[-1] is undefined, not SP/HTAB
     while (o > 0 && isWS(out[o - 1]!)) o--;
     out[o++] = 32;
     i = j - 1;
@@ -112,7 +102,6 @@ const CODES_CHUNK = 8192;
 /** `codes[0, length)` as a string, one String.fromCharCode per chunk. */
 function fromCodes(codes: Uint16Array, length: number): string {
   let s = '';
-  // Stryker disable next-line EqualityOperator: one more chunk from length to length adds the empty string
   for (let i = 0; i < length; i += CODES_CHUNK) {
     s += String.fromCharCode.apply(null, codes.subarray(i, Math.min(length, i + CODES_CHUNK)) as unknown as number[]);
   }

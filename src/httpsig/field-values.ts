@@ -45,14 +45,11 @@ function structuredValue(name: string, lines: readonly string[], options: Compon
   const value = parsed.value!;
   let text: string;
   try {
-    // Stryker disable BlockStatement: the serialisers accept every value the parsers give (same RFC 9651 limits), so the catch below is defensive and unreachable
     text = type === 'dictionary' ? serializeDictionary(value as Dictionary) : type === 'list' ? serializeList(value as List) : serializeMember(value as Item);
   } catch (err) {
-    // Stryker disable next-line ConditionalExpression,StringLiteral,ObjectLiteral: unreachable, as the catch block (see the try above)
     if (isBotsigError(err)) throw new BotsigError('ERR_COMPONENT_INVALID', `field ${name} is not a valid ${type}`, { cause: err });
     throw err;
   }
-  // Stryker restore BlockStatement
   parsed.serialized = text;
   return text;
 }
@@ -84,7 +81,6 @@ function linesValue(lines: readonly string[], bs: boolean): string {
     try {
       done = bs ? byteSequenceValue(lines) : plainValue(lines);
     } catch (err) {
-      // Stryker disable next-line ConditionalExpression,BooleanLiteral: normalizeLine throws only BotsigErrors; rethrowing one instead of keeping it gives the same error on every use
       if (!isBotsigError(err)) throw err;
       done = err;
     }
@@ -167,13 +163,10 @@ function newMemo(lines: readonly string[]): FieldMemo {
 }
 
 /** The memo of a field longer than LONG_FIELD (all lines together); `undefined` for a shorter one. */
-// Stryker disable next-line BlockStatement: without the memo the value is computed anew from the same lines: a cache, same outcome
 function longFieldMemo(lines: readonly string[]): FieldMemo | undefined {
   const n = lines.length;
   let total = 0;
-  // Stryker disable next-line AssignmentOperator: a negative total only means no memo: a cache, same outcome
   for (let i = 0; i < n && total <= LONG_FIELD; i++) total += lines[i]!.length;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: keeping a memo for a short field, or none for a long one, gives the same values (the memo is checked against the lines on every use)
   if (total <= LONG_FIELD) return undefined;
   let memo = longFields.get(lines);
   if (memo === undefined || !sameLines(memo.lines, lines)) {
@@ -189,14 +182,11 @@ function shortDictionaryMemo(lines: readonly string[]): FieldMemo {
 }
 
 /** True when `held` and `lines` are equal strings; `held` then takes the strings of `lines` (pointer tests next time). */
-// Stryker disable next-line BlockStatement: an undefined answer is 'not the same lines': a new memo, same outcome
 function sameLines(held: string[], lines: readonly string[]): boolean {
   const n = lines.length;
   if (n !== held.length) return false;
   for (let i = 0; i < n; i++) if (held[i] !== lines[i]) return false;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: taking the strings of `lines` only turns the next comparison into pointer tests; skipping it or writing one past the end (a length mismatch next time, so a new memo) gives the same values
   for (let i = 0; i < n; i++) held[i] = lines[i]!;
-  // Stryker disable next-line BooleanLiteral: 'not the same' makes a new memo from the same lines: a cache, same outcome
   return true;
 }
 
@@ -219,7 +209,6 @@ function structuredOf(memo: FieldMemo, type: StructuredFieldType, name: string, 
       if (!isBotsigError(err)) throw err;
       error = err;
     }
-    // Stryker disable next-line StringLiteral: member is read only when key matches, and both are set together below
     parsed = { type, value, error, lineError: text === undefined, serialized: undefined, key: undefined, member: '' };
     memo.structured = parsed;
   }

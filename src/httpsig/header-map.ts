@@ -10,7 +10,6 @@ function addLine(map: Map<string, string[]>, name: string, value: unknown, what:
   const key = name.toLowerCase();
   // The common case (one string per name) allocates one array and nothing else.
   if (typeof value === 'string' || typeof value === 'number') {
-    // Stryker disable next-line StringLiteral: String() of a string is the same string
     const text = typeof value === 'string' ? value : String(value);
     const list = map.get(key);
     if (list === undefined) map.set(key, [text]);
@@ -79,7 +78,6 @@ function lowercaseRecord(record: Readonly<Record<string, unknown>>): boolean {
   let same = n === lastKeys.length;
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
-    // Stryker disable next-line LogicalOperator: clearing `same` on every key only means the case scan is redone: a cache, same outcome
     if (same && k !== lastKeys[i]) same = false;
     checkFieldValue(record[k], 'headers');
   }
@@ -188,7 +186,6 @@ export class LazyFields extends Map<string, string[]> {
     if (src === undefined) return;
     this.#source = undefined;
     super.clear();
-    // Stryker disable next-line StringLiteral: `what` names the source only in addLine's TypeErrors, which cannot happen here (values checked by lowercaseRecord, a Headers gives strings)
     addFields(this, src, 'headers');
     const sets = this.#sets;
     this.#sets = undefined;
@@ -202,7 +199,6 @@ function recordLines(record: Readonly<Record<string, unknown>>, name: string): s
   if (typeof v === 'number') return [String(v)];
   if (!Array.isArray(v) || v.length === 0) return undefined;
   // Checked by lowercaseRecord: strings and numbers only.
-  // Stryker disable next-line StringLiteral: String() of a string is the same string
   return (v as readonly (string | number)[]).map((line) => (typeof line === 'string' ? line : String(line)));
 }
 

@@ -17,12 +17,10 @@ const HEX_CODES = new Uint8Array([...'0123456789ABCDEF'].map((ch) => ch.charCode
 export function queryParamValues(query: string, encodedName: string): string[] {
   const ranges = queryIndex(query).get(encodedName);
   if (ranges === undefined) return [];
-  // Stryker disable next-line ArrayDeclaration: every index is assigned below; the size only avoids growing the array
   const out = new Array<string>(ranges.length >> 1);
   for (let i = 0; i < ranges.length; i += 2) {
     const from = ranges[i]!;
     const to = ranges[i + 1]!;
-    // Stryker disable next-line ConditionalExpression: reencode of an empty range is the empty string; this only skips the call
     out[i >> 1] = from === to ? '' : reencode(query, from, to);
   }
   return out;
@@ -42,7 +40,6 @@ let lastIndex: Map<string, number[]> = new Map();
  * `@query-param` components there are (RFC 9421 §2.2.8, WHATWG urlencoded parsing).
  */
 function queryIndex(query: string): Map<string, number[]> {
-  // Stryker disable next-line ConditionalExpression,BlockStatement: the cache of the last query; the index is a function of the query alone
   if (query === lastQuery) {
     lastQuery = query;
     return lastIndex;
@@ -50,12 +47,10 @@ function queryIndex(query: string): Map<string, number[]> {
   const index = new Map<string, number[]>();
   const n = query.length;
   let start = 0;
-  // Stryker disable next-line EqualityOperator: at start === n the sequence is empty and skipped
   while (start < n) {
     // The sequence ends at "&"; its name at the first "=" inside it, if any.
     let end = start;
     let eq = -1;
-    // Stryker disable next-line EqualityOperator: charCodeAt(n) is NaN (neither "&" nor "="); the range then ends one past the query, which slices to the same text
     for (; end < n; end++) {
       const c = query.charCodeAt(end);
       if (c === 38) break;
@@ -64,7 +59,6 @@ function queryIndex(query: string): Map<string, number[]> {
     if (end > start) {
       if (eq < 0) eq = end;
       const name = reencode(query, start, eq);
-      // Stryker disable next-line ConditionalExpression: without "=", eq + 1 > end gives a reversed empty range, which reads as the empty value too
       const valueStart = eq === end ? end : eq + 1;
       const ranges = index.get(name);
       if (ranges === undefined) index.set(name, [valueStart, end]);
@@ -79,18 +73,14 @@ function queryIndex(query: string): Map<string, number[]> {
 
 function reencode(s: string, from: number, to: number): string {
   // Fast path: nothing to decode or escape.
-  // Stryker disable next-line BooleanLiteral: fast path only; the slow path decodes and re-encodes a plain range to the same text
   let plain = true;
-  // Stryker disable next-line EqualityOperator,UpdateOperator: fast path only; any character it misreads sends the range to the slow path, which gives the same text
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: fast path only; FORM_SAFE has 128 entries, so a code of 128 or more reads undefined and is not plain either way
     if (c >= 128 || FORM_SAFE[c] !== 1) {
       plain = false;
       break;
     }
   }
-  // Stryker disable next-line ConditionalExpression: fast path; the slow path gives the same text for a plain range
   if (plain) return s.slice(from, to);
   const bytes = percentDecode(s, from, to);
   // UTF-8 decode (invalid sequences become U+FFFD), then encode again.
@@ -102,7 +92,6 @@ function reencode(s: string, from: number, to: number): string {
   let o = 0;
   for (let i = 0; i < utf8.length; i++) {
     const b = utf8[i]!;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: FORM_SAFE has 128 entries; an octet of 128 or more reads undefined and is escaped either way
     if (b < 128 && FORM_SAFE[b] === 1) {
       out[o++] = b;
     } else {
@@ -118,7 +107,6 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const encoder = new TextEncoder();
 
 function hexValue(c: number): number {
-  // Stryker disable next-line ConditionalExpression: a code below "0" gives a negative value, which callers read as "not a hex digit" like -1
   if (c >= 48 && c <= 57) return c - 48;
   const l = c | 32;
   if (l >= 97 && l <= 102) return l - 87;
@@ -127,7 +115,6 @@ function hexValue(c: number): number {
 
 /** True when `src[i]` ("%") starts an escape: two hex digits follow. */
 function isEscape(src: Uint8Array, i: number): boolean {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: past the end a typed array reads undefined and hexValue(undefined) is -1, so a cut-short escape is literal either way
   if (i + 2 >= src.length) return false;
   return hexValue(src[i + 1]!) >= 0 && hexValue(src[i + 2]!) >= 0;
 }

@@ -33,7 +33,6 @@ const TCHAR = new Uint8Array(128);
 for (const ch of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") TCHAR[ch.charCodeAt(0)] = 1;
 
 function isToken(s: string): boolean {
-  // Stryker disable next-line BooleanLiteral: unreachable; both callers check first that the method (before the first SP) and the field name (before the colon) are not empty
   if (s.length === 0) return false;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -166,7 +165,6 @@ function readFields(text: string, from: number, fields: Array<[string, string]>,
     pos = line.next;
   }
   close();
-  // Stryker disable next-line ObjectLiteral: without an empty line neither caller reads next or lineNo, and a missing ended reads as false
   return { next: text.length, ended: false, lineNo };
 }
 
@@ -219,7 +217,6 @@ function decodeChunked(text: string, from: number, trailers: Array<[string, stri
 }
 
 function isChunked(fields: ReadonlyArray<readonly [string, string]>): boolean {
-  // Stryker disable next-line StringLiteral: any start value other than "chunked" answers the same when no Transfer-Encoding coding replaces it
   let last = '';
   for (const [name, value] of fields) {
     if (name.length !== 17 || name.toLowerCase() !== 'transfer-encoding') continue;
@@ -274,7 +271,6 @@ export function parseRawHttpMessage(text: string, options?: ParseRawHttpMessageO
   if (sp1 <= 0) throw invalid('start line is not a request or status line', lineNo);
 
   const headers: Array<[string, string]> = [];
-  // Stryker disable next-line StringLiteral: version is set from the start line on every path that returns
   const out: RawHttpMessage = { headers, version: '' };
 
   if (startLine.startsWith('HTTP/')) {
@@ -294,7 +290,6 @@ export function parseRawHttpMessage(text: string, options?: ParseRawHttpMessageO
   } else {
     // request-line = method SP request-target SP HTTP-version
     const sp2 = startLine.indexOf(' ', sp1 + 1);
-    // Stryker disable next-line LogicalOperator: with no second SP (sp2 < 0) there is always a first one, so the && form throws too; a third SP is also refused by isVersion with the same error
     if (sp2 < 0 || startLine.indexOf(' ', sp2 + 1) >= 0) throw invalid('request line is malformed', lineNo);
     const method = startLine.slice(0, sp1);
     const target = startLine.slice(sp1 + 1, sp2);

@@ -21,7 +21,6 @@ export type { ReceivedSignatureInput, SignatureEntry, SignatureInput, SignatureP
 // sf-key (RFC 9651 §3.1.2): lcalpha or "*", then lcalpha / DIGIT / "_" / "-" / "." / "*".
 /** True when `label` can be a Dictionary key, hence a signature label. */
 export function isValidLabel(label: string): boolean {
-  // Stryker disable next-line ConditionalExpression: for the empty string charCodeAt(0) is NaN, which the first-character test refuses anyway
   if (typeof label !== 'string' || label.length === 0) return false;
   const c0 = label.charCodeAt(0);
   if (!((c0 >= 97 && c0 <= 122) || c0 === 42)) return false;
@@ -59,7 +58,6 @@ export function parseSignatureDictionary(value: string, code: BotsigErrorCode, w
   try {
     return parseDictionary(value);
   } catch (err) {
-    // Stryker disable next-line ConditionalExpression: parseDictionary throws only BotsigError
     if (isBotsigError(err)) throw new BotsigError(code, `${what} is not a valid Dictionary`, { cause: err });
     throw err;
   }
@@ -136,7 +134,6 @@ export function parseSignature(value: string): Map<string, Uint8Array> {
  */
 export function serializeSignatureParams(input: Pick<SignatureInput, 'components' | 'params'>): string {
   const comps = input.components;
-  // Stryker disable next-line ArrayDeclaration: every index is assigned below; the size only avoids growing the array
   const ids = new Array<string>(comps.length);
   for (let i = 0; i < comps.length; i++) ids[i] = serializeComponentIdentifier(comps[i]!);
   return signatureParamsValue(ids, input.params);
@@ -151,12 +148,10 @@ export function serializeSignatureParams(input: Pick<SignatureInput, 'components
  */
 export function signatureParamsValue(ids: readonly string[], params: Parameters): string {
   const out = '(' + ids.join(' ') + ')';
-  // Stryker disable next-line ConditionalExpression: serializeParameters of no parameters is the empty string; this only skips the call
   if (params.size === 0) return out;
   try {
     return out + serializeParameters(params);
   } catch (err) {
-    // Stryker disable next-line ConditionalExpression: serializeParameters throws only BotsigError
     if (isBotsigError(err)) throw new BotsigError('ERR_PARAM_INVALID', 'a signature parameter cannot be serialised', { cause: err });
     throw err;
   }
@@ -193,7 +188,6 @@ function param(params: Parameters, name: string, type: 'integer' | 'string'): nu
  */
 export function signatureParams(params: Parameters): SignatureParams {
   const out: SignatureParams = {};
-  // Stryker disable next-line ConditionalExpression: fast path; with no parameters every lookup below is undefined
   if (params.size === 0) return out;
   const created = param(params, 'created', 'integer');
   if (created !== undefined) out.created = created as number;
@@ -213,9 +207,7 @@ export function signatureParams(params: Parameters): SignatureParams {
 /** The combined value of a header field (lines joined with `", "`), or `undefined` when absent. */
 export function fieldValue(message: HttpMessage, name: string): string | undefined {
   const lines = message.headers.get(name);
-  // Stryker disable next-line ConditionalExpression: no field line would be the empty string, an empty Dictionary: no label, as for an absent field
   if (lines === undefined || lines.length === 0) return undefined;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: joining one line gives that line
   return lines.length === 1 ? lines[0] : lines.join(', ');
 }
 
@@ -255,21 +247,16 @@ function read(message: HttpMessage, received: boolean): Map<string, SignatureEnt
   const out = new Map<string, SignatureEntry>();
   const inputText = fieldValue(message, 'signature-input');
   const sigText = fieldValue(message, 'signature');
-  // Stryker disable next-line ConditionalExpression: fast path; with neither field every step below adds nothing
   if (inputText === undefined && sigText === undefined) return out;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: fast path for one signature; readReceivedPair gives undefined for anything else, and the general path gives the same entry
   if (received && inputText !== undefined && sigText !== undefined) {
     // One signature, as nearly every request carries: no map per field.
     const pair = readReceivedPair(inputText, sigText);
-    // Stryker disable next-line ConditionalExpression: fast path; the general path gives the same entry
     if (pair !== undefined) return out.set(pair.input.label, { label: pair.input.label, ok: true, input: pair.input, signature: pair.signature });
   }
   // Received inputs: the common canonical shape is read directly (with its text),
   // anything else by the general parser, which also reports the errors.
-  // Stryker disable next-line ConditionalExpression: readReceivedInputs of an absent field is undefined, as without the call
   const direct = received && inputText !== undefined ? readReceivedInputs(inputText) : undefined;
   const inputs =
-    // Stryker disable next-line ConditionalExpression: parsing the field again when the direct reader read it only costs time: pairing uses the direct inputs first
     inputText === undefined || direct !== undefined ? undefined : parseSignatureDictionary(inputText, 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input');
   const sigs: ReadonlyMap<string, Member | Uint8Array> | undefined =
     sigText === undefined
@@ -318,7 +305,6 @@ function read(message: HttpMessage, received: boolean): Map<string, SignatureEnt
 }
 
 function asBotsigError(err: unknown): BotsigError {
-  // Stryker disable next-line ConditionalExpression: the callers catch only errors of memberToSignature(Input), which throw BotsigError
   if (err instanceof BotsigError) return err;
   throw err;
 }

@@ -80,12 +80,10 @@ function fastTarget(s: string): TargetUri | undefined {
     i = 8;
   } else if (s.startsWith('http://')) {
     scheme = 'http';
-    // Stryker disable BlockStatement: without the else's return, i stays undefined, the host scan does not run and the next check returns undefined all the same
     i = 7;
   } else {
     return undefined;
   }
-  // Stryker restore BlockStatement
   const n = s.length;
   const hostStart = i;
   let prev = 46; // '.', so a leading dot or ".." falls back
@@ -124,7 +122,6 @@ function fastTarget(s: string): TargetUri | undefined {
   let path = '/';
   if (i < n && s.charCodeAt(i) === 47) {
     const pathStart = i;
-    // Stryker disable next-line ArithmeticOperator: i - 1 adds the host's last character (a letter) to the empty segment before the first "/", which is then no dot segment either
     let segStart = i + 1;
     for (; i <= n; i++) {
       // The path ends at "?", "#" or the end of the input; its last segment is checked too.

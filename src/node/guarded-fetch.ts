@@ -102,7 +102,6 @@ function checkOptions(options: GuardedFetchOptions | undefined): void {
   }
   if (lookup !== undefined && typeof lookup !== 'function') throw new TypeError('options.lookup must be a function');
   if (connect !== undefined && typeof connect !== 'function') throw new TypeError('options.connect must be a function');
-  // Stryker disable next-line ConditionalExpression: a non-number also fails Number.isFinite below (the typeof only reads clearly)
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))) {
     throw new TypeError('options.timeoutMs must be a positive number');
   }
@@ -122,7 +121,6 @@ function defaultConnect(target: GuardedConnectTarget): Duplex {
     lookup: pinned,
     // SNI and the certificate check use the name from the URL, not the address (RFC 6066 §3: no IP literals in SNI).
     ...(literal ? {} : { servername: target.hostname }),
-    // Stryker disable next-line ConditionalExpression: the copy of a readonly array; tls only reads it
     ...(target.ca === undefined ? {} : { ca: typeof target.ca === 'string' ? target.ca : [...target.ca] }),
     ALPNProtocols: ['http/1.1'],
   });
@@ -138,7 +136,6 @@ function blocked(what: string): BotsigError {
 }
 
 function fetchFailed(message: string, cause?: unknown): BotsigError {
-  // Stryker disable next-line ConditionalExpression: BotsigError leaves an undefined cause out either way
   return new BotsigError('ERR_DIRECTORY_FETCH', message, cause === undefined ? undefined : { cause });
 }
 
@@ -178,7 +175,6 @@ function abortReason(signal: AbortSignal): unknown {
 export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch {
   checkOptions(options);
   const policy: AddressPolicy = { loopback: options?.allow?.loopback === true, privateNetworks: options?.allow?.privateNetworks === true };
-  // Stryker disable next-line ArrayDeclaration: a URL host name never contains a space, so a stray entry opens nothing
   const allowedHosts = new Set((options?.allow?.hosts ?? []).map(normaliseHost));
   const lookup: GuardedLookup = options?.lookup ?? (dnsLookup as unknown as GuardedLookup);
   const connect = options?.connect ?? defaultConnect;
@@ -205,17 +201,14 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
             reject(fetchFailed('DNS resolution failed', error));
             return;
           }
-          // Stryker disable LogicalOperator: the answer's family is not used (the address is classified)
           const list: LookupAddress[] =
             typeof addresses === 'string' ? [{ address: addresses, family: family ?? 0 }] : Array.isArray(addresses) ? addresses : [];
-          // Stryker restore LogicalOperator
           if (list.length === 0) {
             reject(fetchFailed('DNS resolution returned no address'));
             return;
           }
           let first: Resolved | undefined;
           for (const entry of list) {
-            // Stryker disable next-line ConditionalExpression: reading .address of a string or number gives undefined too
             const address = typeof entry === 'object' && entry !== null ? entry.address : undefined;
             const ip = typeof address === 'string' ? classifyHost(address) : undefined;
             if (ip === undefined || ip.kind !== 'ip') {
@@ -247,11 +240,9 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw blocked('uses a scheme other than http or https');
     if (url.username !== '' || url.password !== '') throw blocked('URL carries credentials');
 
-    // Stryker disable next-line StringLiteral: Node's http client sends GET for an empty method
     const method = (init?.method ?? req?.method ?? 'GET').toUpperCase();
     const headers = new Headers(init?.headers ?? req?.headers);
     const signal = init?.signal ?? req?.signal ?? undefined;
-    // Stryker disable next-line StringLiteral: only 'error' changes anything
     const redirect = init?.redirect ?? req?.redirect ?? 'manual';
     let body: Uint8Array | undefined;
     const rawBody = init?.body ?? undefined;
@@ -268,7 +259,6 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new BotsigError('ERR_DIRECTORY_TIMEOUT', `no complete response within ${timeoutMs} ms`)), timeoutMs);
     // Neither the timer nor the listeners may keep the process alive or leak.
-    // Stryker disable next-line OptionalChaining: Node timers always have unref
     timer.unref?.();
     const stopSignals: Array<() => void> = [];
     const cleanup = (): void => {
@@ -291,12 +281,10 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
         // After the headers: end the body with the reason.
         cleanup();
         responseStream?.destroy(reason instanceof Error ? reason : new Error(String(reason)));
-        // Stryker disable next-line OptionalChaining: the request exists once headers arrived
         clientRequest?.destroy();
       };
       const watch = (s: AbortSignal, reasonOf: () => unknown): void => {
         const listener = (): void => fail(reasonOf());
-        // Stryker disable next-line ObjectLiteral,BooleanLiteral: cleanup() removes the listener when it fires anyway
         s.addEventListener('abort', listener, { once: true });
         stopSignals.push(() => s.removeEventListener('abort', listener));
       };
@@ -313,7 +301,6 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
           outgoing['host'] = url.host;
           if (!headers.has('accept-encoding')) outgoing['accept-encoding'] = 'gzip, deflate, br';
           if (userAgent !== undefined && !headers.has('user-agent')) outgoing['user-agent'] = userAgent;
-          // Stryker disable next-line ConditionalExpression: Node computes the same Content-Length for a body passed to end()
           if (body !== undefined) outgoing['content-length'] = String(body.length);
           const connectTarget: GuardedConnectTarget = {
             address: target.address,
@@ -339,17 +326,14 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
           clientRequest = cr;
           cr.on('error', (error) => fail(isBotsigError(error) ? error : fetchFailed('the connection failed', error)));
           cr.on('response', (res) => {
-            // Stryker disable ConditionalExpression,BlockStatement: fail() destroyed the request, which then emits no response
             if (settled) {
               res.destroy();
               return;
             }
-            // Stryker restore ConditionalExpression,BlockStatement
             let response: Response;
             try {
               response = toResponse(res, method, url, (s) => (responseStream = s), cleanup);
             } catch (error) {
-              // Stryker disable next-line StringLiteral: defensive; toResponse throws only BotsigErrors for what Node's parser lets through
               fail(isBotsigError(error) ? error : fetchFailed('the response is not valid HTTP', error));
               return;
             }
@@ -397,30 +381,23 @@ function decoded(res: IncomingMessage): Readable {
 
 function toResponse(res: IncomingMessage, method: string, url: URL, setStream: (s: Readable) => void, done: () => void): Response {
   const status = res.statusCode ?? 0;
-  // Stryker disable next-line ConditionalExpression: Node never hands a final status below 200 to 'response' (1xx are informational, 101 an upgrade)
   if (status < 200 || status > 599) throw fetchFailed('the response status is outside 200-599');
   const headers = new Headers();
   const raw = res.rawHeaders;
-  // Stryker disable next-line EqualityOperator,ArithmeticOperator: rawHeaders always has an even length
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   let body: ReadableStream<Uint8Array> | null = null;
   if (method === 'HEAD' || status === 204 || status === 205 || status === 304) {
     res.resume();
     res.on('end', done);
-    // Stryker disable next-line StringLiteral: a bodiless response is already complete when handed over; Node's client gives no way to make it error
     res.on('error', done);
   } else {
     const stream = decoded(res);
     setStream(stream);
-    // Stryker disable StringLiteral: 'close' follows both 'end' and 'error'; they only run done() sooner
     stream.on('end', done);
     stream.on('error', done);
-    // Stryker restore StringLiteral
-    // Stryker disable next-line StringLiteral: defensive; the body stream is only ever destroyed with an error (a cancelled web stream passes an AbortError, fail() its reason, a reset connection ECONNRESET), so 'error' has run done() already
     stream.on('close', done);
     body = Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
   }
-  // Stryker disable next-line StringLiteral: a client response always has a status message (maybe empty)
   const response = new Response(body, { status, statusText: res.statusMessage ?? '', headers });
   Object.defineProperty(response, 'url', { value: url.href, enumerable: true });
   return response;

@@ -58,7 +58,6 @@ export function createChallenge(result: VerificationResult, options: ChallengeOp
     else if (code === 'ERR_NONCE_QUOTA_EXCEEDED' || code === 'ERR_DISCOVERY_LIMITED' || code === 'ERR_DISCOVERY_BUDGET') later = true;
   }
   const nonce = options.nonce === true ? randomNonce() : options.nonce;
-  // Stryker disable next-line ConditionalExpression: as false, a nonce of undefined is no nonce to acceptSignatureValue; the header carrying the nonce returned is pinned by test/profile/challenge.test.ts
   let asked = nonce === undefined ? options : { ...options, nonce };
   // The origin requires Content-Digest here (requireContentDigest): ask for it.
   if (digest) {

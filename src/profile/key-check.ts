@@ -10,7 +10,6 @@ import { base64UrlDecode } from '../core/base64';
 import { jwkAlgToAlgorithmName, jwkFitsAlgorithm } from '../crypto/registry';
 import type { Jwk } from '../crypto/types';
 
-// Stryker disable next-line ObjectLiteral: a module-level constant, evaluated once at import before any mutant is switched on (a static mutant the vitest runner cannot test); its sizes are pinned by test/mutation-pins/key-check.test.ts
 const CURVE_BYTES: Readonly<Record<string, number>> = { 'P-256': 32, 'P-384': 48 };
 
 /**

@@ -242,7 +242,6 @@ export class MemoryNonceStore implements NonceStore {
   #shed(state: ScopeState): void {
     const count = state.nonces.size;
     let until = Number.NEGATIVE_INFINITY;
-    // Stryker disable next-line EqualityOperator: a maximum; >= finds the same value
     for (const expiry of state.nonces.values()) if (expiry > until) until = expiry;
     this.#unlink(state, count);
     this.#lowerMax();
@@ -250,17 +249,14 @@ export class MemoryNonceStore implements NonceStore {
     state.suspended = true;
     state.suspendedUntil = until;
     this.#size -= count - 1;
-    // Stryker disable next-line AssignmentOperator: memory only: stale heap slots are recognised when they surface whatever this count says; it decides when they are compacted, never an answer
     this.#stale += count;
     this.#push(until, state.name, null);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: memory only: stale heap slots are recognised when they surface whatever this count says; it decides when they are compacted, never an answer
     if (this.#stale > this.#size) this.#compact();
   }
 
   /** Drops every entry whose expiry is at or before `now`, and scopes left empty. */
   #expire(now: number): void {
     const exp = this.#heapExpiry;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty heap's exp[0] is undefined, which is not <= now
     while (exp.length > 0 && exp[0]! <= now) {
       const expiry = exp[0]!;
       const scope = this.#heapScope[0]!;
@@ -270,7 +266,6 @@ export class MemoryNonceStore implements NonceStore {
       if (nonce === null) {
         // A suspension marker: the scope may record again. (Defensive: a marker surfaces only
         // while its scope is suspended until exactly its expiry; a scope is never shed twice.)
-        // Stryker disable next-line ConditionalExpression,LogicalOperator: defensive, see above
         if (state !== undefined && state.suspended && state.suspendedUntil === expiry) {
           this.#scopes.delete(scope);
           this.#size--;
@@ -284,15 +279,12 @@ export class MemoryNonceStore implements NonceStore {
         this.#lowerMax();
       } else {
         // Dropped by shedding: already uncounted.
-        // Stryker disable next-line UpdateOperator: memory only: stale heap slots are recognised when they surface whatever this count says; it decides when they are compacted, never an answer
         this.#stale--;
       }
     }
   }
 
   /** Rebuilds the heap without its stale slots: O(n), once stale slots outnumber entries. */
-  // Stryker disable all: memory only; a stale slot kept in the heap is recognised and dropped when it surfaces (#expire), so
-  // what compaction keeps or how it re-heapifies (extra sift-downs of leaves are no-ops) never changes an answer.
   #compact(): void {
     const exp = this.#heapExpiry;
     const scopes = this.#heapScope;
@@ -315,20 +307,17 @@ export class MemoryNonceStore implements NonceStore {
     this.#stale = 0;
     for (let i = (j >> 1) - 1; i >= 0; i--) this.#siftDown(i, exp[i]!, scopes[i]!, nonces[i] as string | null);
   }
-  // Stryker restore all
 
   // -- per-scope counts: one list of scopes per count -------------------------
 
   #link(state: ScopeState, count: number): void {
     const buckets = this.#buckets;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: growing the array; an assignment past its end grows it too
     if (count === buckets.length) buckets.push(null);
     const head = buckets[count]!;
     state.prev = null;
     state.next = head;
     if (head !== null) head.prev = state;
     buckets[count] = state;
-    // Stryker disable next-line EqualityOperator: a maximum; >= sets the same value
     if (count > this.#maxCount) this.#maxCount = count;
   }
 
@@ -343,7 +332,6 @@ export class MemoryNonceStore implements NonceStore {
 
   /** `state` went from `held` nonces to `held + 1`. */
   #moveUp(state: ScopeState, held: number): void {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a scope holding 0 is in no list; unlinking it only clears bucket 0, which is unused
     if (held > 0) this.#unlink(state, held);
     this.#link(state, held + 1);
   }
@@ -352,7 +340,6 @@ export class MemoryNonceStore implements NonceStore {
   #lowerMax(): void {
     const buckets = this.#buckets;
     let top = this.#maxCount;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: bucket 0 is always empty; a -1 maximum sheds nothing, as 0 does
     while (top > 0 && buckets[top] === null) top--;
     this.#maxCount = top;
   }
@@ -369,7 +356,6 @@ export class MemoryNonceStore implements NonceStore {
     nonces.push(nonce);
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      // Stryker disable next-line EqualityOperator: equal expiries in either order are a heap
       if (exp[parent]! <= expiry) break;
       exp[i] = exp[parent]!;
       scopes[i] = scopes[parent]!;
@@ -399,9 +385,7 @@ export class MemoryNonceStore implements NonceStore {
       const l = 2 * i + 1;
       if (l >= n) break;
       const r = l + 1;
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: exp[n] is undefined, never smaller; equal children in either order are a heap
       const c = r < n && exp[r]! < exp[l]! ? r : l;
-      // Stryker disable next-line EqualityOperator: equal expiries in either order are a heap
       if (exp[c]! >= expiry) break;
       exp[i] = exp[c]!;
       scopes[i] = scopes[c]!;

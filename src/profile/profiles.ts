@@ -6,7 +6,6 @@
 import type { Jwk, VerifyingKey } from '../crypto/types';
 import type { TagRules, VerifyProfile } from './types';
 
-// Stryker disable ObjectLiteral,StringLiteral: a module-level constant, evaluated once at import before any mutant is switched on (a static mutant the vitest runner cannot test); its value is pinned by test/mutation-pins/profiles.test.ts
 /**
  * The default profile: tag `web-bot-auth`, with the verifier's own options as its rules
  * and keys found through the Signature-Agent member a signature covers (SPEC 5.1, 5.3).
@@ -16,7 +15,6 @@ export const WEB_BOT_AUTH_PROFILE: VerifyProfile = Object.freeze({
   name: 'web-bot-auth',
   tags: Object.freeze({ 'web-bot-auth': Object.freeze({}) }),
 });
-// Stryker restore ObjectLiteral,StringLiteral
 
 /** The two tags of the Trusted Agent Protocol as publicly described: browsing and payment. */
 export const TRUSTED_AGENT_PROTOCOL_TAGS = Object.freeze(['agent-browser-auth', 'agent-payer-auth'] as const);

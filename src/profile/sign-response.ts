@@ -85,15 +85,12 @@ export interface ResponseSignatureSpec {
  */
 export function signResponseMessage(response: HttpMessage, request: HttpMessage, spec: ResponseSignatureSpec): Promise<SignedMessage> {
   const params: Record<string, string | number> = { created: spec.created };
-  // Stryker disable next-line ConditionalExpression: signMessage skips parameters whose value is undefined
   if (spec.expires !== undefined) params['expires'] = spec.expires;
   params['keyid'] = spec.key.thumbprint;
   if (spec.includeAlg) params['alg'] = spec.key.alg;
-  // Stryker disable next-line ConditionalExpression: signMessage skips parameters whose value is undefined
   if (spec.tag !== undefined) params['tag'] = spec.tag;
   return signMessage(response, {
     key: spec.key,
-    // Stryker disable next-line ConditionalExpression: a label of undefined is no label to signMessage
     ...(spec.label === undefined ? {} : { label: spec.label }),
     components: [...spec.components],
     params,
@@ -133,12 +130,10 @@ export async function signResponse(response: MessageInput | HttpMessage, options
   }
   const digestAlg = options.contentDigest ?? 'sha-256';
   const request = isHttpMessage(options.request) ? options.request : toHttpMessage(options.request);
-  // Stryker disable next-line ConditionalExpression: a defensive duplicate: signMessage refuses a request that is not one with the same TypeError
   if (request.kind !== 'request') throw new TypeError('options.request must be a request');
   const message = isHttpMessage(response) ? response : toHttpMessage(response);
   if (message.kind !== 'response') throw new TypeError('signResponse signs responses (a status is required); use signRequest for requests');
 
-  // Stryker disable next-line ConditionalExpression: an alg of undefined is no alg to importSigningKey
   const key = isSigningKey(options.key) ? options.key : await importSigningKey(options.key, options.alg === undefined ? {} : { alg: options.alg });
   let digest: string | undefined;
   if (digestAlg !== false) {
@@ -158,13 +153,11 @@ export async function signResponse(response: MessageInput | HttpMessage, options
 
   const result = await signResponseMessage(signed, request, {
     key,
-    // Stryker disable next-line ConditionalExpression: a label of undefined is no label to signResponseMessage
     ...(options.label === undefined ? {} : { label: options.label }),
     components,
     created,
     expires,
     includeAlg: options.includeAlg !== false,
-    // Stryker disable next-line ConditionalExpression: a tag of undefined is no tag to signResponseMessage
     ...(options.tag === undefined ? {} : { tag: options.tag }),
   });
   return {

@@ -93,7 +93,6 @@ export async function verifyRequest(request: MessageInput, options: VerifyReques
   if (typeof request !== 'object' || request === null) throw new TypeError('verifyRequest expects a Request or a { method, url, headers } object');
   // Options are validated and prepared on their first use; the code that does it loads then.
   const prepared = preparedOf(options) ?? (await import('./verify/options')).prepare(options);
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: a fast path; loading again awaits the same settled import and sets the same map (or undefined: no keys)
   if (prepared.staticKeys === undefined && prepared.pendingKeys !== undefined) await loadStaticKeys(prepared);
   try {
     // Synchronous to the end unless a key lookup, the crypto provider or the nonce
@@ -119,7 +118,6 @@ function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepare
     entries = readSignaturesWithTexts(message);
   } catch (error) {
     // A whole field is not a Dictionary (SPEC 5.3 rule 1, SPEC 7: MAY answer 400).
-    // Stryker disable next-line StringLiteral: readSignaturesWithTexts throws only BotsigError for a received message (its field values are strings): the fallback code is never used
     return requestResult('invalid', true, toInfo(error, 'ERR_SIGNATURE_INPUT_PARSE'), NO_DIAGNOSTICS);
   }
   if (entries.size === 0) {
@@ -132,14 +130,12 @@ function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepare
   }
   let agentHeader: ParsedSignatureAgent | undefined;
   const agentLines = message.headers.get('signature-agent');
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a received field is undefined or has lines, never an empty list (which would parse as absent anyway)
   if (agentLines !== undefined && agentLines.length > 0) {
     const parsed = p.agents.get(agentLines);
     // Only blank lines: nothing was sent.
     if (parsed.form !== 'absent' || parsed.ignored) agentHeader = parsed;
     if (parsed.ignored) malformed = true;
   }
-  // Stryker disable next-line ConditionalExpression: an empty list handed out instead of the shared empty one: the same content
   const agentDiagnostics = agentHeader === undefined || agentHeader.diagnostics.length === 0 ? NO_DIAGNOSTICS : agentHeader.diagnostics;
 
   if (!options.allowInsecure && isPlainHttp(message.url)) {
@@ -153,7 +149,6 @@ function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepare
 
   const nowMs = p.now();
   // A clock that gives no number would make every freshness comparison false, i.e. pass.
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for whatever is not a number; the typeof test only spares the call
   if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) {
     return requestResult('unverified', malformed, { code: 'ERR_INTERNAL', message: 'options.now returned no usable time' }, agentDiagnostics);
   }
@@ -178,7 +173,6 @@ function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepare
     const rest = entries.values();
     for (let next = rest.next(); next.done !== true; next = rest.next()) {
       const r = verifyOne(ctx, next.value, results === undefined ? 0 : results.length);
-      // Stryker disable next-line ConditionalExpression: the asynchronous continuation gives the same results, only later
       if (isThenable(r)) return verifyRest(ctx, r, rest, results ?? [], malformed, agentDiagnostics);
       if (results === undefined) results = [r];
       else results.push(r);
@@ -194,11 +188,9 @@ function verify(request: MessageInput, options: VerifyRequestOptions, p: Prepare
       );
     }
     const r = verifyOne(ctx, entry);
-    // Stryker disable next-line ConditionalExpression: the asynchronous continuation gives the same results, only later
     if (isThenable(r)) return verifyRest(ctx, r, undefined, [], malformed, agentDiagnostics);
     results = [r];
   }
-  // Stryker disable next-line ArrayDeclaration: results is set by then (a request with no signature returned earlier): the fallback is never used
   return summarise(ctx, results ?? [], malformed, agentDiagnostics);
 }
 
@@ -233,7 +225,6 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   }
   const d: Draft = { label, covered: NO_STRINGS, params: NO_PARAMS };
   if (entry.input !== undefined) d.covered = coveredOf(entry.input);
-  // Stryker disable next-line StringLiteral: an entry's error is a BotsigError, whose own code is reported: the fallback code is never used
   if (!entry.ok) return finish(d, 'invalid', toInfo(entry.error, 'ERR_SIGNATURE_INPUT_PARSE'));
   const input = entry.input;
 
@@ -251,14 +242,11 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
     const why = tags === undefined ? 'is not tagged web-bot-auth' : `has no tag of profile ${p.profileName}`;
     return finish(d, 'unverified', { code: 'ERR_TAG_MISMATCH', message: `signature "${label}" ${why}; skipped` }, true);
   }
-  // Stryker disable next-line ConditionalExpression: without a profile rules is undefined, and so is the draft's
   if (rules !== undefined) d.rules = rules;
-  // Stryker disable next-line ConditionalExpression: the general parser gives the view the direct reader made: the same parameters, parsed twice
   if (params === undefined) {
     try {
       params = signatureParams(input.params);
     } catch (error) {
-      // Stryker disable next-line StringLiteral: signatureParams throws only BotsigError (ERR_PARAM_INVALID itself): the fallback code is never used
       return finish(d, 'invalid', toInfo(error, 'ERR_PARAM_INVALID'));
     }
   }
@@ -277,11 +265,9 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   if (coverageError !== undefined) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', coverageError);
   // RFC 9530 Content-Digest: checked against the content once the signature verified (withSignature).
   const digests = coveredContentDigests(input.components);
-  // Stryker disable next-line ConditionalExpression: contentDigestRequired is false when requireContentDigest is undefined; that test only spares the call
   if (digests === undefined && p.requireContentDigest !== undefined && contentDigestRequired(ctx)) {
     return fail(d, 'invalid', 'ERR_CONTENT_DIGEST_REQUIRED', `signature "${label}" does not cover content-digest, which this origin requires here`);
   }
-  // Stryker disable next-line ConditionalExpression: undefined assigned when nothing is covered: the draft is unchanged
   if (digests !== undefined) d.digests = digests;
   // The origin's own names: a signature made for another site is refused before any key work.
   if (p.authorities !== undefined && !authorityAllowed(ctx)) {
@@ -292,7 +278,6 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   if (candidates === undefined) {
     return fail(d, 'invalid', 'ERR_SIGNATURE_AGENT_NOT_COVERED', `signature "${label}" does not cover the Signature-Agent header (SPEC 5.2 rule 1)`);
   }
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: with no candidate candidates[0] is undefined, which the result leaves out the same way
   if (candidates.length > 0) d.signatureAgent = candidates[0]!;
 
   let alg: AlgorithmName | undefined;
@@ -300,7 +285,6 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
     try {
       alg = toAlgorithmName(params.alg);
     } catch (error) {
-      // Stryker disable next-line StringLiteral: toAlgorithmName is given a string and throws only BotsigError (ERR_ALG_UNKNOWN itself): the fallback code is never used
       return finish(d, 'invalid', toInfo(error, 'ERR_ALG_UNKNOWN'));
     }
     if (!p.algorithms.has(alg)) return fail(d, 'invalid', 'ERR_ALG_NOT_ALLOWED', `algorithm ${alg} is not allowed here`);
@@ -320,7 +304,6 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   try {
     base = createReceivedSignatureBase(ctx.message, input);
   } catch (error) {
-    // Stryker disable next-line StringLiteral: the base builder throws only BotsigError, whose own code is reported: the fallback code is never used
     return finish(d, 'invalid', toInfo(error, 'ERR_COMPONENT_INVALID'));
   }
 
@@ -329,7 +312,6 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   const staticKey = p.staticKeys?.get(keyid);
   if (staticKey !== undefined) return withKey(ctx, d, staticKey, alg, base, signature, params.nonce, expires);
   // Nowhere else to look (no resolver; no directory, or no member to ask it about).
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,BlockStatement: a fast path; findKeyNow answers undefined (no key) in exactly these cases, after loading discovery
   if (options.resolveKey === undefined && (options.directory === undefined || candidates.length === 0)) {
     return withFound(ctx, d, undefined, candidates, alg, base, signature, params.nonce, expires);
   }
@@ -338,7 +320,6 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
 
 /** `next` with the key-discovery module: at once when it is loaded, else once it loads (a failed load fails this signature). */
 function withDiscovery(d: Draft, next: (m: Discovery) => MaybePromise<SignatureResult>): MaybePromise<SignatureResult> {
-  // Stryker disable next-line ConditionalExpression: loading again resolves to the module already loaded: the same lookup, a microtask later
   if (discovery !== undefined) return next(discovery);
   return loadDiscovery().then(next, (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')));
 }
@@ -386,7 +367,6 @@ function withTagKey(
   const unknown = (): SignatureResult =>
     fail(d, 'unverified', 'ERR_KEY_UNKNOWN', `no key of tag ${rules.tag} is known for the keyid of signature "${d.label}"`);
   if (rules.jwks === undefined) {
-    // Stryker disable next-line OptionalChaining: a tag's { keys } are imported before the first request is judged (verifyRequest awaits them): staticKeys is set
     const found = rules.staticKeys?.get(keyid);
     return found === undefined ? unknown() : withKey(ctx, d, found, alg, base, signature, nonce, expires);
   }
@@ -398,7 +378,6 @@ function withTagKey(
     } catch (error) {
       return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
     }
-    // Stryker disable next-line ConditionalExpression: a fast path; the value wrapped in a promise gives the same result, a microtask later
     if (!isThenable(found)) return found === undefined ? unknown() : withKey(ctx, d, found, alg, base, signature, nonce, expires);
     return Promise.resolve(found).then(
       (f) => (f === undefined ? unknown() : withKey(ctx, d, f, alg, base, signature, nonce, expires)),
@@ -445,17 +424,14 @@ function withKey(
   const p = ctx.p;
   d.agent = found.agent;
   d.keySource = found.source;
-  // Stryker disable next-line ConditionalExpression: undefined assigned when the key has no delegation: the draft is unchanged
   if (found.delegation !== undefined) d.delegation = found.delegation;
   if (found.member !== undefined) d.signatureAgent = found.member;
-  // Stryker disable next-line ConditionalExpression: undefined assigned when the key has no card: the draft is unchanged
   if (found.card !== undefined) d.card = found.card;
   // RFC 9421 §3.2 step 6. A key bound to an algorithm (key type, JWK alg, configuration)
   // costs the same comparisons as before; a key that names none (an RSA JWK without alg)
   // is bound to the signature's alg from bindings made at import; when the signature
   // names none either, nothing does: ERR_ALG_UNKNOWN.
   let key: BoundVerifyingKey;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: a fast path; keyForAlgorithm returns the key itself under this same condition, and the mismatch case is pinned by the EqualityOperator mutants and test/mutation-pins/verify-request.test.ts
   if (found.key.alg !== undefined && (alg === undefined || alg === found.key.alg)) {
     key = found.key as BoundVerifyingKey;
   } else {
@@ -470,14 +446,11 @@ function withKey(
   const memo = nonce === undefined || (d.rules === undefined ? p.policy : d.rules.policy) === 'none' ? p.verifiedMemo : undefined;
   if (memo !== undefined && memo.has(key, base, signature)) return withSignature(ctx, d, true, nonce, expires);
   let ok: MaybePromise<boolean>;
-  // Stryker disable BlockStatement: an empty catch leaves ok undefined, which is not true either: the same failed verification (an empty try fails every signature)
   try {
     ok = verifyBase(key, base, signature);
   } catch {
     ok = false;
   }
-  // Stryker restore BlockStatement
-  // Stryker disable next-line ConditionalExpression: a fast path; Promise.resolve of a boolean gives the same verdict, a microtask later
   if (isThenable(ok)) {
     return Promise.resolve(ok).then(
       (v) => {
@@ -505,7 +478,6 @@ function isPlainHttp(url: string | undefined): boolean {
   // `| 0x20` lowercases an ASCII letter (and leaves no other character equal to one).
   return (
     url !== undefined &&
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: only the 5-character 'http:' is told apart, and it has no target URI, so no signature over it verifies either way (invalid, ERR_MESSAGE_INVALID); the length guards the reads below
     url.length > 5 &&
     url.charCodeAt(4) === 0x3a &&
     (url.charCodeAt(0) | 0x20) === 0x68 &&

@@ -163,7 +163,6 @@ async function verify(
   try {
     entries = readSignatures(message);
   } catch (error) {
-    // Stryker disable next-line StringLiteral: the fallback code is used only for an error that is not a BotsigError, and this step throws only BotsigErrors
     return requestLevel('invalid', true, toInfo(error, 'ERR_SIGNATURE_INPUT_PARSE'));
   }
   if (entries.size === 0) return requestLevel('unverified', false, { code: 'ERR_NO_SIGNATURE', message: 'the response carries no signature' });
@@ -208,14 +207,12 @@ async function verifyOne(ctx: ResponseContext, entry: SignatureEntry): Promise<S
   const { options, c } = ctx;
   const d: Draft = { label: entry.label, covered: NO_STRINGS, params: NO_PARAMS };
   if (entry.input !== undefined) d.covered = entry.input.components.map(serializeComponentIdentifier);
-  // Stryker disable next-line StringLiteral: the fallback code is used only for an error that is not a BotsigError, and an entry's error is always one
   if (!entry.ok) return finish(d, 'invalid', toInfo(entry.error, 'ERR_SIGNATURE_INPUT_PARSE'));
   const input = entry.input;
   let params: SignatureParams;
   try {
     params = signatureParams(input.params);
   } catch (error) {
-    // Stryker disable next-line StringLiteral: the fallback code is used only for an error that is not a BotsigError, and this step throws only BotsigErrors
     return finish(d, 'invalid', toInfo(error, 'ERR_PARAM_INVALID'));
   }
   d.params = params;
@@ -236,7 +233,6 @@ async function verifyOne(ctx: ResponseContext, entry: SignatureEntry): Promise<S
     try {
       alg = toAlgorithmName(params.alg);
     } catch (error) {
-      // Stryker disable next-line StringLiteral: the fallback code is used only for an error that is not a BotsigError, and this step throws only BotsigErrors
       return finish(d, 'invalid', toInfo(error, 'ERR_ALG_UNKNOWN'));
     }
     if (!c.algorithms.has(alg)) return fail(d, 'invalid', 'ERR_ALG_NOT_ALLOWED', `algorithm ${alg} is not allowed here`);
@@ -248,7 +244,6 @@ async function verifyOne(ctx: ResponseContext, entry: SignatureEntry): Promise<S
   try {
     base = createSignatureBase(ctx.message, input);
   } catch (error) {
-    // Stryker disable next-line StringLiteral: the fallback code is used only for an error that is not a BotsigError, and this step throws only BotsigErrors
     return finish(d, 'invalid', toInfo(error, 'ERR_COMPONENT_INVALID'));
   }
 
@@ -312,7 +307,6 @@ function resolveOriginDirectory(directory: KeyDirectory, request: HttpMessage): 
 }
 
 async function fromResolved(resolved: ResolvedKey | VerifyingKey | Jwk): Promise<{ key: VerifyingKey; agent?: string }> {
-  // Stryker disable next-line ConditionalExpression: a fast path: importVerifyingKey returns a VerifyingKey as it is
   if (isVerifyingKey(resolved)) return { key: resolved };
   if (typeof resolved === 'object' && 'key' in resolved && !('kty' in resolved)) {
     const r = resolved as ResolvedKey;
@@ -335,14 +329,11 @@ function summarise(results: SignatureResult[], malformed: boolean): Verification
   }
   const out: { -readonly [K in keyof VerificationResult]: VerificationResult[K] } = { outcome, signatures: results, malformed, diagnostics: NO_DIAGNOSTICS };
   if (verified !== undefined) {
-    // Stryker disable next-line ConditionalExpression: a verified signature always has its agent (set with its key)
     if (verified.agent !== undefined) out.agent = verified.agent;
     if (verified.contentDigest !== undefined) out.contentDigest = verified.contentDigest;
     return out;
   }
-  // Stryker disable next-line ConditionalExpression,ArrowFunction,EqualityOperator: every result that is not verified carries an error and the outcome is one of theirs, so the first find always answers (the second is a defensive fallback)
   const explaining = results.find((r) => r.outcome === outcome && r.error !== undefined) ?? results.find((r) => r.error !== undefined);
-  // Stryker disable next-line ConditionalExpression,OptionalChaining: as above, explaining is always a result with an error
   if (explaining?.error !== undefined) out.error = explaining.error;
   return out;
 }

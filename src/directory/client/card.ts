@@ -31,7 +31,6 @@ export async function buildCard(ctx: ClientContext, state: State, entry: Directo
     throw error;
   }
   const card = parsed.card;
-  // Stryker disable next-line StringLiteral: card-no-keys comes only with a card that has neither jwks nor jwks_uri, which is refused below, so whether it is copied is never seen
   for (const d of parsed.diagnostics) if (d.code !== 'card-no-keys') diagnostics.push(d);
   if (card.jwks !== undefined) {
     const built = await finish(ctx, state, entry, parsed.keys, diagnostics);
@@ -44,7 +43,6 @@ export async function buildCard(ctx: ClientContext, state: State, entry: Directo
   const jwksUri = card.jwks_uri;
   if (jwksUri === undefined) throw fail('ERR_DIRECTORY_INVALID', 'the Signature Agent Card has neither jwks nor jwks_uri');
   const parsedUri = tryParseUrl(jwksUri);
-  // Stryker disable next-line StringLiteral: unreachable: parseSignatureAgentCard accepts only a jwks_uri that tryParseUrl parses (isWebUrl)
   if (parsedUri === undefined) throw fail('ERR_URL_INVALID', 'the jwks_uri of the Signature Agent Card is not an absolute URL');
   parsedUri.hash = '';
   const url = checkUrl(ctx.s, parsedUri.href).href;

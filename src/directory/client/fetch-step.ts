@@ -54,7 +54,6 @@ export function platformFetch(s: Settings): FetchLike {
 export async function admit(ctx: FetchContext, url: string, signal: AbortSignal): Promise<{ readonly host: string; readonly release: Release }> {
   const host = hostKey(url);
   // The operator's own hosts (allow-list; loopback when allowed, i.e. development) are not strangers.
-  // Stryker disable next-line ConditionalExpression: checkUrl already refused a loopback host unless allow.loopback or allow.hosts lets it through
   const trusted = ctx.s.hosts.has(host) || (ctx.s.policy.loopback === true && isLoopbackHost(host));
   return { host, release: await ctx.outbound.admit(host, trusted, signal) };
 }
@@ -80,7 +79,6 @@ export async function fetchEntry(
     admission = await admit(ctx, target, deadline.signal);
   } catch (error) {
     deadline.end();
-    // Stryker disable next-line StringLiteral: checkUrl and admit only throw BotsigErrors, which pass through as they are
     return { ok: false, error: toBotsigError(error, 'the directory could not be fetched') };
   }
   const headers: Record<string, string> = {
@@ -117,7 +115,6 @@ export async function fetchEntry(
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), s.now(), response.headers.get('date'));
       const error = fail('ERR_DIRECTORY_FETCH', `the directory answered with HTTP status ${status}`);
       ctx.outbound.report(admission.host, false);
-      // Stryker disable next-line ConditionalExpression: a retryAfterMs member set to undefined reads as absent (the caller uses ?? 0)
       return retryAfterMs === undefined ? { ok: false, error } : { ok: false, error, retryAfterMs };
     }
     const fetchedAtMs = s.now();
@@ -188,12 +185,10 @@ function acceptableContentType(kind: FetchKind, contentType: string | undefined)
   if (k === 'json') return true;
   if (contentType === undefined) return false;
   const semi = contentType.indexOf(';');
-  // Stryker disable next-line EqualityOperator: at semi 0 both the whole value and the empty prefix fail the application/ test
   const essence = (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
   return essence.startsWith('application/') && essence.endsWith('+json');
 }
 
-// Stryker disable BlockStatement,StringLiteral: any text that is not an absolute URL ('', undefined) is refused as a redirect target the same way
 export function resolveLocation(location: string, base: string): string {
   try {
     return new URL(location, base).href;
@@ -201,7 +196,6 @@ export function resolveLocation(location: string, base: string): string {
     return '';
   }
 }
-// Stryker restore BlockStatement,StringLiteral
 
 /** Same host, or the host and its `www.` twin; never from https to http. */
 export function sameSite(from: URL, to: URL): boolean {
@@ -259,7 +253,6 @@ export async function fetchWithin(fetchFn: FetchLike, url: string, headers: Reco
   try {
     return await Promise.race([fetchFn(url, { method: 'GET', headers, redirect: 'manual', signal: deadline.signal }), deadline.aborted]);
   } catch (error) {
-    // Stryker disable next-line ConditionalExpression: the callers map any failure after the deadline to deadline.error (expired()) as well
     if (deadline.signal.aborted) throw deadline.error;
     if (isBotsigError(error)) throw error;
     const cause = (error as { cause?: unknown } | null)?.cause;
@@ -276,9 +269,7 @@ export async function fetchWithin(fetchFn: FetchLike, url: string, headers: Reco
 export async function readCapped(response: Response, maxBytes: number, aborted: Promise<never>): Promise<Uint8Array> {
   const encoding = response.headers.get('content-encoding');
   const declared = response.headers.get('content-length');
-  // Stryker disable next-line MethodExpression: Headers values come without surrounding whitespace
   const identity = encoding === null || encoding.trim().toLowerCase() === 'identity';
-  // Stryker disable next-line ConditionalExpression: Number(null) is 0, never above the cap; the check only spares the conversion
   if (identity && declared !== null) {
     const n = Number(declared);
     if (Number.isFinite(n) && n > maxBytes) throw fail('ERR_DIRECTORY_TOO_LARGE', `the directory is larger than ${maxBytes} bytes`);
@@ -301,7 +292,6 @@ export async function readCapped(response: Response, maxBytes: number, aborted: 
     reader.cancel().catch(() => undefined);
     throw error;
   }
-  // Stryker disable next-line ConditionalExpression: a fast path; the copy below gives the same bytes
   if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(total);
   let offset = 0;

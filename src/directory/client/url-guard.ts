@@ -24,12 +24,10 @@ export function targetFor(s: UrlPolicy, member: SignatureAgentMember): Target {
   try {
     const url = directoryUrlFor(member);
     const identifier = agentIdentifier(member);
-    // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: unreachable through DirectoryClient.resolve: only data: members have no URL or identifier, and resolve sends them to the inline resolver first
     if (url === undefined || identifier === undefined) throw fail('ERR_URL_INVALID', 'Signature-Agent value is not a fetchable URL');
     checkUrl(s, url);
     return { url, identifier };
   } catch (error) {
-    // Stryker disable next-line BooleanLiteral,ConditionalExpression: resolve checks the member first, so only BotsigErrors arise here; rethrown or returned, resolve throws the same error
     if (!isBotsigError(error)) throw error;
     return { error };
   }
@@ -41,7 +39,6 @@ export function targetFor(s: UrlPolicy, member: SignatureAgentMember): Target {
  */
 export function checkUrl(s: UrlPolicy, url: string, allowHttp = s.allowHttp): URL {
   const parsed = tryParseUrl(url);
-  // Stryker disable next-line ConditionalExpression,StringLiteral: every URL reaching the guard has parsed before (directoryUrlFor, the redirect resolution)
   if (parsed === undefined) throw fail('ERR_URL_INVALID', 'not an absolute URL');
   if (parsed.protocol !== 'https:') {
     if (parsed.protocol !== 'http:') throw fail('ERR_URL_INVALID', 'only https (and, when allowed, http) URLs can be fetched');
@@ -65,12 +62,10 @@ export function checkUrl(s: UrlPolicy, url: string, allowHttp = s.allowHttp): UR
 
 /** The host an exchange is admitted for: `URL.hostname` without a trailing dot. */
 export function hostKey(url: string): string {
-  // Stryker disable next-line OptionalChaining,StringLiteral: hostKey only sees URLs the guard has parsed
   const host = tryParseUrl(url)?.hostname ?? '';
   return host.endsWith('.') ? host.slice(0, -1) : host;
 }
 
 export function isLoopbackHost(host: string): boolean {
-  // Stryker disable next-line Regex: WHATWG canonicalises a host ending in digits to a dotted IPv4 address, so only a host starting with 127. can end with 127.a.b.c (the other regex mutants are pinned by test/mutation-pins/directory-url-guard.test.ts)
   return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

@@ -70,7 +70,6 @@ const COORDINATE_BYTES: Readonly<Record<string, number>> = { Ed25519: 32, 'P-256
 
 function rsaModulusBits(n: Uint8Array): number {
   let i = 0;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: n[n.length] is undefined, not 0, so the loop stops at the end whether or not the bound is checked
   while (i < n.length && n[i] === 0) i++;
   if (i === n.length) return 0;
   return (n.length - i - 1) * 8 + (32 - Math.clz32(n[i]!));
@@ -237,7 +236,6 @@ export function checkKey(entry: unknown, index: number, ctx: KeyContext): KeyVer
 
   const jwk: Jwk = { kty: kty as string };
   for (const name of PUBLIC_MEMBERS) {
-    // Stryker disable next-line StringLiteral: not skipping kty only writes jwk.kty again with the same value (own(entry, 'kty') === kty), in the same first position
     if (name === 'kty') continue;
     let v: unknown = own(entry, name);
     if (v === undefined) continue;

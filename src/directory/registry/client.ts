@@ -155,7 +155,6 @@ function seconds(value: unknown, name: string, fallback: number): number {
 
 function info(error: unknown, fallback: string): ErrorInfo {
   if (isBotsigError(error)) return { code: error.code, message: error.message };
-  // Stryker disable next-line ObjectLiteral,StringLiteral: unreachable: the fetch step turns every failure into a BotsigError, and the card checks throw BotsigErrors only
   return { code: 'ERR_INTERNAL', message: fallback };
 }
 
@@ -166,14 +165,12 @@ function identifierOf(url: string | undefined): string | undefined {
   if (parsed === undefined) return undefined;
   parsed.hash = '';
   try {
-    // Stryker disable BlockStatement: the catch is unreachable: normalizeUrl only throws for text that is not an absolute URL, and parsed.href is one
     return normalizeUrl(parsed.href);
   } catch {
     return undefined;
   }
 }
 
-// Stryker restore BlockStatement
 function entryKey(entry: RegistryEntry): string {
   return entry.kind === 'https' ? entry.url : `data ${entry.text}`;
 }
@@ -182,12 +179,10 @@ function entryKey(entry: RegistryEntry): string {
 function looksLikeDirectory(body: string): boolean {
   let doc: unknown;
   try {
-    // Stryker disable BlockStatement: an empty catch leaves doc undefined, which is not an object: false all the same
     doc = JSON.parse(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body);
   } catch {
     return false;
   }
-  // Stryker restore BlockStatement
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return false;
   const o = doc as Record<string, unknown>;
   return Object.prototype.hasOwnProperty.call(o, 'keys') && !CARD_MEMBERS.some((m) => Object.prototype.hasOwnProperty.call(o, m));
@@ -238,7 +233,6 @@ export class RegistryClient {
     url.hash = '';
     this.url = url.href;
     const given = options.directory;
-    // Stryker disable next-line LogicalOperator: new DirectoryClient(undefined) takes its default parameter, {}
     const directory = given instanceof DirectoryClient ? given : new DirectoryClient(given ?? {});
     const ctx = fetchContextOf(directory);
     if (ctx === undefined) throw new TypeError('options.directory must be a DirectoryClient or its options');
@@ -375,13 +369,11 @@ export class RegistryClient {
     this.closedFlag = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    // Stryker disable next-line StringLiteral: a listener left on the signal only calls close(), which returns at once once closed
     this.signal?.removeEventListener('abort', this.onAbort);
   }
 
   private nextDueAtMs(): number {
     let due = this.registryDueAtMs;
-    // Stryker disable next-line StringLiteral: an inline (data) entry is never due (its dueAtMs is +Infinity)
     for (const state of this.cards.values()) if (state.entry.kind === 'https' && state.dueAtMs < due) due = state.dueAtMs;
     return due;
   }
@@ -425,7 +417,6 @@ export class RegistryClient {
 
   private async tick(force: boolean): Promise<void> {
     const now = this.now();
-    // Stryker disable next-line BooleanLiteral: changed only decides whether the index is rebuilt; rebuilt from the same states it answers the same
     let changed = false;
     if (force || this.parsed === undefined || now >= this.registryDueAtMs) changed = await this.fetchRegistry();
     if (this.closedFlag) return;
@@ -436,22 +427,18 @@ export class RegistryClient {
   /** One fetch of the registry; true when the entries changed. */
   private async fetchRegistry(): Promise<boolean> {
     const result = await fetchEntry(this.ctx, 'registry', this.url, this.stored, this.limits.maxBytes);
-    // Stryker disable next-line BooleanLiteral: after close() tick() returns before it looks at the result
     if (this.closedFlag) return false;
     const now = this.now();
     if (!result.ok) {
-      // Stryker disable next-line StringLiteral: unreachable fallback: the fetch step's errors are BotsigErrors (see info)
       this.lastError = info(result.error, 'the registry could not be fetched');
       this.registryFailures++;
       const backoff = result.error.code === 'ERR_DISCOVERY_LIMITED' ? LIMITED_RETRY_MS : BACKOFF_BASE_MS * 2 ** Math.min(this.registryFailures - 1, 16);
       this.registryDueAtMs = now + Math.min(this.maxIntervalMs, Math.max(backoff, result.retryAfterMs ?? 0));
-      // Stryker disable next-line BooleanLiteral: changed only decides whether the index is rebuilt; rebuilt from the same states it answers the same
       return false;
     }
     const entry = result.entry;
     let parsed: ParsedRegistry;
     const unchanged = this.stored !== undefined && this.parsed !== undefined && entry.body === this.stored.body;
-    // Stryker disable next-line BlockStatement: on an unchanged body parsed is not used: the method returns before installing it
     if (unchanged) {
       parsed = this.parsed!;
     } else {
@@ -463,14 +450,13 @@ export class RegistryClient {
           maxLineLength: this.limits.maxLineLength,
           allowHttp: this.ctx.s.allowHttp,
         });
-      } catch (/* Stryker disable all: unreachable: the fetch step caps the body at limits.maxBytes bytes, so the text is never longer than the maxBytes parseRegistry is given; the other options are validated, and parseRegistry throws for nothing else */ error) {
+      } catch (error) {
         this.lastError = info(error, 'the registry could not be read');
         this.registryFailures++;
         this.registryDueAtMs = now + Math.min(this.maxIntervalMs, BACKOFF_BASE_MS * 2 ** Math.min(this.registryFailures - 1, 16));
         return false;
       }
     }
-    // Stryker restore all
     const contentType = entry.headers['content-type'];
     const essence = contentType?.split(';')[0]?.trim().toLowerCase();
     if (!unchanged && essence !== undefined && essence !== 'text/plain') {
@@ -532,7 +518,6 @@ export class RegistryClient {
   private async fetchCards(): Promise<boolean> {
     const now = this.now();
     const due: CardState[] = [];
-    // Stryker disable next-line StringLiteral: an inline (data) entry is never due (its dueAtMs is +Infinity)
     for (const state of this.cards.values()) if (state.entry.kind === 'https' && now >= state.dueAtMs) due.push(state);
     let changed = false;
     let next = 0;
@@ -549,7 +534,6 @@ export class RegistryClient {
   /** One card fetch (conditional when one is held); true when its listing changed. */
   private async fetchCard(state: CardState): Promise<boolean> {
     const entry = state.entry;
-    // Stryker disable next-line BooleanLiteral: unreachable: only https entries are due
     if (entry.kind !== 'https') return false;
     const at = `line ${entry.line}`;
     const result = await fetchEntry(this.ctx, 'cimd', entry.url, state.stored);
@@ -557,12 +541,10 @@ export class RegistryClient {
     if (!result.ok) {
       const limited = result.error.code === 'ERR_DISCOVERY_LIMITED';
       if (!limited) state.failures++;
-      // Stryker disable next-line StringLiteral: unreachable fallback: the fetch step's errors are BotsigErrors (see info)
       state.error = info(result.error, 'the card could not be fetched');
       const backoff = limited ? LIMITED_RETRY_MS : BACKOFF_BASE_MS * 2 ** Math.min(state.failures - 1, 16);
       state.dueAtMs = now + Math.min(this.maxIntervalMs, Math.max(backoff, result.retryAfterMs ?? 0));
       state.diagnostics = this.failureDiagnostics(state, at);
-      // Stryker disable next-line BooleanLiteral: changed only decides whether the index is rebuilt; rebuilt from the same states it answers the same
       return false;
     }
     const fetched = result.entry;
@@ -587,11 +569,9 @@ export class RegistryClient {
     } catch (error) {
       // A card refused now: the listing keeps the last good card (stale-if-error) until it is fixed.
       state.failures++;
-      // Stryker disable next-line StringLiteral: unreachable fallback: the card checks throw BotsigErrors only (see info)
       state.error = info(error, 'the card could not be read');
       state.dueAtMs = now + Math.min(this.maxIntervalMs, BACKOFF_BASE_MS * 2 ** Math.min(state.failures - 1, 16));
       state.diagnostics = this.failureDiagnostics(state, at);
-      // Stryker disable next-line BooleanLiteral: changed only decides whether the index is rebuilt; rebuilt from the same states it answers the same
       return false;
     }
   }
@@ -635,14 +615,12 @@ export class RegistryClient {
       // Security Considerations: "If signatures are present, clients MUST verify them").
       const keys = new Map<string, VerifyingKey>();
       if (parsed.keys.length === 0 && card.jwks_uri !== undefined) {
-        // Stryker disable next-line MethodExpression,StringLiteral: the member's shape needs a scheme; DirectoryClient.resolve reads the URL, never the scheme
         const scheme = card.jwks_uri.startsWith('http:') ? 'http' : 'https';
         const resolution = await this.directory.resolve({ url: card.jwks_uri, type: 'jwks_uri', scheme, index: 0 });
         for (const { key } of resolution.keys) keys.set(key.thumbprint, key);
       }
       for (const k of parsed.keys) {
         try {
-          // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral: importVerifyingKey reads the same algorithm from k.jwk (checked by parseSignatureAgentCard; a JOSE name such as PS512 included, pinned by test/mutation-pins/registry-client.test.ts) or infers it as k.alg was inferred
           const key = await importVerifyingKey(k.jwk, k.alg === undefined ? undefined : { alg: k.alg });
           keys.set(key.thumbprint, key);
         } catch {

@@ -100,7 +100,6 @@ function badCommentChar(s: string, start: number, end: number): number {
   for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i);
     if (c === 0x09 || (c >= 0x20 && c < 0xd800) || (c > 0xdfff && c !== 0xfffe && c !== 0xffff)) continue;
-    // Stryker disable next-line ArithmeticOperator: i < end, so i - 1 < end holds too; reading s[end] (a line end, or past the text) finds no low surrogate either way
     if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
       const d = s.charCodeAt(i + 1);
       if (d >= 0xdc00 && d <= 0xdfff) {
@@ -276,7 +275,6 @@ export function parseRegistry(input: string | Uint8Array, options: ParseRegistry
     if (startsWithData(s, start)) {
       let found = rest === undefined ? dataCard(text, allowHttp) : undefined;
       let written = text;
-      // Stryker disable next-line StringLiteral: typeof is never '', so the test is always true: the whole line is then tried for a good entry too, and fails (JSON allows nothing after the object), which changes nothing
       if (typeof found !== 'object') {
         // The draft's own example: a JSON card written as is, spaces and all. Try the whole line.
         let e = end;
@@ -293,7 +291,6 @@ export function parseRegistry(input: string | Uint8Array, options: ParseRegistry
             at,
           });
         } else if (found === undefined) {
-          // Stryker disable next-line StringLiteral: found is undefined only when rest is set, so the fallback text is never used
           invalid(rest ?? 'malformed');
           continue;
         }

@@ -55,13 +55,11 @@ export async function checkContentDigest(
         throw new BotsigError('ERR_DIGEST_INVALID', 'the covered Content-Digest member is not sha-256 or sha-512 (RFC 9530 §7.2)');
       }
       const required = key === undefined ? undefined : (key.value as DigestAlgorithm);
-      // Stryker disable next-line LogicalOperator: a memo key: "undefined" tells "no ;key" apart from sha-256 and sha-512 as well as "" does
       const memoKey = (required ?? '') + '\n' + value;
       let outcome = memo?.get(memoKey);
       if (outcome === undefined) {
         outcome = verifyContentDigest(value, content, required === undefined ? undefined : { require: [required] }).then(
           () => undefined,
-          // Stryker disable next-line ObjectLiteral: the failure is reported by its toJSON() (code and message): its cause never reaches the result
           (error: unknown) => (isBotsigError(error) ? error : new BotsigError('ERR_DIGEST_INVALID', 'Content-Digest cannot be checked', { cause: error })),
         );
         memo?.set(memoKey, outcome);

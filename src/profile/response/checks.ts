@@ -37,7 +37,6 @@ export function responseFreshness(params: { created?: number; expires?: number }
   if (expires !== undefined) {
     if (expires < created) return { code: 'ERR_PARAM_INVALID', message: 'the response signature expires before it was created' };
     if (expires < floor) return { code: 'ERR_SIGNATURE_EXPIRED', message: 'the response signature has expired' };
-    // Stryker disable next-line ConditionalExpression: a number compared with undefined is false, as the guard says
     if (rules.maxValiditySeconds !== undefined && expires - created > rules.maxValiditySeconds) {
       return { code: 'ERR_VALIDITY_TOO_LONG', message: `the response signature is valid for longer than ${rules.maxValiditySeconds} s` };
     }

@@ -25,9 +25,7 @@ export function applySignatureHeaders(
     const value = headers[name];
     if (typeof value === 'string') entries.push([name, value]);
   }
-  // Stryker disable next-line StringLiteral: Request exists in every runtime the tests run in; the guard is for others
   if (typeof Request !== 'undefined' && target instanceof Request) return applySignatureHeaders(target.headers, headers);
-  // Stryker disable next-line StringLiteral: Headers exists in every runtime the tests run in; the guard is for others
   if (typeof Headers !== 'undefined' && target instanceof Headers) {
     for (const [name, value] of entries) target.set(name, value);
     return;

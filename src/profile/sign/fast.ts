@@ -41,19 +41,16 @@ const SIGNATURE_FIELDS = ['signature', 'signature-input', 'signature-agent'] as 
 /** What the fast path needs from a request: its target URI, when the request qualifies. */
 function plainRequestUrl(request: unknown): string | undefined {
   if (typeof request !== 'object' || request === null) return undefined;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral,BlockStatement: a shortcut: a Request passes the plain-object checks below as well (url, method, its Headers)
   if (typeof Request !== 'undefined' && request instanceof Request) {
     for (const name of SIGNATURE_FIELDS) if (request.headers.has(name)) return undefined;
     return request.url;
   }
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: a shortcut: a Response has a status, declined just below
   if (typeof Response !== 'undefined' && request instanceof Response) return undefined;
   const r = request as { kind?: unknown; method?: unknown; url?: unknown; status?: unknown; target?: unknown; headers?: unknown; trailers?: unknown };
   if (r.kind !== undefined || r.status !== undefined || r.target !== undefined || r.trailers !== undefined) return undefined;
   if (typeof r.url !== 'string' || (r.method !== undefined && typeof r.method !== 'string')) return undefined;
   const headers = r.headers;
   if (headers === undefined || headers === null) return r.url;
-  // Stryker disable next-line ConditionalExpression,StringLiteral: Headers exists in every runtime the tests run in; the guard is for others
   if (typeof Headers !== 'undefined' && headers instanceof Headers) {
     for (const name of SIGNATURE_FIELDS) if (headers.has(name)) return undefined;
     return r.url;

@@ -137,7 +137,6 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
     agentComponent = signer.agentComponentFor(label);
   }
   if (contentDigest !== undefined) {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral: unreachable as true: contentDigest cannot read an HttpMessage (ERR_BODY_UNAVAILABLE), so signed is never the caller's own message here; copying is defensive
     if (signed === request) signed = { ...signed, headers: new Map(signed.headers) };
     signed.headers.set('content-digest', [contentDigest]);
   }
@@ -212,10 +211,8 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
 }
 
 // A String parameter (RFC 9651 §4.1.6): quoted as it is when nothing needs escaping.
-// Stryker disable next-line Regex: evaluated once when this lazily loaded module is imported, so the runner cannot switch it per test; pinned by test/mutation-pins/sign-request.test.ts (nonces with a quote)
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 function sfString(value: string, name: string): string {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: a fast path: serializeBareItem gives the same text for a plain string (value is always a string here)
   if (typeof value === 'string' && PLAIN.test(value)) return '"' + value + '"';
   try {
     return serializeBareItem({ type: 'string', value });

@@ -18,7 +18,6 @@ class RandomPool {
 
   /** `n` fresh random bytes, valid until the caller zeroes them (before the next call). */
   take(n: number): Uint8Array {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: refilling earlier (or on every call) still hands out fresh random bytes; a pool that runs dry is pinned by test/mutation-pins/sign-request.test.ts (nonces)
     if (this.offset + n > RANDOM_POOL_BYTES) {
       globalThis.crypto.getRandomValues(this.pool);
       this.offset = 0;

@@ -24,13 +24,10 @@ const COMPONENT_CACHE_MAX = 256;
 const componentCache = new BoundedMap<string, ParsedComponent>(COMPONENT_CACHE_MAX);
 
 export function parsedComponent(text: string): ParsedComponent {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: a memo of a pure function: missing it recomputes the same answer
   let hit = typeof text === 'string' ? componentCache.get(text) : undefined;
-  // Stryker disable next-line ConditionalExpression: a memo of a pure function: recomputing gives the same answer
   if (hit === undefined) {
     const id = parseComponentIdentifier(text);
     hit = { id, canonical: serializeComponentIdentifier(id) };
-    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: what the memo keeps (strings, up to 256 characters) bounds its memory, not its answers
     if (typeof text === 'string' && text.length <= 256) componentCache.set(text, hit);
   }
   return hit;
@@ -45,9 +42,7 @@ const ownAgentCache = new BoundedMap<string, string>(OWN_AGENT_CACHE_MAX);
 function serializedMember(label: string, url: string, type: SignatureAgentType | undefined): string {
   const cacheKey = label + ' ' + (type ?? '') + ' ' + url;
   let member = ownAgentCache.get(cacheKey);
-  // Stryker disable next-line ConditionalExpression: a memo of a pure function: recomputing gives the same answer
   if (member === undefined) {
-    // Stryker disable next-line ConditionalExpression: a type of undefined is no type to serializeSignatureAgent (the default, directory)
     member = serializeSignatureAgent([{ key: label, url, ...(type === undefined ? {} : { type }) }]);
     ownAgentCache.set(cacheKey, member);
   }
@@ -64,15 +59,11 @@ export class SignerState {
   private readonly internals: SignInternals | undefined;
   // `"signature-agent";key="<label>"` for the last label.
   private agentLabel: string | undefined = undefined;
-  // Stryker disable next-line StringLiteral: read only after agentComponentFor sets it (agentLabel starts undefined, which no label is)
   private agentComponent = '';
   // The member of the last request, checked before the process-wide cache (no key to build).
-  // Stryker disable next-line StringLiteral: the memo answers only once ownMember is set (ownMember !== '')
   private ownLabel = '';
-  // Stryker disable next-line StringLiteral: the memo answers only once ownMember is set (ownMember !== '')
   private ownUrl = '';
   private ownType: SignatureAgentType | undefined = undefined;
-  // Stryker disable next-line StringLiteral: matched only with ownLabel '' and ownUrl '' before the first member, and no request has an empty label
   private ownMember = '';
 
   constructor(key: SigningKey) {
@@ -87,7 +78,6 @@ export class SignerState {
 
   /** `"signature-agent";key="<label>"`. */
   agentComponentFor(label: string): string {
-    // Stryker disable next-line ConditionalExpression: a memo of the last label's component: recomputing gives the same answer
     if (label !== this.agentLabel) {
       this.agentComponent = signatureAgentComponent(label);
       this.agentLabel = label;
@@ -97,9 +87,7 @@ export class SignerState {
 
   /** Our own Signature-Agent member `label=url` (with its type), serialised and checked (SPEC 2.3). */
   memberFor(label: string, url: string, type: SignatureAgentType | undefined): string {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: keeps a non-string url out of the memo; serializeSignatureAgent refuses it (checked before the type) whichever way it goes
     if (typeof url !== 'string') return serializeSignatureAgent([{ key: label, url, ...(type === undefined ? {} : { type }) }]);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: a memo of the last member (ownMember is '' only before the first, when no label matches); a change of type is pinned by test/mutation-pins/sign-request.test.ts
     if (label === this.ownLabel && url === this.ownUrl && type === this.ownType && this.ownMember !== '') return this.ownMember;
     const member = serializedMember(label, url, type);
     this.ownLabel = label;
@@ -117,7 +105,6 @@ const signerStates = new WeakMap<SigningKey, SignerState>();
 /** The signing state of `key`, made on its first request. */
 export function signerStateFor(key: SigningKey): SignerState {
   let state = signerStates.get(key);
-  // Stryker disable next-line ConditionalExpression: a fresh state for the same key only recomputes its memos
   if (state === undefined) {
     state = new SignerState(key);
     signerStates.set(key, state);

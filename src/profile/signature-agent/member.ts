@@ -11,7 +11,6 @@ export type MemberCheck =
   { ok: true; scheme: SignatureAgentMember['scheme']; inline?: { mediaType: string; body: Uint8Array } } | { ok: false; code: DiagnosticCode; message: string };
 
 export function isAsciiCaseInsensitivePrefix(text: string, prefix: string): boolean {
-  // Stryker disable next-line ConditionalExpression: a shorter text slices to itself, which cannot equal the longer prefix
   return text.length >= prefix.length && text.slice(0, prefix.length).toLowerCase() === prefix;
 }
 
@@ -21,7 +20,6 @@ export function isAsciiCaseInsensitivePrefix(text: string, prefix: string): bool
  */
 export function checkMember(url: string, type: SignatureAgentType, allowHttp: boolean): MemberCheck {
   const colon = url.indexOf(':');
-  // Stryker disable next-line EqualityOperator: a value starting with ':' is not a URI-reference, and both callers check that first
   if (colon <= 0 || hasPathDelimiterBefore(url, colon)) {
     return { ok: false, code: 'uri-not-absolute', message: 'value is a relative reference, not an absolute URI' };
   }
@@ -53,7 +51,6 @@ export function checkMember(url: string, type: SignatureAgentType, allowHttp: bo
   }
   const authStart = colon + 3;
   let authEnd = url.length;
-  // Stryker disable next-line EqualityOperator: charCodeAt(url.length) is NaN, which matches no delimiter
   for (let i = authStart; i < url.length; i++) {
     const c = url.charCodeAt(i);
     if (c === 0x2f || c === 0x3f || c === 0x23) {
@@ -81,7 +78,6 @@ export function checkMember(url: string, type: SignatureAgentType, allowHttp: bo
 }
 
 export function isSfKey(key: string): boolean {
-  // Stryker disable next-line ConditionalExpression: '' has charCodeAt(0) NaN, which the first-character check refuses
   if (key.length === 0) return false;
   const c0 = key.charCodeAt(0);
   if (!((c0 >= 0x61 && c0 <= 0x7a) || c0 === 0x2a)) return false;
@@ -94,7 +90,6 @@ export function isSfKey(key: string): boolean {
 
 /** Whether `/`, `?` or `#` comes before `end`: a colon after one is in a relative reference's path, query or fragment, not after a scheme (RFC 3986 §4.2). */
 function hasPathDelimiterBefore(url: string, end: number): boolean {
-  // Stryker disable next-line EqualityOperator: the character at end is the colon, which is not a delimiter
   for (let i = 0; i < end; i++) {
     const c = url.charCodeAt(i);
     if (c === 0x2f || c === 0x3f || c === 0x23) return true;

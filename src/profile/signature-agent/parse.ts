@@ -34,13 +34,7 @@ function toLines(value: string | readonly string[] | null | undefined): readonly
 
 /** The `<…>` value seen in the wild, unquoted: returns the inside, or `undefined`. */
 function rawAngle(line: string): string | undefined {
-  if (
-    line.charCodeAt(0) !== 0x3c ||
-    // Stryker disable next-line ConditionalExpression: a 1-char line cannot both start with < and end with > (charCodeAt checks the same char)
-    line.length < 2 ||
-    line.charCodeAt(line.length - 1) !== 0x3e
-  )
-    return undefined;
+  if (line.charCodeAt(0) !== 0x3c || line.length < 2 || line.charCodeAt(line.length - 1) !== 0x3e) return undefined;
   const inner = line.slice(1, -1);
   if (inner.includes('<') || inner.includes('>')) return undefined;
   return inner;
@@ -57,12 +51,7 @@ function pushMemberCandidate(out: Candidate[], diagnostics: Diagnostic[], key: s
     return;
   }
   let url = member.value.value;
-  if (
-    url.charCodeAt(0) === 0x3c &&
-    // Stryker disable next-line ConditionalExpression: a 1-char value cannot both start with < and end with > (charCodeAt checks the same char)
-    url.length >= 2 &&
-    url.charCodeAt(url.length - 1) === 0x3e
-  ) {
+  if (url.charCodeAt(0) === 0x3c && url.length >= 2 && url.charCodeAt(url.length - 1) === 0x3e) {
     url = url.slice(1, -1);
     diagnostics.push({
       level: 'warning',
@@ -110,7 +99,6 @@ export function parseSignatureAgent(value: string | readonly string[] | null | u
     if (t !== '') trimmed.push(t);
   }
   if (trimmed.length === 0) return { form: 'absent', members: [], diagnostics, ignored: false };
-  // Stryker disable next-line ConditionalExpression: joining a single line gives that line; the branch only skips the join
   const text = trimmed.length === 1 ? trimmed[0]! : trimmed.join(', ');
 
   const candidates: Candidate[] = [];

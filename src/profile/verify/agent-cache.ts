@@ -28,22 +28,18 @@ export class AgentCache {
 
   /** The parse of a Signature-Agent field given as its lines (frozen when cached). */
   get(lines: readonly string[]): ParsedSignatureAgent {
-    // Stryker disable next-line ConditionalExpression: a single line keyed as a list of one is still keyed by its text alone: the same parse
     const single = lines.length === 1 ? lines[0]! : undefined;
-    // Stryker disable next-line ConditionalExpression: a fast path before the map, which holds the same frozen parse
     if (single !== undefined && single === this.lastLine) return this.lastParsed!;
     const key = single !== undefined ? '1' + single : 'n' + JSON.stringify(lines);
     const cache = (this.parsed ??= new BoundedMap(AGENT_CACHE_MAX_ENTRIES));
     const hit = cache.get(key);
     if (hit !== undefined) {
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: remembering the last line only feeds the fast path above, which answers what the map would
       if (single !== undefined) this.remember(single, hit);
       return hit;
     }
     const parsed = parseSignatureAgent(lines, this.options);
     if (key.length > AGENT_CACHE_MAX_CHARS) return parsed;
     for (const m of parsed.members) {
-      // Stryker disable next-line ConditionalExpression: freezing undefined does nothing
       if (m.inline !== undefined) Object.freeze(m.inline);
       Object.freeze(m);
     }
@@ -54,12 +50,10 @@ export class AgentCache {
       diagnostics: Object.freeze(parsed.diagnostics) as Diagnostic[],
     });
     cache.set(key, frozen);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: remembering the last line only feeds the fast path above, which answers what the map would
     if (single !== undefined) this.remember(single, frozen);
     return frozen;
   }
 
-  // Stryker disable next-line BlockStatement: remembering the last line only feeds the fast path, which answers what the map would
   private remember(line: string, parsed: ParsedSignatureAgent): void {
     this.lastLine = line;
     this.lastParsed = parsed;

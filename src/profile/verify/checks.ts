@@ -53,7 +53,6 @@ export function checkFreshness(d: Draft, params: SignatureParamsView, ctx: Conte
 }
 
 export function taggedWebBotAuth(input: ReceivedSignatureInput): boolean {
-  // Stryker disable next-line ConditionalExpression: the typed view is a fast path; the parameters say the same (both paths pinned in test/profile/rules-verify-request.test.ts)
   if (input.view !== undefined) return input.view.tag === WEB_BOT_AUTH_TAG;
   const tag = input.params.get('tag');
   return tag !== undefined && tag.type === 'string' && tag.value === WEB_BOT_AUTH_TAG;
@@ -68,7 +67,6 @@ export function tagRulesOf(input: ReceivedSignatureInput, tags: ReadonlyMap<stri
 
 /** Whether the request's `@authority` (the host of `@target-uri`: the same value) is the origin's own. */
 export function authorityAllowed(ctx: Context): boolean {
-  // Stryker disable next-line ConditionalExpression: a per-request cache of a pure answer
   if (ctx.authorityAllowed === undefined) {
     let authority: string | undefined;
     try {
@@ -76,7 +74,6 @@ export function authorityAllowed(ctx: Context): boolean {
     } catch {
       // No target URI: no authority (it stays undefined).
     }
-    // Stryker disable next-line ConditionalExpression: a Set of strings never has undefined
     ctx.authorityAllowed = authority !== undefined && ctx.p.authorities!.has(authority);
   }
   return ctx.authorityAllowed;
@@ -84,12 +81,9 @@ export function authorityAllowed(ctx: Context): boolean {
 
 export function coveredOf(input: ReceivedSignatureInput): readonly string[] {
   const n = input.components.length;
-  // Stryker disable next-line ConditionalExpression: a shared empty list instead of a new one
   if (n === 0) return NO_STRINGS;
   // As received when canonical: the same strings (frozen, shared by the inputs that repeat them).
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: the received texts are the serialisations (test/httpsig/received-text.test.ts)
   if (input.idTexts !== undefined) return input.idTexts;
-  // Stryker disable next-line ArrayDeclaration: pre-sizing only
   const out = new Array<string>(n);
   for (let i = 0; i < n; i++) out[i] = serializeComponentIdentifier(input.components[i]!);
   return out;
@@ -110,7 +104,6 @@ export function checkCoverage(
   const label = input.label;
   let authority = false;
   let targetUri = false;
-  // Stryker disable next-line BooleanLiteral: a shortcut; the loop below finds no "signature" component when none is covered
   let coversSignature = false;
   // Indexed loops: the arrays here may be frozen (shared), where for-of allocates an iterator.
   const components = input.components;
@@ -126,7 +119,6 @@ export function checkCoverage(
   for (let i = 0; i < required.length; i++) {
     if (!covered.includes(required[i]!)) return `signature "${label}" does not cover ${required[i]!}`;
   }
-  // Stryker disable next-line ConditionalExpression: a shortcut, as coversSignature above
   if (!coversSignature) return undefined;
   const have = new Set(covered);
   for (const c of input.components) {
@@ -201,16 +193,13 @@ const memberIndexes = new WeakMap<ParsedSignatureAgent, Map<string, SignatureAge
 /** The first member keyed `key` (a header parsed once per request, indexed once when large). */
 function memberByKey(header: ParsedSignatureAgent, key: string): SignatureAgentMember | undefined {
   const members = header.members;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: a scan or the index find the same member; the threshold is only speed
   if (members.length <= MEMBER_INDEX_THRESHOLD) {
     for (const m of members) if (m.key === key) return m;
     return undefined;
   }
   let index = memberIndexes.get(header);
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: a cache of a pure function of the frozen header
   if (index === undefined) {
     index = new Map();
-    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BooleanLiteral: a parsed Dictionary has no repeated key, and keyless (String-form) members are never looked up by key
     for (const m of members) if (m.key !== undefined && !index.has(m.key)) index.set(m.key, m);
     memberIndexes.set(header, index);
   }

@@ -22,7 +22,6 @@ export function coveredContentDigests(components: readonly ComponentIdentifier[]
 /** Whether `requireContentDigest` applies to this request (a predicate is asked once per request). */
 export function contentDigestRequired(ctx: Context): boolean {
   const rule = ctx.p.requireContentDigest;
-  // Stryker disable next-line ConditionalExpression: the options turn false into undefined: rule is never false here
   if (rule === undefined || rule === false) return false;
   if (rule === true) return true;
   if (ctx.contentDigestRequired === undefined) ctx.contentDigestRequired = rule(requestInfo(ctx)) === true;
@@ -31,7 +30,6 @@ export function contentDigestRequired(ctx: Context): boolean {
 
 function requestInfo(ctx: Context): ContentDigestRequest {
   const m = ctx.message;
-  // Stryker disable next-line StringLiteral: a received request always has a method (GET when none was given): the default is defensive
   const method = m.method ?? 'GET';
   let path = '/';
   if (m.url !== undefined) {
@@ -42,7 +40,6 @@ function requestInfo(ctx: Context): ContentDigestRequest {
     }
   } else if (m.target !== undefined && m.target.charCodeAt(0) === 0x2f) {
     const q = m.target.indexOf('?');
-    // Stryker disable next-line EqualityOperator: the target starts with /, so a ? is never at index 0
     path = q < 0 ? m.target : m.target.slice(0, q);
   }
   return m.url === undefined ? { method, path } : { method, path, url: m.url };
@@ -52,7 +49,6 @@ let checkModule: Promise<typeof import('../body/check')> | undefined;
 
 /** The digest-checking code, loaded once (a failed load is retried next time). */
 export function loadContentDigestCheck(): Promise<typeof import('../body/check')> {
-  // Stryker disable next-line ConditionalExpression: a cache; importing again answers the module already loaded
   if (checkModule === undefined) {
     const loading = import('../body/check');
     checkModule = loading;
@@ -78,11 +74,9 @@ export async function checkCoveredContentDigest(ctx: Context, d: Draft, covered:
   const result = await check.checkContentDigest(ctx.message, covered, ctx.body);
   d.contentDigest = result;
   const error = result.error;
-  // Stryker disable next-line ConditionalExpression: a failed check always has an error
   if (result.status === 'failed' && error !== undefined) {
     return fail(d, 'invalid', error.code, `the Content-Digest covered by signature "${d.label}" is not the content's: ${error.message}`);
   }
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: an unchecked digest always has an error and a matched one never has: the status and error tests answer alike
   if (result.status === 'unchecked' && error !== undefined && (error.code !== 'ERR_BODY_UNAVAILABLE' || contentDigestRequired(ctx))) {
     return fail(d, 'unverified', error.code, `the Content-Digest covered by signature "${d.label}" was not checked: ${error.message}`);
   }

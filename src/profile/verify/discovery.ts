@@ -36,7 +36,6 @@ export async function findKey(
     }
   }
   const directory = options.directory;
-  // Stryker disable next-line ConditionalExpression: with no candidate the loop below runs no lookup and returns undefined all the same
   if (directory === undefined || first === undefined) return undefined;
   let failure: unknown;
   for (let i = from; i < candidates.length; i++) {
@@ -78,14 +77,11 @@ export function findKeyNow(ctx: Context, keyid: string, candidates: readonly Sig
   const options = ctx.options;
   if (options.resolveKey !== undefined) return FROM_START;
   const directory = options.directory;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: verifyRequest asks only with a directory and a candidate (its fast path answers the rest without loading this module)
   if (directory === undefined || candidates.length === 0) return undefined;
-  // Stryker disable next-line ConditionalExpression: a fast path; without resolveFresh, freshLookup catches the failed call and the first candidate is pending all the same
   if (directory.resolveFresh === undefined) return FROM_START;
   for (let i = 0; i < candidates.length; i++) {
     const member = candidates[i]!;
     const resolution = freshLookup(ctx, directory, member);
-    // Stryker disable next-line ConditionalExpression: Pending(0) is FROM_START, and returning pending early only moves the same lookups to findKey (the i > 0 case is pinned by the EqualityOperator mutant: diagnostics reported once)
     if (resolution === undefined) return i === 0 ? FROM_START : new Pending(i);
     const found = keyIn(ctx, resolution, keyid, member);
     if (found !== undefined) return found;
@@ -99,21 +95,17 @@ export function findKeyNow(ctx: Context, keyid: string, candidates: readonly Sig
  * when the lookup would wait, fail or be refused by the budget: `lookup` then decides.
  */
 function freshLookup(ctx: Context, directory: NonNullable<VerifyRequestOptions['directory']>, member: SignatureAgentMember): DirectoryResolution | undefined {
-  // Stryker disable next-line StringLiteral: member types are fixed words and URLs start with a scheme: no two members share an id without the space
   const id = member.type + ' ' + member.url;
   const known = ctx.lookups?.get(id);
   if (known !== undefined) return isThenable(known) ? undefined : known;
   if (ctx.deadline?.passed === true || (ctx.lookups?.size ?? 0) >= ctx.p.maxDirectories) return undefined;
   let resolution: DirectoryResolution | undefined;
-  // Stryker disable BlockStatement: an empty catch leaves resolution undefined, which returns undefined just below (an empty try does too: no fresh answer)
   try {
     resolution = directory.resolveFresh!(member);
   } catch {
     // Not the contract: let resolve() answer (and report) instead.
     return undefined;
   }
-  // Stryker restore BlockStatement
-  // Stryker disable next-line ConditionalExpression: undefined is refused by the typeof test as well; null and non-objects are pinned by the LogicalOperator mutants
   if (resolution === undefined || resolution === null || typeof resolution !== 'object') return undefined;
   (ctx.lookups ??= new Map()).set(id, resolution);
   return resolution;
@@ -121,18 +113,14 @@ function freshLookup(ctx: Context, directory: NonNullable<VerifyRequestOptions['
 
 /** The key `keyid` in a member's resolution (its diagnostics added to the request's). */
 function keyIn(ctx: Context, resolution: DirectoryResolution, keyid: string, member: SignatureAgentMember): Found | undefined {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: pushing no diagnostics leaves an empty list, reported as no diagnostics (>= 0; the <= 0 and false mutants lose them, pinned by the diagnostics tests)
   if (resolution.diagnostics.length > 0) (ctx.diagnostics ??= []).push(...resolution.diagnostics);
   for (const entry of resolution.keys) {
     if (entry.thumbprint === keyid) {
       const delegation = entry.delegation;
       const card = resolution.card;
-      // Stryker disable next-line ConditionalExpression,BlockStatement: a fast path; the return below gives the same Found with card undefined, which the result leaves out
       if (card === undefined) {
-        // Stryker disable next-line ConditionalExpression: delegation: undefined is left out of the result like no delegation
         return { key: entry.key, agent: entry.agent ?? resolution.url, source: 'directory', member, ...(delegation === undefined ? {} : { delegation }) };
       }
-      // Stryker disable next-line ConditionalExpression: delegation: undefined is left out of the result like no delegation
       return { key: entry.key, agent: entry.agent ?? resolution.url, source: 'directory', member, card, ...(delegation === undefined ? {} : { delegation }) };
     }
   }
@@ -147,16 +135,13 @@ function keyIn(ctx: Context, resolution: DirectoryResolution, keyid: string, mem
  */
 export function findTagKey(ctx: Context, member: SignatureAgentMember, keyid: string, matchKid: boolean): MaybePromise<Found | undefined> {
   const directory = ctx.options.directory!;
-  // Stryker disable next-line ConditionalExpression: without resolveFresh, freshLookup catches the failed call and answers undefined all the same
   const fresh = directory.resolveFresh === undefined ? undefined : freshLookup(ctx, directory, member);
-  // Stryker disable next-line ConditionalExpression: a fresh resolution is recorded as this request's lookup, which lookup() then returns: the same key
   if (fresh !== undefined) return tagKeyIn(ctx, fresh, keyid, matchKid);
   const pending = lookup(ctx, directory, member);
   return isThenable(pending) ? Promise.resolve(pending).then((r) => tagKeyIn(ctx, r, keyid, matchKid)) : tagKeyIn(ctx, pending, keyid, matchKid);
 }
 
 function tagKeyIn(ctx: Context, resolution: DirectoryResolution, keyid: string, matchKid: boolean): Found | undefined {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: pushing no diagnostics leaves an empty list, reported as no diagnostics (>= 0; the <= 0 and false mutants lose them, pinned by the diagnostics tests)
   if (resolution.diagnostics.length > 0) (ctx.diagnostics ??= []).push(...resolution.diagnostics);
   let byKid: DirectoryResolution['keys'][number] | undefined;
   for (const entry of resolution.keys) {
@@ -174,7 +159,6 @@ function tagKeyIn(ctx: Context, resolution: DirectoryResolution, keyid: string, 
  */
 function lookup(ctx: Context, directory: NonNullable<VerifyRequestOptions['directory']>, member: SignatureAgentMember): MaybePromise<DirectoryResolution> {
   const lookups = (ctx.lookups ??= new Map());
-  // Stryker disable next-line StringLiteral: member types are fixed words and URLs start with a scheme: no two members share an id without the space
   const id = member.type + ' ' + member.url;
   const known = lookups.get(id);
   if (known !== undefined) return known;
@@ -213,9 +197,7 @@ function startDeadline(ms: number): Deadline {
 }
 
 async function fromResolved(resolved: ResolvedKey | VerifyingKey | Jwk): Promise<{ key: VerifyingKey; agent?: string }> {
-  // Stryker disable next-line ConditionalExpression: importVerifyingKey returns a VerifyingKey as it is: the same key
   if (isVerifyingKey(resolved)) return { key: resolved };
-  // Stryker disable next-line ConditionalExpression: for a non-object the in operator and importVerifyingKey both throw a TypeError (the same 'malformed input'); an object without key or kty is pinned by the LogicalOperator mutant
   if (typeof resolved === 'object' && 'key' in resolved && !('kty' in resolved)) {
     const r = resolved as ResolvedKey;
     const key = isVerifyingKey(r.key) ? r.key : await importVerifyingKey(r.key);

@@ -31,7 +31,6 @@ export function recordNonce(ctx: Context, d: Draft, nonce: string | undefined, e
   } catch (error) {
     fresh = error;
   }
-  // Stryker disable next-line ConditionalExpression: a fast path; Promise.resolve of a plain answer gives the same result, a microtask later
   if (isThenable(fresh)) {
     return Promise.resolve(fresh).then(
       (v) => withNonce(d, v),

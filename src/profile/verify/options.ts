@@ -42,7 +42,6 @@ const DEFAULT_ALGORITHMS: ReadonlySet<AlgorithmName> = /* @__PURE__ */ new Set(A
 // with another options object.
 // (The table of prepared options is process-wide, in prepared.ts; so is this one, for the same reason.)
 const staticKeysByArray = /* @__PURE__ */ processWide(
-  // Stryker disable next-line StringLiteral: the name only has to be the same in every copy of this module, and any name is (the table is a cache of imports)
   'verify.static-keys.v1',
   () => new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise<Map<string, Found>>>(),
 );
@@ -102,7 +101,6 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     if (typeof nonce !== 'object' || nonce === null) throw new TypeError('options.nonce must be an object');
     checkOptionNames(nonce, NONCE_OPTION_NAMES, 'options.nonce');
   }
-  // Stryker disable next-line ConditionalExpression: undefined is not an object either: the first test only spares the typeof
   if (options.discovery !== undefined && typeof options.discovery === 'object' && options.discovery !== null) {
     checkOptionNames(options.discovery, DISCOVERY_OPTION_NAMES, 'options.discovery');
   }
@@ -116,7 +114,6 @@ export function prepare(options: VerifyRequestOptions): Prepared {
       if (problem !== undefined) throw new TypeError(`options.keys[${i}] ${problem}`);
     });
     pendingKeys = staticKeysByArray.get(keys);
-    // Stryker disable next-line ConditionalExpression: a cache; importing the array again gives the same keys (the key cache shares one import per material)
     if (pendingKeys === undefined) {
       // Each key's lookup answer is built here once; a hit allocates nothing.
       pendingKeys = Promise.all(keys.map((k: Jwk | VerifyingKey) => importVerifyingKeyLazily(k))).then(
@@ -136,7 +133,6 @@ export function prepare(options: VerifyRequestOptions): Prepared {
   }
   if (now !== undefined && typeof now !== 'function') throw new TypeError('options.now must be a function returning milliseconds');
   const skewSeconds = clockSkewSeconds ?? DEFAULT_SKEW_SECONDS;
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for whatever is not a number: the typeof test only spares the call
   if (typeof skewSeconds !== 'number' || !Number.isFinite(skewSeconds) || skewSeconds < 0) {
     throw new TypeError('options.clockSkewSeconds must be a non-negative number');
   }
@@ -148,12 +144,10 @@ export function prepare(options: VerifyRequestOptions): Prepared {
   if (policy !== 'none' && policy !== 'optional' && policy !== 'required') throw new TypeError('options.nonce.policy must be none, optional or required');
   // No store given: one owned by this options object (keep one object per verifier),
   // never a process-wide one that unrelated callers would share and could exhaust.
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral: verifyRequest gives the store the time with every nonce (checkAndRecord's nowMs): the store's own clock is never read
   const store = nonce?.store ?? new DefaultNonceStore(now === undefined ? {} : { now });
   const maxNonceLength = nonce?.maxLength ?? DEFAULT_MAX_NONCE_LENGTH;
   if (!Number.isSafeInteger(maxNonceLength) || maxNonceLength < 1) throw new TypeError('options.nonce.maxLength must be a positive integer');
   const discovery = options.discovery ?? {};
-  // Stryker disable next-line ConditionalExpression: discovery is never null here (null ?? {} is {}): the null test is defensive
   if (typeof discovery !== 'object' || discovery === null) throw new TypeError('options.discovery must be an object');
   const maxSignatures = options.maxSignatures ?? DEFAULT_MAX_SIGNATURES;
   if (!Number.isSafeInteger(maxSignatures) || maxSignatures < 1 || maxSignatures > 100_000) {
@@ -167,7 +161,6 @@ export function prepare(options: VerifyRequestOptions): Prepared {
   if (!Number.isSafeInteger(discoveryTimeoutMs) || discoveryTimeoutMs < 1 || discoveryTimeoutMs > 300_000) {
     throw new TypeError('options.discovery.timeoutMs must be an integer number of milliseconds from 1 to 300,000');
   }
-  // Stryker disable next-line ConditionalExpression: store is never null here (a null nonce.store gives the default store): the null test is defensive (a function with checkAndRecord is refused: pinned by the LogicalOperator mutant)
   if (typeof store !== 'object' || store === null || typeof store.checkAndRecord !== 'function') {
     throw new TypeError('options.nonce.store must have a checkAndRecord method');
   }
@@ -188,7 +181,6 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     });
   }
   const profile = prepareProfile(options.profile, { required, strict: options.strictAuthority === true, maxValidity, policy }, directory);
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: with nothing pending, waiting for the static keys alone gives the same map (or an empty one where there was none: no key either way)
   if (profile.pending.length > 0) {
     // Tag keys load with the static keys: verifyRequest waits for both before the first request.
     pendingKeys = Promise.all([pendingKeys ?? Promise.resolve(new Map<string, Found>()), ...profile.pending]).then(([base]) => base);
@@ -251,7 +243,6 @@ function prepareProfile(
   base: BaseRules,
   directory: VerifyRequestOptions['directory'],
 ): { tags: Map<string, TagPrepared> | undefined; name: string; pending: Promise<void>[] } {
-  // Stryker disable next-line ArrayDeclaration: a non-promise in the list waited for is a resolved value: the same keys
   if (profile === undefined || profile === WEB_BOT_AUTH_PROFILE) return { tags: undefined, name: WEB_BOT_AUTH_TAG, pending: [] };
   if (typeof profile !== 'object' || profile === null) throw new TypeError('options.profile must be a VerifyProfile ({ name, tags })');
   checkOptionNames(profile, ['name', 'tags'], 'options.profile');
@@ -261,11 +252,9 @@ function prepareProfile(
     throw new TypeError('options.profile.tags must be an object of tag → rules');
   }
   const tags = new Map<string, TagPrepared>();
-  // Stryker disable next-line ArrayDeclaration: a non-promise in the list waited for is a resolved value: the same keys
   const pending: Promise<void>[] = [];
   for (const [tag, rules] of Object.entries(tagsGiven as Record<string, TagRules>)) {
     const where = `options.profile.tags[${JSON.stringify(tag)}]`;
-    // Stryker disable next-line ConditionalExpression,StringLiteral: the pattern refuses the empty tag too: the first test only names the case
     if (tag === '' || !/^[\x20-\x7e]+$/.test(tag)) throw new TypeError(`${where}: a tag is a non-empty printable ASCII string`);
     if (typeof rules !== 'object' || rules === null) throw new TypeError(`${where} must be an object`);
     checkOptionNames(rules, TAG_RULE_NAMES, where);
@@ -280,11 +269,9 @@ function prepareProfile(
     const required = rules.requiredComponents === undefined ? base.required : requiredList(rules.requiredComponents, `${where}.requiredComponents`);
     const source = rules.keys ?? 'signature-agent';
     let jwks: SignatureAgentMember | undefined;
-    // Stryker disable next-line BooleanLiteral: set below for every key source that reads it; 'signature-agent' tags never look a kid up
     let matchKid = false;
     let keys: ReadonlyArray<Jwk | VerifyingKey> | undefined;
     if (source !== 'signature-agent') {
-      // Stryker disable next-line ConditionalExpression: source is never null here (a null keys gives 'signature-agent'): the null test is defensive
       if (typeof source !== 'object' || source === null) throw new TypeError(`${where}.keys must be 'signature-agent', { jwksUri } or { keys }`);
       const s = source as { jwksUri?: unknown; keys?: unknown; matchKid?: unknown };
       checkOptionNames(s, 'jwksUri' in s ? ['jwksUri', 'matchKid'] : ['keys', 'matchKid'], `${where}.keys`);
@@ -292,7 +279,6 @@ function prepareProfile(
       matchKid = s.matchKid === true;
       if ('jwksUri' in s) {
         const url = typeof s.jwksUri === 'string' ? parseTargetUri(s.jwksUri) : undefined;
-        // Stryker disable next-line ConditionalExpression: url is undefined whenever jwksUri is not a string: the typeof test only narrows the type
         if (url === undefined || typeof s.jwksUri !== 'string' || !/^https?:\/\//i.test(s.jwksUri)) {
           throw new TypeError(`${where}.keys.jwksUri must be an absolute https URL`);
         }
@@ -340,7 +326,6 @@ async function loadTagKeys(tag: TagPrepared, keys: ReadonlyArray<Jwk | Verifying
   if (tag.matchKid) {
     imported.forEach((key, i) => {
       const kid = isVerifyingKey(keys[i]) ? undefined : (keys[i] as Jwk).kid;
-      // Stryker disable next-line ConditionalExpression: a key without a kid would be filed under undefined, which no keyid (a string) looks up; a kid that is a thumbprint is pinned by the LogicalOperator mutant
       if (typeof kid === 'string' && !map.has(kid)) map.set(kid, map.get(key.thumbprint)!);
     });
   }
@@ -357,7 +342,6 @@ export function checkContentDigestRequirement(value: unknown): ContentDigestRequ
 /** `maxBodyBytes`: a non-negative integer, default 1 MiB. */
 export function checkMaxBodyBytes(value: unknown): number {
   if (value === undefined) return DEFAULT_VERIFY_MAX_BODY_BYTES;
-  // Stryker disable next-line ConditionalExpression: Number.isSafeInteger is false for whatever is not a number: the typeof test only spares the call
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new TypeError('options.maxBodyBytes must be a non-negative integer');
   return value;
 }
@@ -385,9 +369,7 @@ function prepareAuthorities(list: unknown): ReadonlySet<string> | undefined {
   const out = new Set<string>();
   for (const entry of list as unknown[]) {
     const https = typeof entry === 'string' && /^[^/?#@\\\s]+$/.test(entry) ? parseTargetUri(`https://${entry}/`) : undefined;
-    // Stryker disable next-line ConditionalExpression: when the https form does not parse the entry is refused below whatever the http form gives
     const http = https === undefined ? undefined : parseTargetUri(`http://${entry as string}/`);
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: both forms parse or neither (same authority), and the pattern above leaves no path: each test alone refuses the same entries
     if (https === undefined || http === undefined || https.path !== '/') {
       throw new TypeError(`options.authorities: ${JSON.stringify(entry)} is not a host or host:port`);
     }

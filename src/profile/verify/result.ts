@@ -33,7 +33,6 @@ export function finish(d: Draft, outcome: Outcome, error?: ErrorInfo, skipped = 
   const { keyid, alg, tag } = d.params;
   const { agent, signatureAgent, keySource } = d;
   // The shape of a verified signature, in one literal (same members, same order as below).
-  // Stryker disable ConditionalExpression,EqualityOperator,BlockStatement: a fast path; the general path below builds the same members for a verified signature
   if (
     error === undefined &&
     keyid !== undefined &&
@@ -50,9 +49,7 @@ export function finish(d: Draft, outcome: Outcome, error?: ErrorInfo, skipped = 
       ? { label, outcome, skipped, params, covered, keyid, alg, tag, agent, keySource }
       : { label, outcome, skipped, params, covered, keyid, alg, tag, agent, signatureAgent, keySource };
   }
-  // Stryker restore ConditionalExpression,EqualityOperator,BlockStatement
   const r: { -readonly [K in keyof SignatureResult]: SignatureResult[K] } = { label: d.label, outcome, skipped, params: d.params, covered: d.covered };
-  // Stryker disable ConditionalExpression: a member set to undefined reads as one left out (a member dropped, the EqualityOperator mutants, is pinned by the tests)
   if (keyid !== undefined) r.keyid = keyid;
   if (alg !== undefined) r.alg = alg;
   if (tag !== undefined) r.tag = tag;
@@ -63,7 +60,6 @@ export function finish(d: Draft, outcome: Outcome, error?: ErrorInfo, skipped = 
   if (d.contentDigest !== undefined) r.contentDigest = d.contentDigest;
   if (d.card !== undefined) r.card = d.card;
   if (error !== undefined) r.error = error;
-  // Stryker restore ConditionalExpression
   return r;
 }
 
@@ -86,15 +82,12 @@ export function summarise(ctx: Context, results: SignatureResult[], malformed: b
   const diagnostics = ctx.diagnostics === undefined ? agentDiagnostics : [...agentDiagnostics, ...ctx.diagnostics];
   const result: { -readonly [K in keyof VerificationResult]: VerificationResult[K] } = { outcome, signatures: results, malformed, diagnostics };
   if (verified !== undefined) {
-    // Stryker disable next-line ConditionalExpression: a verified signature always has an agent
     if (verified.agent !== undefined) result.agent = verified.agent;
     if (verified.contentDigest !== undefined) result.contentDigest = verified.contentDigest;
     if (verified.card !== undefined) result.card = verified.card;
     return result;
   }
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArrowFunction: every signature that is not verified has an error, so the first search always finds one: the fallback is defensive
   const explaining = results.find((r) => r.outcome === outcome && r.error !== undefined) ?? results.find((r) => r.error !== undefined);
-  // Stryker disable next-line ConditionalExpression,OptionalChaining: results is never empty here and every signature not verified has an error: explaining and its error are always there
   if (explaining?.error !== undefined) result.error = explaining.error;
   return result;
 }

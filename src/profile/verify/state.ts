@@ -27,7 +27,6 @@ export const NO_PARAMS: SignatureParamsView = Object.freeze({});
 export type MaybePromise<T> = T | PromiseLike<T>;
 
 export function isThenable<T>(value: MaybePromise<T>): value is PromiseLike<T> {
-  // Stryker disable next-line ConditionalExpression: the steps hand it booleans, results, promises or a store's answer: taking a non-promise object for one only wraps it in a promise (the same answer, later), and a function is never passed; null is pinned (test/mutation-pins/verify-nonce.test.ts)
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 

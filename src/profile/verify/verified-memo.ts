@@ -71,7 +71,6 @@ function slot(s: Uint8Array): number {
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   const n = a.length;
   if (b.length !== n) return false;
-  // Stryker disable next-line EqualityOperator: both arrays have n bytes: index n reads undefined on both sides
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
 }
@@ -83,7 +82,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  */
 function sameKey(a: BoundVerifyingKey, b: BoundVerifyingKey): boolean {
   if (a === b) return true;
-  // Stryker disable next-line ConditionalExpression,BooleanLiteral: two key objects share one provider function only when imported for the same material and algorithm: the function test answers the same
   if (a.alg !== b.alg) return false;
   const fa = verifyInternals.get(a)?.fn;
   return fa !== undefined && fa === verifyInternals.get(b)?.fn;
