@@ -7,7 +7,7 @@ import base from './vitest.config';
 // Playwright, Crawlee), and timing-based scaling tests, which a mutant's slowdown would make
 // flaky rather than red for a reason. Redis suites stay (the Redis nonce store is in scope).
 //
-// BOTSIG_MUTATION_TESTS (comma-separated folders or files, e.g. `test/httpsig,test/mutation-pins`)
+// BOTSIG_MUTATION_TESTS (comma-separated folders or files, e.g. `test/httpsig,test/profile`)
 // narrows the test set for a quick local run of one file: fewer tests can only kill fewer
 // mutants, so a score recorded that way is a lower bound of the whole-suite score CI gets.
 // An entry starting with `!` leaves that folder or file out.

@@ -23,7 +23,7 @@ import type {
 } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { T0 } from '../profile/helpers';
-import { me, other } from './keys';
+import { me, other } from '../helpers/pin-keys';
 
 const NOW = T0 + 1000;
 const now = (): number => NOW * 1000;

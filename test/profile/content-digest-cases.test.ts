@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createContentDigest } from '../../src/crypto/digest';
 import { signMessage } from '../../src/httpsig/sign';
 import { T0 } from '../profile/helpers';
-import { me } from './keys';
+import { me } from '../helpers/pin-keys';
 
 const NOW = T0 + 1000;
 const now = (): number => NOW * 1000;

@@ -20,7 +20,7 @@ import type { SignatureAgentMember } from '../../src/profile/signature-agent';
 import type { DirectoryResolution, KeyDelegation, KeyDirectory, VerificationResult, VerifyProfile, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { flipSignatureBit, publicOf, rfc9421Key, T0 } from '../profile/helpers';
-import { me, other } from './keys';
+import { me, other } from '../helpers/pin-keys';
 
 const NOW = T0 + 1000;
 const URL_ = 'https://example.com/a';

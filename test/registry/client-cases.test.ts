@@ -26,7 +26,7 @@ import type { RegistryClientLimits, RegistryClientOptions, RegistryStatus } from
 import type { VerificationResult } from '../../src/profile/types';
 import { testKey, TestClock } from '../directory/client-fixtures';
 import type { TestKey } from '../directory/client-fixtures';
-import { signedCardHeaders } from './signed-card';
+import { signedCardHeaders } from '../helpers/signed-card';
 
 const REGISTRY = 'https://registry.example/bots.txt';
 const CARDS = 'https://cards.example';

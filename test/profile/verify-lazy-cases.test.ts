@@ -10,7 +10,7 @@ import { createContentDigest } from '../../src/crypto/digest';
 import { signMessage } from '../../src/httpsig/sign';
 import type { KeyDirectory, VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
 import { T0 } from '../profile/helpers';
-import { me } from './keys';
+import { me } from '../helpers/pin-keys';
 
 type VerifyModule = typeof import('../../src/profile/verify-request');
 

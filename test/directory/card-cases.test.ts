@@ -25,7 +25,7 @@ import { importSigningKey } from '../../src/crypto/keys/lazy';
 import { DIRECTORY_RESPONSE_TAG } from '../../src/directory/response-signatures';
 import type { DirectoryClientOptions } from '../../src/directory/client';
 import { rawMember, testKey } from '../directory/client-fixtures';
-import { signedCardHeaders } from './signed-card';
+import { signedCardHeaders } from '../helpers/signed-card';
 import type { TestKey } from '../directory/client-fixtures';
 
 let a: TestKey;

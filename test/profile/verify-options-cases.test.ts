@@ -15,7 +15,7 @@ import type { KeyDirectory, VerificationResult, VerifyProfile, VerifyRequestOpti
 import { verifyRequest } from '../../src/profile/verify-request';
 import { prepareVerifyOptions } from '../../src/profile/verify/options';
 import { T0 } from '../profile/helpers';
-import { me, other } from './keys';
+import { me, other } from '../helpers/pin-keys';
 
 const NOW = T0 + 1000;
 const now = (): number => NOW * 1000;
