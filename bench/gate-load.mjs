@@ -84,7 +84,7 @@ await build({
       `export { generateKeyPair } from './src/crypto/generate';`,
       `export { createDirectoryHandler } from './src/directory/handler';`,
       `export { signRequest } from './src/profile/sign-request';`,
-      `export { importSigningKey } from './src/crypto/keys';`,
+      `export { importSigningKey } from './src/crypto/keys/signing';`,
       `export { installNodeCryptoProvider } from './src/node/crypto-provider';`,
     ].join('\n'),
     resolveDir: root,

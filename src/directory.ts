@@ -20,37 +20,20 @@ export { MemoryDirectoryCache } from './directory/cache';
 export type { DirectoryCache, DirectoryCacheEntry, MemoryDirectoryCacheOptions } from './directory/cache';
 export { createDirectoryHandler, DEFAULT_DIRECTORY_MAX_AGE_SECONDS, DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS } from './directory/handler';
 export type { DirectoryHandlerKey, DirectoryHandlerKeyEntry, DirectoryHandlerOptions, DirectoryRequestInfo } from './directory/handler';
-export {
-  parseDirectory,
-  parseDirectorySync,
-  buildDirectory,
-  isDirectoryMediaType,
-  directoryMediaTypeKind,
-  isKeyUsableAt,
-  LEGACY_DIRECTORY_MEDIA_TYPE,
-  DEFAULT_MAX_KEYS,
-} from './directory/document';
-export type {
-  BuildDirectoryOptions,
-  BuiltDirectory,
-  DirectoryKey,
-  DirectoryKeyInput,
-  DirectoryShape,
-  DirectorySource,
-  ParseDirectoryOptions,
-  ParsedDirectory,
-} from './directory/document';
+export { parseDirectory, parseDirectorySync, isKeyUsableAt, DEFAULT_MAX_KEYS } from './directory/document/parse';
+export { buildDirectory } from './directory/document/build';
+export { isDirectoryMediaType, directoryMediaTypeKind, LEGACY_DIRECTORY_MEDIA_TYPE } from './directory/document/media-type';
+export type { BuildDirectoryOptions, BuiltDirectory, DirectoryKeyInput } from './directory/document/build';
+export type { DirectoryKey } from './directory/document/key-rules';
+export type { DirectoryShape, DirectorySource, ParseDirectoryOptions, ParsedDirectory } from './directory/document/parse';
 export { verifyDirectoryResponse, DIRECTORY_RESPONSE_TAG } from './directory/response-signatures';
 export type { DirectoryResponseCheck, KeyProof, VerifyDirectoryResponseOptions } from './directory/response-signatures';
 export { planRotation } from './directory/rotation';
 export type { RotationKey, RotationOptions, RotationPlan } from './directory/rotation';
 
-export { TrustAnchors, verifyDelegation, decodeCertificates, DELEGATION_FORMS, DEFAULT_MAX_CHAIN_LENGTH } from './directory/delegation';
-export type {
-  CertificateFetcher,
-  DelegatedKeyInput,
-  DelegationFailureReason,
-  DelegationOptions,
-  DelegationOutcome,
-  VerifyDelegationOptions,
-} from './directory/delegation';
+export { TrustAnchors } from './directory/delegation/anchors';
+export { verifyDelegation } from './directory/delegation/path';
+export { decodeCertificates } from './directory/delegation/der';
+export { DELEGATION_FORMS, DEFAULT_MAX_CHAIN_LENGTH } from './directory/delegation/types';
+export type { CertificateFetcher, DelegatedKeyInput, DelegationFailureReason, DelegationOptions, DelegationOutcome } from './directory/delegation/types';
+export type { VerifyDelegationOptions } from './directory/delegation/path';

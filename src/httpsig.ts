@@ -39,16 +39,15 @@ export { parseRawHttpMessage } from './httpsig/raw';
 export type { ParseRawHttpMessageOptions, RawHttpMessage } from './httpsig/raw';
 
 // Keys, so that this entry point is usable on its own.
-export { importSigningKey, importVerifyingKey, keyForAlgorithm } from './crypto/keys';
+export { importSigningKey } from './crypto/keys/signing';
+export { importVerifyingKey } from './crypto/keys/verifying';
+export { keyForAlgorithm } from './crypto/keys/binding';
 export type { AlgorithmName, BoundVerifyingKey, Jwk, SigningKey, VerifyingKey } from './crypto/types';
 
 // Structured Fields (RFC 9651), for building component identifiers and parameters.
+export { innerList, item, sfBinary, sfBoolean, sfDate, sfDecimal, sfDisplayString, sfInteger, sfString, sfToken } from './core/sf-items';
+export { parseDictionary, parseItem, parseList } from './core/sf-parse';
 export {
-  innerList,
-  item,
-  parseDictionary,
-  parseItem,
-  parseList,
   serializeBareItem,
   serializeDictionary,
   serializeInnerList,
@@ -56,15 +55,7 @@ export {
   serializeList,
   serializeMember,
   serializeParameters,
-  sfBinary,
-  sfBoolean,
-  sfDate,
-  sfDecimal,
-  sfDisplayString,
-  sfInteger,
-  sfString,
-  sfToken,
-} from './core/sf';
+} from './core/sf-serialize';
 export type { BareItem, Dictionary, InnerList, Item, List, Member, Parameters } from './core/sf-types';
 
 export { BotsigError, isBotsigError } from './core/errors';

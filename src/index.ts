@@ -88,8 +88,8 @@ export type { MemoryNonceStoreOptions, NonceStore } from './stores/nonce-store';
 
 // Keys and crypto
 export { importSigningKey, importVerifyingKey } from './crypto/keys/lazy';
-export { keyForAlgorithm } from './crypto/keys';
-export type { ImportKeyOptions } from './crypto/keys';
+export { keyForAlgorithm } from './crypto/keys/binding';
+export type { ImportKeyOptions } from './crypto/keys/material';
 export { jwkThumbprint, jwkThumbprintSync } from './crypto/thumbprint';
 export { createContentDigest, verifyContentDigest, generateKeyPair } from './crypto/lazy';
 export type { DigestAlgorithm, VerifyContentDigestOptions } from './crypto/digest';

@@ -3,26 +3,10 @@
  * fleet of verifiers. Takes a client you already have (node-redis or ioredis);
  * never opens connections of its own. Re-exports only.
  */
-export {
-  RedisNonceStore,
-  RedisDirectoryCache,
-  fromNodeRedis,
-  fromIoredis,
-  toRedisLike,
-  DEFAULT_NONCE_PREFIX,
-  DEFAULT_NONCE_SKEW_MS,
-  DEFAULT_DIRECTORY_PREFIX,
-  MAX_RAW_NONCE_CHARS,
-} from './stores/redis';
-export type {
-  RedisLike,
-  RedisClientInput,
-  NodeRedisClientLike,
-  NodeRedisClusterLike,
-  IoredisLike,
-  RedisNonceStoreOptions,
-  RedisDirectoryCacheOptions,
-  CoordinatedDirectoryCache,
-  DirectoryRefreshOptions,
-  DirectoryRefreshTicket,
-} from './stores/redis';
+export { RedisNonceStore, DEFAULT_NONCE_PREFIX, DEFAULT_NONCE_SKEW_MS, MAX_RAW_NONCE_CHARS } from './stores/redis/nonce-store';
+export { RedisDirectoryCache, DEFAULT_DIRECTORY_PREFIX } from './stores/redis/directory-cache';
+export { fromNodeRedis, fromIoredis, toRedisLike } from './stores/redis/client';
+export type { RedisLike, RedisClientInput, NodeRedisClientLike, NodeRedisClusterLike, IoredisLike } from './stores/redis/client';
+export type { RedisNonceStoreOptions } from './stores/redis/nonce-store';
+export type { RedisDirectoryCacheOptions } from './stores/redis/directory-cache';
+export type { CoordinatedDirectoryCache, DirectoryRefreshOptions, DirectoryRefreshTicket } from './directory/cache';

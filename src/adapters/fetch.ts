@@ -8,7 +8,8 @@
 import { BotsigError, isBotsigError } from '../core/errors';
 import type { Clock } from '../core/time';
 import type { DigestAlgorithm } from '../crypto/digest';
-import { importSigningKey, isSigningKey } from '../crypto/keys';
+import { importSigningKey } from '../crypto/keys/signing';
+import { isSigningKey } from '../crypto/keys/objects';
 import type { AlgorithmName, Jwk, SigningKey } from '../crypto/types';
 import { parseComponentIdentifier } from '../httpsig/components';
 import { signOptionsFromChallenge } from '../profile/challenge';

@@ -5,7 +5,8 @@
  */
 import type { Clock } from '../core/time';
 import type { DigestAlgorithm } from '../crypto/digest';
-import { importSigningKey, isSigningKey } from '../crypto/keys';
+import { importSigningKey } from '../crypto/keys/signing';
+import { isSigningKey } from '../crypto/keys/objects';
 import type { AlgorithmName, Jwk, SigningKey } from '../crypto/types';
 import { parseComponentIdentifier } from '../httpsig/components';
 import { signRequest } from '../profile/sign-request';

@@ -9,7 +9,7 @@ import { Option } from 'commander';
 import type { Command } from 'commander';
 import { createSignatureAgentCardHandler, DEFAULT_CARD_MAX_AGE_SECONDS } from '../directory/card/handler';
 import { parseSignatureAgentCard } from '../directory/card/parse';
-import { buildDirectory } from '../directory/document';
+import { buildDirectory } from '../directory/document/build';
 import { algorithmOption, collect, describeError, err, EXIT_OK, failure, httpUrl, integerOption, loadSigningKeyFiles, out, usageError } from './common';
 import type { LoadedSigningKey } from './common';
 import { serveFetchHandler } from './http-server';

@@ -4,7 +4,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isBotsigError } from '../core/errors';
-import { importSigningKey, importVerifyingKey } from '../crypto/keys';
+import { importSigningKey } from '../crypto/keys/signing';
+import { importVerifyingKey } from '../crypto/keys/verifying';
 import { isAlgorithmName } from '../crypto/registry';
 import type { AlgorithmName, Jwk, SigningKey, VerifyingKey } from '../crypto/types';
 import { importPrivatePem, importPublicPem } from '../node/keys';

@@ -3,7 +3,7 @@
  * public members only, as `buildDirectory` produces it.
  */
 import type { Command } from 'commander';
-import { buildDirectory } from '../directory/document';
+import { buildDirectory } from '../directory/document/build';
 import { algorithmOption, collect, EXIT_OK, loadSigningKeyFiles, out } from './common';
 
 interface DirectoryOptions {

@@ -5,7 +5,7 @@
  */
 import { base64Encode, bytesEqual, utf8 } from '../core/base64';
 import { BotsigError, isBotsigError } from '../core/errors';
-import { parseDictionary } from '../core/sf';
+import { parseDictionary } from '../core/sf-parse';
 import type { Dictionary } from '../core/sf-types';
 import { getSubtle } from './webcrypto';
 

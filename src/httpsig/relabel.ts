@@ -3,7 +3,7 @@
  * signature, so an intermediary may change them; the signature bytes stay the same.
  */
 import { BotsigError } from '../core/errors';
-import { serializeDictionary } from '../core/sf';
+import { serializeDictionary } from '../core/sf-serialize';
 import type { Dictionary } from '../core/sf-types';
 import { isValidLabel, memberToSignatureInput, parseSignatureDictionary } from './signature-input';
 

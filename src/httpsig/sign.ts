@@ -3,10 +3,10 @@
  */
 import { base64Encode } from '../core/base64';
 import { BotsigError } from '../core/errors';
-import { sfBoolean, sfDecimal, sfInteger, sfString } from '../core/sf';
+import { sfBoolean, sfDecimal, sfInteger, sfString } from '../core/sf-items';
 import type { BareItem, Parameters } from '../core/sf-types';
 import type { SigningKey } from '../crypto/types';
-import { signBase } from '../crypto/keys';
+import { signBase } from '../crypto/keys/base';
 import { keyAlgorithm, toAlgorithmName } from '../crypto/registry';
 import { createSignatureBaseParts } from './base';
 import { componentValues, parseComponentIdentifier } from './components';

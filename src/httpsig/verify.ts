@@ -3,7 +3,8 @@
  * application's (profile layer) business, on top of the typed `params`.
  */
 import { BotsigError, isBotsigError } from '../core/errors';
-import { keyForAlgorithm, verifyBase } from '../crypto/keys';
+import { keyForAlgorithm } from '../crypto/keys/binding';
+import { verifyBase } from '../crypto/keys/base';
 import { isAlgorithmName, keyAlgorithm, toAlgorithmName } from '../crypto/registry';
 import type { AlgorithmName, VerifyingKey } from '../crypto/types';
 import { createSignatureBase } from './base';

@@ -5,7 +5,8 @@
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { BotsigError, isBotsigError } from '../core/errors';
-import { importSigningKey, importVerifyingKey } from '../crypto/keys';
+import { importSigningKey } from '../crypto/keys/signing';
+import { importVerifyingKey } from '../crypto/keys/verifying';
 import type { AlgorithmName, CryptoProvider, Jwk, SigningKey, VerifyingKey } from '../crypto/types';
 import { nodeCryptoProvider } from './crypto-provider';
 

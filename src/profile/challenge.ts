@@ -1,6 +1,6 @@
 import { base64UrlEncode } from '../core/base64';
 import { BotsigError } from '../core/errors';
-import { sfBoolean, sfString } from '../core/sf';
+import { sfBoolean, sfString } from '../core/sf-items';
 import type { Parameters } from '../core/sf-types';
 import { parseAcceptSignature, serializeAcceptSignature } from '../httpsig/accept-signature';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';

@@ -1,5 +1,6 @@
 import { BotsigError } from '../core/errors';
-import { parseDictionary, serializeDictionary } from '../core/sf';
+import { parseDictionary } from '../core/sf-parse';
+import { serializeDictionary } from '../core/sf-serialize';
 import type { Dictionary } from '../core/sf-types';
 import { renameSignatureLabel } from '../httpsig/relabel';
 import { parseSignatureInput } from '../httpsig/signature-input';

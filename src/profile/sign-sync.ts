@@ -5,7 +5,7 @@
  * not need and browser bundles should not carry.
  */
 import { importSigningKeySync } from '../crypto/keys/signing-sync';
-import { isSigningKey } from '../crypto/keys';
+import { isSigningKey } from '../crypto/keys/objects';
 import type { Jwk, SigningKey } from '../crypto/types';
 import { signRequestWithSyncKey } from './sign/general';
 import type { SignatureHeaders, SignRequestOptions } from './types';

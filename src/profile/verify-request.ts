@@ -9,7 +9,8 @@
  */
 import type { Diagnostic } from '../core/diagnostics';
 import { isBotsigError } from '../core/errors';
-import { keyForAlgorithm, verifyBase } from '../crypto/keys';
+import { keyForAlgorithm } from '../crypto/keys/binding';
+import { verifyBase } from '../crypto/keys/base';
 import { toAlgorithmName } from '../crypto/registry';
 import type { AlgorithmName, BoundVerifyingKey } from '../crypto/types';
 import { createReceivedSignatureBase } from '../httpsig/base';

@@ -8,7 +8,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { isBotsigError } from '../../src/core/errors';
-import { parseDictionary, parseItem, parseList, serializeDictionary, serializeItem, serializeList } from '../../src/core/sf';
+import { parseDictionary, parseItem, parseList } from '../../src/core/sf-parse';
+import { serializeDictionary, serializeItem, serializeList } from '../../src/core/sf-serialize';
 import type { Dictionary, Item, List } from '../../src/core/sf-types';
 import { SF_PARSE_FILES, SF_SERIALISE_FILES } from '../helpers/vectors';
 import { readCorpus, toPlain, typedFromJson, type CorpusCase, type Typed } from './sf-test-helpers';

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BotsigError, isBotsigError } from '../../src/core/errors';
+import { getParam, innerList, item, sfBinary, sfBoolean, sfDate, sfDecimal, sfDisplayString, sfInteger, sfString, sfToken } from '../../src/core/sf-items';
+import { parseDictionary, parseItem, parseList } from '../../src/core/sf-parse';
 import {
-  getParam,
-  innerList,
-  item,
-  parseDictionary,
-  parseItem,
-  parseList,
   serializeBareItem,
   serializeDictionary,
   serializeInnerList,
@@ -14,15 +10,7 @@ import {
   serializeList,
   serializeMember,
   serializeParameters,
-  sfBinary,
-  sfBoolean,
-  sfDate,
-  sfDecimal,
-  sfDisplayString,
-  sfInteger,
-  sfString,
-  sfToken,
-} from '../../src/core/sf';
+} from '../../src/core/sf-serialize';
 import type { BareItem, Item } from '../../src/core/sf-types';
 import { toPlain } from './sf-test-helpers';
 

@@ -5,7 +5,9 @@
  * with node:crypto.
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey, importVerifyingKey, signBase, verifyBase } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
+import { signBase, verifyBase } from '../../src/crypto/keys/base';
 import { generateKeyPair } from '../../src/crypto/generate';
 import type { CryptoProvider } from '../../src/crypto/types';
 import { enc } from './helpers';

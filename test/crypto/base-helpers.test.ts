@@ -6,7 +6,9 @@
  * (it runs in the runtime matrix), so the synchronous inner provider below is @noble.
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey, importVerifyingKey, signBase, verifyBase } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
+import { signBase, verifyBase } from '../../src/crypto/keys/base';
 import { nobleEd25519Provider } from '../../src/crypto/noble';
 import { webCryptoProvider } from '../../src/crypto/provider';
 import { generateKeyPair } from '../../src/crypto/generate';

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { ALGORITHMS } from '../../src/crypto/registry';
 import { jwkThumbprint } from '../../src/crypto/thumbprint';
 import type { AlgorithmName } from '../../src/crypto/types';

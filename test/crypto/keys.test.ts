@@ -4,7 +4,10 @@ import ed25519TestKey from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/e
 import rfc8037 from '../../vectors/rfc8037.json';
 import { base64UrlEncode } from '../../src/core/base64';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { clearKeyCache, importSigningKey, importVerifyingKey, isSigningKey, isVerifyingKey, KEY_CACHE_MAX_ENTRIES, keyCacheSize } from '../../src/crypto/keys';
+import { clearKeyCache, KEY_CACHE_MAX_ENTRIES, keyCacheSize } from '../../src/crypto/keys/cache';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
+import { isSigningKey, isVerifyingKey } from '../../src/crypto/keys/objects';
 import { importSigningKeySync } from '../../src/crypto/keys/signing-sync';
 import { nobleEd25519Provider } from '../../src/crypto/noble';
 import { getCryptoProvider, setCryptoProvider, webCryptoProvider } from '../../src/crypto/provider';

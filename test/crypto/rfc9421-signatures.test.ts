@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { nobleEd25519Provider } from '../../src/crypto/noble';
 import { webCryptoProvider } from '../../src/crypto/provider';
 import type { CryptoProvider } from '../../src/crypto/types';

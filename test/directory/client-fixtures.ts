@@ -8,7 +8,7 @@ import { isBotsigError } from '../../src/core/errors';
 import type { BotsigErrorCode } from '../../src/core/errors';
 import { createContentDigest } from '../../src/crypto/digest';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
 import type { Jwk, SigningKey } from '../../src/crypto/types';
 import { formatHttpDate } from '../../src/directory/http-cache';
 import { DIRECTORY_RESPONSE_TAG } from '../../src/directory/response-signatures';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Jwk } from '../../src/crypto/types';
 import { DirectoryClient } from '../../src/directory/client';
 import type { DirectoryClientKey, DirectoryClientOptions, FetchLike } from '../../src/directory/client';
-import type { DelegationOptions } from '../../src/directory/delegation';
+import type { DelegationOptions } from '../../src/directory/delegation/types';
 import { createGuardedFetch } from '../../src/node/guarded-fetch';
 import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import { verifyRequest } from '../../src/profile/verify-request';

@@ -5,7 +5,8 @@
  * (installing the packages later is enough).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { verifyDelegation, TrustAnchors } from '../../src/directory/delegation';
+import { verifyDelegation } from '../../src/directory/delegation/path';
+import { TrustAnchors } from '../../src/directory/delegation/anchors';
 import { DirectoryClient } from '../../src/directory/client';
 import { DIRECTORY_TYPE, member } from './client-fixtures';
 

@@ -9,16 +9,12 @@ import { base64Encode } from '../../src/core/base64';
 import { parseDataUrl } from '../../src/core/data-url';
 import { isBotsigError } from '../../src/core/errors';
 import type { Jwk } from '../../src/crypto/types';
-import {
-  decodeCertificates,
-  prepareDelegation,
-  TrustAnchors,
-  verifyDelegation,
-  type CertificateFetcher,
-  type DelegationOutcome,
-  type VerifyDelegationOptions,
-} from '../../src/directory/delegation';
-import { parseDirectorySync } from '../../src/directory/document';
+import { decodeCertificates } from '../../src/directory/delegation/der';
+import { prepareDelegation } from '../../src/directory/delegation/options';
+import { TrustAnchors } from '../../src/directory/delegation/anchors';
+import { verifyDelegation, type VerifyDelegationOptions } from '../../src/directory/delegation/path';
+import { type CertificateFetcher, type DelegationOutcome } from '../../src/directory/delegation/types';
+import { parseDirectorySync } from '../../src/directory/document/parse';
 import { parseSignatureAgent } from '../../src/profile/signature-agent';
 import { projectVectors } from '../helpers/vectors';
 import { agentKey, days, intermediateCa, KU, leafFor, mint, pemBundle, rootCa, withX5c, type AgentKey, type Cert } from '../helpers/certs';

@@ -10,7 +10,9 @@ import type { Diagnostic } from '../../src/core/diagnostics';
 import { isBotsigError } from '../../src/core/errors';
 import { jwkThumbprintSync } from '../../src/crypto/thumbprint';
 import type { Jwk } from '../../src/crypto/types';
-import { buildDirectory, parseDirectorySync, WELL_KNOWN_PATH, type ParseDirectoryOptions } from '../../src/directory/document';
+import { buildDirectory } from '../../src/directory/document/build';
+import { parseDirectorySync, type ParseDirectoryOptions } from '../../src/directory/document/parse';
+import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent';
 
 // RFC 8037 §A.3: the Ed25519 key whose thumbprint is kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k.
 const X = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';

@@ -4,23 +4,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics';
 import { isBotsigError } from '../../src/core/errors';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { importVerifyingKey } from '../../src/crypto/keys';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import type { AlgorithmName, Jwk } from '../../src/crypto/types';
 import { webCryptoHasEd25519 } from '../../src/crypto/webcrypto';
-import {
-  buildDirectory,
-  DEFAULT_MAX_KEYS,
-  DIRECTORY_MEDIA_TYPE,
-  directoryMediaTypeKind,
-  isDirectoryMediaType,
-  isKeyUsableAt,
-  JWK_SET_MEDIA_TYPE,
-  LEGACY_DIRECTORY_MEDIA_TYPE,
-  parseDirectory,
-  parseDirectorySync,
-  WELL_KNOWN_PATH,
-  type ParseDirectoryOptions,
-} from '../../src/directory/document';
+import { buildDirectory } from '../../src/directory/document/build';
+import { DEFAULT_MAX_KEYS, isKeyUsableAt, parseDirectory, parseDirectorySync, type ParseDirectoryOptions } from '../../src/directory/document/parse';
+import { DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from '../../src/profile/signature-agent';
+import { directoryMediaTypeKind, isDirectoryMediaType, JWK_SET_MEDIA_TYPE, LEGACY_DIRECTORY_MEDIA_TYPE } from '../../src/directory/document/media-type';
 import { cloudflareVectors } from '../helpers/vectors';
 
 /** A file of vectors/cloudflare-web-bot-auth/ (imported by test/helpers/vectors.ts). */

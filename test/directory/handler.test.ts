@@ -8,12 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BotsigError } from '../../src/core/errors';
 import { verifyContentDigest } from '../../src/crypto/digest';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey, importVerifyingKey, keyForAlgorithm } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
+import { keyForAlgorithm } from '../../src/crypto/keys/binding';
 import { toAlgorithmName } from '../../src/crypto/registry';
 import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { createDirectoryHandler, ifNoneMatchMatches } from '../../src/directory/handler';
 import type { DirectoryHandlerOptions, DirectoryRequestInfo } from '../../src/directory/handler';
-import { parseDirectory } from '../../src/directory/document';
+import { parseDirectory } from '../../src/directory/document/parse';
 import { parseSignatureInput } from '../../src/httpsig/signature-input';
 import { verifyMessage } from '../../src/httpsig/verify';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createContentDigest } from '../../src/crypto/digest';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import type { SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { DIRECTORY_RESPONSE_TAG, verifyDirectoryResponse } from '../../src/directory/response-signatures';
 import { signMessage } from '../../src/httpsig/sign';

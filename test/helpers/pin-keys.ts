@@ -2,7 +2,8 @@
  * The two key pairs the verifyRequest pin files sign with (`me`) and present as a
  * stranger's (`other`), each imported once per test file for signing and verifying.
  */
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { keyPair, otherKeyPair } from '../profile/helpers';
 

@@ -5,7 +5,7 @@
  * `nonce`, `alg`, `keyid` and `tag` are Strings.
  */
 import { describe, expect, it } from 'vitest';
-import { sfBoolean, sfInteger, sfString, sfToken } from '../../src/core/sf';
+import { sfBoolean, sfInteger, sfString, sfToken } from '../../src/core/sf-items';
 import type { Parameters } from '../../src/core/sf-types';
 import { acceptSignatureRequest, parseAcceptSignature, serializeAcceptSignature } from '../../src/httpsig/accept-signature';
 import { parseComponentIdentifier } from '../../src/httpsig/component-id';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { isBotsigError } from '../../src/core/errors';
-import { sfBoolean, sfInteger, sfString, sfToken } from '../../src/core/sf';
+import { sfBoolean, sfInteger, sfString, sfToken } from '../../src/core/sf-items';
 import type { BareItem } from '../../src/core/sf-types';
 import { acceptSignatureRequest, parseAcceptSignature, serializeAcceptSignature } from '../../src/httpsig/accept-signature';
 import { parseComponentIdentifier } from '../../src/httpsig/components';

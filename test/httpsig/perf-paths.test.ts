@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Decode, base64DecodeRange, base64Encode } from '../../src/core/base64';
-import { parseDictionary, parseItem, serializeBareItem } from '../../src/core/sf';
+import { parseDictionary, parseItem } from '../../src/core/sf-parse';
+import { serializeBareItem } from '../../src/core/sf-serialize';
 import { createSignatureBase, createSignatureBaseParts } from '../../src/httpsig/base';
 import { componentValues, parseComponentIdentifier } from '../../src/httpsig/components';
 import { parseTargetUri, toHttpMessage } from '../../src/httpsig/message';

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isBotsigError } from '../../src/core/errors';
-import { importVerifyingKey } from '../../src/crypto/keys';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { renameSignatureLabel } from '../../src/httpsig/relabel';
 import { verifyMessage } from '../../src/httpsig/verify';
 

@@ -7,7 +7,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { base64Decode, base64Encode } from '../../src/core/base64';
 import { isBotsigError } from '../../src/core/errors';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { keyAlgorithm, toAlgorithmName } from '../../src/crypto/registry';
 import type { AlgorithmName, Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { createSignatureBase } from '../../src/httpsig/base';

@@ -9,8 +9,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { base64Decode } from '../../src/core/base64';
 import { BotsigError, isBotsigError } from '../../src/core/errors';
-import { sfToken } from '../../src/core/sf';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { sfToken } from '../../src/core/sf-items';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import type { AlgorithmName, SigningKey, VerifyingKey } from '../../src/crypto/types';
 import type { MessageObject } from '../../src/httpsig/message';
 import { signMessage } from '../../src/httpsig/sign';

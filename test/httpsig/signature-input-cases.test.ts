@@ -7,7 +7,7 @@
  * canonical shape directly) must give the same entries.
  */
 import { describe, expect, it } from 'vitest';
-import { sfBoolean, sfDecimal, sfInteger, sfString, sfToken } from '../../src/core/sf';
+import { sfBoolean, sfDecimal, sfInteger, sfString, sfToken } from '../../src/core/sf-items';
 import type { BareItem, Parameters } from '../../src/core/sf-types';
 import { parseComponentIdentifier } from '../../src/httpsig/component-id';
 import { toHttpMessage } from '../../src/httpsig/message';

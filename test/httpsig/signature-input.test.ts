@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { isBotsigError } from '../../src/core/errors';
-import { sfDecimal, sfInteger, sfString, sfToken } from '../../src/core/sf';
+import { sfDecimal, sfInteger, sfString, sfToken } from '../../src/core/sf-items';
 import type { BareItem } from '../../src/core/sf-types';
 import { toHttpMessage } from '../../src/httpsig/message';
 import {

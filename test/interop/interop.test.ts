@@ -22,7 +22,8 @@ import { verifier as wbaVerifier, signerFromJWK as wbaSignerFromJwk } from 'web-
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createContentDigest } from '../../src/crypto/digest';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import type { Jwk, SigningKey } from '../../src/crypto/types';
 import { signMessage } from '../../src/httpsig/sign';
 import { signRequest } from '../../src/profile/sign-request';

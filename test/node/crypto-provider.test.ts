@@ -2,7 +2,8 @@ import { constants, createPublicKey, generateKeyPairSync, verify as nodeVerify }
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import rfc8037 from '../../vectors/rfc8037.json';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { nobleEd25519Provider } from '../../src/crypto/noble';
 import { getCryptoProvider, setCryptoProvider, webCryptoProvider } from '../../src/crypto/provider';
 import { ALGORITHMS } from '../../src/crypto/registry';

@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BotsigError } from '../../src/core/errors';
-import { importVerifyingKey, keyForAlgorithm, verifyBase } from '../../src/crypto/keys';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
+import { keyForAlgorithm } from '../../src/crypto/keys/binding';
+import { verifyBase } from '../../src/crypto/keys/base';
 import type { AlgorithmName, Jwk } from '../../src/crypto/types';
 import { nodeCryptoProvider } from '../../src/node/crypto-provider';
 import { countingProvider, signatureBytes } from '../crypto/helpers';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BotsigError } from '../../src/core/errors';
-import { importSigningKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
 import type { SigningKey } from '../../src/crypto/types';
 import { DirectoryClient } from '../../src/directory/client';
 import type { FetchLike } from '../../src/directory/client';
@@ -145,7 +145,7 @@ describe('one request cannot make the origin verify without bound (maxSignatures
     const sk = await importSigningKey(pair.privateJwk);
     const req = await manySignatures(200, () => 'https://one.example/jwks', 'jwks_uri', sk);
     let verifies = 0;
-    const { importVerifyingKey } = await import('../../src/crypto/keys');
+    const { importVerifyingKey } = await import('../../src/crypto/keys/verifying');
     const vk = await importVerifyingKey(pair.publicJwk);
     const counting = { ...vk, verify: (d: Uint8Array, s: Uint8Array) => (verifies++, vk.verify(d, s)) };
     await verifyRequest(req, { resolveKey: () => counting, now: at(NOW), nonce: { policy: 'none' } });

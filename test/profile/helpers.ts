@@ -5,10 +5,10 @@
  * helpers to rewrite signature headers.
  */
 import { BotsigError } from '../../src/core/errors';
-import { serializeDictionary } from '../../src/core/sf';
+import { serializeDictionary } from '../../src/core/sf-serialize';
 import type { BareItem } from '../../src/core/sf-types';
 import { generateKeyPair, type GeneratedKeyPair } from '../../src/crypto/generate';
-import { importVerifyingKey } from '../../src/crypto/keys';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../../src/crypto/types';
 import { parseSignature, parseSignatureInput, serializeSignatureInputMember, type SignatureInput } from '../../src/httpsig/signature-input';
 import type { MessageObject } from '../../src/httpsig/message';

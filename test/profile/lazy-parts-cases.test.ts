@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isBotsigError } from '../../src/core/errors';
-import { importSigningKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
 import type { SigningKey } from '../../src/crypto/types';
 import { signMessage } from '../../src/httpsig/sign';
 import type { VerifyRequestOptions } from '../../src/profile/types';

@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import type { SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { signMessage } from '../../src/httpsig/sign';
 import type { MessageObject } from '../../src/httpsig/message';

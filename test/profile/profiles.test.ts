@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair } from '../../src/crypto/generate';
 import type { GeneratedKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
 import type { SigningKey } from '../../src/crypto/types';
 import { DirectoryClient } from '../../src/directory/client';
 import { signMessage } from '../../src/httpsig/sign';

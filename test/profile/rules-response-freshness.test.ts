@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { BotsigError } from '../../src/core/errors';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import type { SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { responseFreshness, verifyResponseBase } from '../../src/profile/response/checks';
 

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BotsigError } from '../../src/core/errors';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import type { BareItem } from '../../src/core/sf-types';
 import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { signMessage } from '../../src/httpsig/sign';

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
 import type { SigningKey } from '../../src/crypto/types';
 import { signRequest } from '../../src/profile/sign-request';
 import { signFast } from '../../src/profile/sign/fast';

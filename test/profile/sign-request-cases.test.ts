@@ -9,7 +9,7 @@
  * nonces are 64 fresh bytes each; `applySignatureHeaders` on each shape.
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
 import type { SigningKey } from '../../src/crypto/types';
 import { toHttpMessage } from '../../src/httpsig/message';
 import { parseSignatureInput } from '../../src/httpsig/signature-input';

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { createContentDigest } from '../../src/crypto/digest';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
 import type { Jwk, SigningKey } from '../../src/crypto/types';
 import { toHttpMessage } from '../../src/httpsig/message';
 import type { MessageObject } from '../../src/httpsig/message';

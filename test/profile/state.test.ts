@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import type { VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { importSigningKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
 import { at, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
 
 const NOW = T0 + 1000;

@@ -5,7 +5,7 @@
  * the path node:crypto takes) and WebCrypto (asynchronous).
  */
 import { describe, expect, it } from 'vitest';
-import { importVerifyingKey } from '../../src/crypto/keys';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { nobleEd25519Provider } from '../../src/crypto/noble';
 import { webCryptoProvider } from '../../src/crypto/provider';
 import type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, VerifyingKey } from '../../src/crypto/types';

@@ -6,7 +6,7 @@
  * long to keep, or pushed out by 256 others, is parsed again.
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
 import type { SigningKey } from '../../src/crypto/types';
 import type { MessageObject } from '../../src/httpsig/message';
 import { signMessage } from '../../src/httpsig/sign';

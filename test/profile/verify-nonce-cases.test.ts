@@ -4,7 +4,7 @@
  * whether a nonce is recorded, and a store answering something that is not a boolean.
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../../src/crypto/keys';
+import { importSigningKey } from '../../src/crypto/keys/signing';
 import type { SigningKey } from '../../src/crypto/types';
 import { signMessage } from '../../src/httpsig/sign';
 import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BotsigError } from '../../src/core/errors';
-import { sfInteger, sfString } from '../../src/core/sf';
-import { importSigningKey, importVerifyingKey } from '../../src/crypto/keys';
+import { sfInteger, sfString } from '../../src/core/sf-items';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { getCryptoProvider, setCryptoProvider } from '../../src/crypto/provider';
 import type { Jwk, VerifyingKey } from '../../src/crypto/types';
 import { parseComponentIdentifier } from '../../src/httpsig/components';

@@ -7,8 +7,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DirectoryCacheEntry } from '../../src/directory/cache';
 import { MemoryDirectoryCache } from '../../src/directory/cache';
-import { fromNodeRedis, RedisDirectoryCache } from '../../src/stores/redis';
-import type { RedisLike } from '../../src/stores/redis';
+import { fromNodeRedis } from '../../src/stores/redis/client';
+import { RedisDirectoryCache } from '../../src/stores/redis/directory-cache';
+import type { RedisLike } from '../../src/stores/redis/client';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe } from '../helpers/optional';
 import { startRedisServer } from '../helpers/redis-server';

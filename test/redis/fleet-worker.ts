@@ -16,8 +16,9 @@ import { installNodeCryptoProvider } from '../../src/node/crypto-provider';
 import { verifyRequest } from '../../src/profile/verify-request';
 import type { VerifyRequestOptions } from '../../src/profile/types';
 import type { Jwk } from '../../src/crypto/types';
-import { RedisDirectoryCache, RedisNonceStore } from '../../src/stores/redis';
-import type { RedisClientInput } from '../../src/stores/redis';
+import { RedisDirectoryCache } from '../../src/stores/redis/directory-cache';
+import { RedisNonceStore } from '../../src/stores/redis/nonce-store';
+import type { RedisClientInput } from '../../src/stores/redis/client';
 
 export interface FleetConfig {
   readonly port: number;

@@ -10,8 +10,8 @@ import { DirectoryClient } from '../../src/directory/client';
 import { createDirectoryHandler } from '../../src/directory/handler';
 import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent';
 import { signRequest } from '../../src/profile/sign-request';
-import { RedisDirectoryCache } from '../../src/stores/redis';
-import type { DirectoryRefreshOptions } from '../../src/stores/redis';
+import { RedisDirectoryCache } from '../../src/stores/redis/directory-cache';
+import type { DirectoryRefreshOptions } from '../../src/directory/cache';
 import { startFetchHandlerServer } from '../helpers/loopback';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe } from '../helpers/optional';

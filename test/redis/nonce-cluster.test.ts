@@ -14,8 +14,8 @@ import { Cluster } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isBotsigError } from '../../src/core/errors';
-import { RedisNonceStore } from '../../src/stores/redis';
-import type { RedisClientInput } from '../../src/stores/redis';
+import { RedisNonceStore } from '../../src/stores/redis/nonce-store';
+import type { RedisClientInput } from '../../src/stores/redis/client';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe, REDIS, requireTool } from '../helpers/optional';
 import { freePort, ping } from '../helpers/redis-server';

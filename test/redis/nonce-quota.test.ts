@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isBotsigError } from '../../src/core/errors';
-import { RedisNonceStore } from '../../src/stores/redis';
+import { RedisNonceStore } from '../../src/stores/redis/nonce-store';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe } from '../helpers/optional';
 import { startRedisServer } from '../helpers/redis-server';

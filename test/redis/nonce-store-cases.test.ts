@@ -9,8 +9,9 @@
  */
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { BotsigError } from '../../src/core/errors';
-import { fromIoredis, fromNodeRedis, MAX_RAW_NONCE_CHARS, RedisNonceStore, toRedisLike } from '../../src/stores/redis';
-import type { RedisLike } from '../../src/stores/redis';
+import { fromIoredis, fromNodeRedis, toRedisLike } from '../../src/stores/redis/client';
+import { MAX_RAW_NONCE_CHARS, RedisNonceStore } from '../../src/stores/redis/nonce-store';
+import type { RedisLike } from '../../src/stores/redis/client';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe } from '../helpers/optional';
 import { startRedisServer } from '../helpers/redis-server';

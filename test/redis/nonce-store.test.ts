@@ -12,8 +12,9 @@ import type { GeneratedKeyPair } from '../../src/crypto/generate';
 import { signRequest } from '../../src/profile/sign-request';
 import { verifyRequest } from '../../src/profile/verify-request';
 import type { VerificationResult } from '../../src/profile/types';
-import { fromIoredis, fromNodeRedis, MAX_RAW_NONCE_CHARS, NONCE_SCRIPT, RedisNonceStore, toRedisLike } from '../../src/stores/redis';
-import type { RedisLike } from '../../src/stores/redis';
+import { fromIoredis, fromNodeRedis, toRedisLike } from '../../src/stores/redis/client';
+import { MAX_RAW_NONCE_CHARS, NONCE_SCRIPT, RedisNonceStore } from '../../src/stores/redis/nonce-store';
+import type { RedisLike } from '../../src/stores/redis/client';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe } from '../helpers/optional';
 import { startRedisServer } from '../helpers/redis-server';

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { isBotsigError } from '../../src/core/errors';
-import { importVerifyingKey } from '../../src/crypto/keys';
+import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import type { VerifyingKey } from '../../src/crypto/types';
 import { createSignatureAgentCardHandler } from '../../src/directory/card/handler';
 import { parseSignatureAgentCard } from '../../src/directory/card/parse';

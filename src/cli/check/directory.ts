@@ -4,8 +4,8 @@
  */
 import { isBotsigError } from '../../core/errors';
 import { tryParseUrl } from '../../core/url';
-import { parseDirectorySync } from '../../directory/document';
-import type { DirectorySource, ParsedDirectory } from '../../directory/document';
+import { parseDirectorySync } from '../../directory/document/parse';
+import type { DirectorySource, ParsedDirectory } from '../../directory/document/parse';
 import type { KeyProof } from '../../directory/response-signatures';
 import { clip, describeError } from '../common';
 import { importKeys, keyRules, shapeRules } from './key-rules';

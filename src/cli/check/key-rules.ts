@@ -4,10 +4,11 @@
  */
 import type { Diagnostic } from '../../core/diagnostics';
 import { isBotsigError } from '../../core/errors';
-import { importVerifyingKey } from '../../crypto/keys';
+import { importVerifyingKey } from '../../crypto/keys/verifying';
 import type { VerifyingKey } from '../../crypto/types';
-import { DEFAULT_MAX_KEYS } from '../../directory/document';
-import type { DirectoryKey, DirectorySource, ParsedDirectory } from '../../directory/document';
+import { DEFAULT_MAX_KEYS } from '../../directory/document/parse';
+import type { DirectoryKey } from '../../directory/document/key-rules';
+import type { DirectorySource, ParsedDirectory } from '../../directory/document/parse';
 import { describeError } from '../common';
 import type { Report } from './report';
 import type { RuleStatus } from './types';

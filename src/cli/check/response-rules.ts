@@ -6,8 +6,8 @@
 import { clip } from '../common';
 import type { VerifyingKey } from '../../crypto/types';
 import { DIRECTORY_CLIENT_DEFAULTS } from '../../directory/client';
-import { directoryMediaTypeKind } from '../../directory/document';
-import type { ParsedDirectory } from '../../directory/document';
+import { directoryMediaTypeKind } from '../../directory/document/media-type';
+import type { ParsedDirectory } from '../../directory/document/parse';
 import { parseCacheControl } from '../../directory/http-cache';
 import { verifyDirectoryResponse } from '../../directory/response-signatures';
 import type { KeyProof } from '../../directory/response-signatures';

@@ -12,8 +12,8 @@ import { BotsigError } from '../../core/errors';
 import { tryParseUrl } from '../../core/url';
 import type { Jwk } from '../../crypto/types';
 import type { CardTrigger, SignatureAgentCard, WebBotAuthMetadata } from '../../profile/card';
-import { DEFAULT_MAX_KEYS, parseDirectorySync } from '../document';
-import type { DirectoryKey } from '../document';
+import { DEFAULT_MAX_KEYS, parseDirectorySync } from '../document/parse';
+import type { DirectoryKey } from '../document/key-rules';
 
 /** Default cap on a card's size in bytes (the `DirectoryClient`'s default for any fetched document). */
 export const DEFAULT_CARD_MAX_BYTES = 65_536;

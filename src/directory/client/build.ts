@@ -5,8 +5,9 @@
  */
 import type { Diagnostic } from '../../core/diagnostics';
 import type { DirectoryCacheEntry } from '../cache';
-import { directoryMediaTypeKind, parseDirectorySync } from '../document';
-import type { DirectorySource } from '../document';
+import { directoryMediaTypeKind } from '../document/media-type';
+import { parseDirectorySync } from '../document/parse';
+import type { DirectorySource } from '../document/parse';
 import { buildCard } from './card';
 import { finish } from './keys';
 import type { Built, ClientContext, State } from './types';

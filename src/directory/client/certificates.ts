@@ -6,7 +6,7 @@
  */
 import { BoundedMap } from '../../core/bounded-map';
 import { tryParseUrl } from '../../core/url';
-import type { CertificateFetcher } from '../delegation';
+import type { CertificateFetcher } from '../delegation/types';
 import { computeFreshness } from '../http-cache';
 import type { Release } from '../outbound';
 import { fail, toBotsigError } from './fail';

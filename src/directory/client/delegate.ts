@@ -5,8 +5,8 @@
  */
 import { BotsigError } from '../../core/errors';
 import type { Jwk } from '../../crypto/types';
-import { verifyDelegation } from '../delegation';
-import type { CertificateFetcher, DelegationOutcome } from '../delegation';
+import { verifyDelegation } from '../delegation/path';
+import type { CertificateFetcher, DelegationOutcome } from '../delegation/types';
 import { fail } from './fail';
 import type { ClientContext } from './types';
 

@@ -13,7 +13,7 @@ import { tryParseUrl } from '../../core/url';
 import { CACHED_HEADER_NAMES } from '../cache';
 import type { DirectoryCacheEntry } from '../cache';
 import { defaultDirectoryFetch } from '../default-fetch';
-import { directoryMediaTypeKind } from '../document';
+import { directoryMediaTypeKind } from '../document/media-type';
 import { computeFreshness, parseRetryAfter, validatorHeaders } from '../http-cache';
 import type { Release } from '../outbound';
 import { fail, toBotsigError } from './fail';

@@ -7,11 +7,11 @@
  */
 import type { Diagnostic } from '../../core/diagnostics';
 import { isBotsigError } from '../../core/errors';
-import { importVerifyingKey } from '../../crypto/keys';
+import { importVerifyingKey } from '../../crypto/keys/verifying';
 import type { VerifyingKey } from '../../crypto/types';
 import type { DirectoryCacheEntry } from '../cache';
-import { hasCertificateChain } from '../delegation';
-import type { DirectoryKey } from '../document';
+import { hasCertificateChain } from '../delegation/options';
+import type { DirectoryKey } from '../document/key-rules';
 import { verifyDirectoryResponse } from '../response-signatures';
 import type { KeyProof } from '../response-signatures';
 import { delegateKey } from './delegate';

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../../core/time';
 import type { DirectoryCache } from '../cache';
-import type { DelegationOptions } from '../delegation';
+import type { DelegationOptions } from '../delegation/types';
 
 /** The `fetch` a client uses: WHATWG `fetch` or anything with its shape (e.g. the Node guarded fetch). */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;

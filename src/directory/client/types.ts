@@ -11,7 +11,7 @@ import type { SignatureAgentCard } from '../../profile/card';
 import type { SignatureAgentType } from '../../profile/signature-agent';
 import type { DirectoryResolution, DirectoryResolvedKey } from '../../profile/types';
 import type { DirectoryCacheEntry } from '../cache';
-import type { CertificateFetcher, KeyDelegation } from '../delegation';
+import type { CertificateFetcher, KeyDelegation } from '../delegation/types';
 import type { OutboundLimiter } from '../outbound';
 import type { FetchLike, Settings } from './settings';
 

@@ -20,7 +20,7 @@ import { BotsigError, isBotsigError } from '../../core/errors';
 import { systemClock } from '../../core/time';
 import type { Clock } from '../../core/time';
 import { normalizeUrl, tryParseUrl } from '../../core/url';
-import { importVerifyingKey } from '../../crypto/keys';
+import { importVerifyingKey } from '../../crypto/keys/verifying';
 import type { VerifyingKey } from '../../crypto/types';
 import type { SignatureAgentCard } from '../../profile/card';
 import type { ErrorInfo, VerificationResult } from '../../profile/types';

@@ -18,7 +18,7 @@ import { BotsigError } from '../../core/errors';
 import { parseDataUrl } from '../../core/data-url';
 import { isUriReference, tryParseUrl } from '../../core/url';
 import type { SignatureAgentCard } from '../../profile/card';
-import type { DirectoryKey } from '../document';
+import type { DirectoryKey } from '../document/key-rules';
 import { DEFAULT_CARD_MAX_BYTES, parseSignatureAgentCard } from '../card/parse';
 
 /** Default bounds of {@link parseRegistry}. */

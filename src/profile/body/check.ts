@@ -4,7 +4,7 @@
  * signature that verified covers `content-digest`.
  */
 import { BotsigError, isBotsigError } from '../../core/errors';
-import { parseDictionary } from '../../core/sf';
+import { parseDictionary } from '../../core/sf-parse';
 import { verifyContentDigest } from '../../crypto/digest';
 import type { DigestAlgorithm } from '../../crypto/digest';
 import type { ComponentIdentifier } from '../../httpsig/components';

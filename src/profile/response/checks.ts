@@ -7,7 +7,8 @@
  * own reports (results, diagnostics).
  */
 import { BotsigError, isBotsigError } from '../../core/errors';
-import { keyForAlgorithm, verifyBase } from '../../crypto/keys';
+import { keyForAlgorithm } from '../../crypto/keys/binding';
+import { verifyBase } from '../../crypto/keys/base';
 import { keyAlgorithm, toAlgorithmName } from '../../crypto/registry';
 import type { AlgorithmName, VerifyingKey } from '../../crypto/types';
 import type { ErrorInfo } from '../types';

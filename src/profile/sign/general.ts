@@ -9,7 +9,8 @@
  */
 import { base64Encode, utf8 } from '../../core/base64';
 import { BotsigError } from '../../core/errors';
-import { parseDictionary, serializeBareItem } from '../../core/sf';
+import { parseDictionary } from '../../core/sf-parse';
+import { serializeBareItem } from '../../core/sf-serialize';
 import { systemClock, toEpochSeconds } from '../../core/time';
 import type { SigningKey } from '../../crypto/types';
 import type { ComponentIdentifier } from '../../httpsig/components';

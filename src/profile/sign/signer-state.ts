@@ -6,7 +6,8 @@
  * request shape are memoised process-wide.
  */
 import { BoundedMap } from '../../core/bounded-map';
-import { signBaseWith, signingInternals, type SignInternals } from '../../crypto/keys';
+import { signBaseWith, signingInternals } from '../../crypto/keys/base';
+import { type SignInternals } from '../../crypto/keys/objects';
 import type { SigningKey } from '../../crypto/types';
 import { parseComponentIdentifier, serializeComponentIdentifier, type ComponentIdentifier } from '../../httpsig/components';
 import { serializeSignatureAgent, signatureAgentComponent, type SignatureAgentType } from '../signature-agent';

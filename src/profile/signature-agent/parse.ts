@@ -3,7 +3,7 @@
  * NOTES "Signature-Agent"). Never throws for header content.
  */
 import type { Diagnostic, DiagnosticCode } from '../../core/diagnostics';
-import { parseDictionary, parseList } from '../../core/sf';
+import { parseDictionary, parseList } from '../../core/sf-parse';
 import type { Dictionary, Member, Parameters } from '../../core/sf-types';
 import { isUriReference } from '../../core/url';
 import { checkMember } from './member';

@@ -3,7 +3,8 @@
  * covered-component identifier of one member (SPEC 5.2 rule 2).
  */
 import { BotsigError } from '../../core/errors';
-import { item, serializeDictionary, sfString, sfToken } from '../../core/sf';
+import { item, sfString, sfToken } from '../../core/sf-items';
+import { serializeDictionary } from '../../core/sf-serialize';
 import type { Dictionary, Parameters } from '../../core/sf-types';
 import { isUriReference } from '../../core/url';
 import { checkMember, isSfKey } from './member';
