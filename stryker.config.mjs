@@ -1,4 +1,4 @@
-// StrykerJS mutation testing of the security core (issue 20). Slow: not part of `npm test`.
+// StrykerJS mutation testing of the security core. Slow: not part of `npm test`.
 //
 //   npm run test:mutation                                   every file in `mutate` below, then the baseline check
 //   npm run test:mutation -- --mutate src/httpsig/base.ts   one file (what to run locally: a whole-scope run takes hours)
@@ -6,7 +6,9 @@
 //
 // The run works on a copy of the repository (.stryker-tmp/), never on the files in place, and
 // writes reports/mutation/mutation.json (read by scripts/check-mutation.mjs) and mutation.html.
-// Equivalent mutants are marked in the source with `// Stryker disable next-line <mutator>: <reason>`.
+// Nothing is marked in src/: recurring equivalent patterns are ignored by the plugin in
+// scripts/mutation/ignorers.mjs; single equivalent mutants are recorded, with their reasons, in
+// scripts/mutation/equivalents.json, which scripts/check-mutation.mjs applies to the report.
 
 // BOTSIG_MUTATION_SLOT=<name> gives a run its own sandbox and report files (.stryker-tmp-<name>/,
 // reports/mutation/<name>/), so that two runs on different files can go side by side.
@@ -23,6 +25,8 @@ export default {
   coverageAnalysis: 'perTest',
   // Mutants in module-level initialisers would need every test to rerun for each: skipped, and not counted.
   ignoreStatic: true,
+  plugins: ['@stryker-mutator/vitest-runner', './scripts/mutation/ignorers.mjs'],
+  ignorers: ['botsig-equivalents'],
   // Two cores, shared with other work: one mutant at a time unless told otherwise (--concurrency 2).
   concurrency: 1,
   timeoutMS: 10_000,

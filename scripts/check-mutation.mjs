@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Per-file mutation-score gate (issue 20). Reads the JSON report of the last Stryker run
+// Per-file mutation-score gate. Reads the JSON report of the last Stryker run
 // (reports/mutation/mutation.json, written by `npm run test:mutation`) and compares each
 // file's score with the one recorded in scripts/mutation-baseline.json. Exit status 1 when
 // a file scores below its recorded value: a test that pinned a decision was lost, or new
@@ -11,10 +11,13 @@
 //   --report <path>, --baseline <path>         other files
 //
 // Score as Stryker computes it: detected (killed, timeout) / valid (detected, survived, no
-// coverage), in percent. Ignored mutants (static ones, `// Stryker disable` ones) and
-// mutants that do not compile or crash the runner are not counted.
+// coverage), in percent. Ignored mutants (static ones, the ignorer plugin's patterns), the
+// survivors that scripts/mutation/equivalents.json records as equivalent, and mutants that do
+// not compile or crash the runner are not counted. An equivalents entry for a mutated file
+// that describes no mutant left alive fails the run (the record is stale).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { classify, loadEquivalents } from './mutation/equivalents.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
@@ -34,6 +37,8 @@ const baseline = existsSync(baselinePath) ? JSON.parse(readFileSync(baselinePath
 const recorded = baseline.files ?? {};
 
 const DETECTED = new Set(['Killed', 'Timeout']);
+const pathOf = (file) => file.replace(/\\/g, '/').replace(/^.*?(?=src\/)/, '');
+const { equivalent, unmatched } = classify(report, loadEquivalents(), pathOf);
 
 /** @returns {{ score: number, detected: number, valid: number, survived: number, noCoverage: number }} */
 function scoreOf(mutants) {
@@ -41,6 +46,7 @@ function scoreOf(mutants) {
   let survived = 0;
   let noCoverage = 0;
   for (const m of mutants) {
+    if (equivalent.has(m.id)) continue;
     if (DETECTED.has(m.status)) detected++;
     else if (m.status === 'Survived') survived++;
     else if (m.status === 'NoCoverage') noCoverage++;
@@ -55,7 +61,7 @@ const floor2 = (n) => Math.floor(n * 100 + 1e-9) / 100;
 
 const rows = [];
 for (const [file, data] of Object.entries(report.files ?? {})) {
-  const path = file.replace(/\\/g, '/').replace(/^.*?(?=src\/)/, '');
+  const path = pathOf(file);
   rows.push({ path, ...scoreOf(data.mutants ?? []) });
 }
 rows.sort((a, b) => a.path.localeCompare(b.path));
@@ -80,6 +86,10 @@ for (const r of rows) {
 if (flag('--all')) {
   const seen = new Set(rows.map((r) => r.path));
   for (const path of Object.keys(recorded)) if (!seen.has(path)) failures.push(`${path}: recorded but not in the report`);
+}
+
+for (const e of unmatched) {
+  failures.push(`${e.file}: equivalents entry (${e.function}, ${e.mutators.join(',')}: ${e.snippet[0]}) describes no mutant left alive: update or remove it`);
 }
 
 if (failures.length > 0) {

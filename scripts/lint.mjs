@@ -9,6 +9,7 @@ const STEPS = [
   ['lint:eslint', 'lint rules (eslint)'],
   ['lint:layers', 'layering and import cycles (scripts/check-layers.mjs)'],
   ['lint:core', 'isomorphic layers compile without Node types (tsconfig.core.json)'],
+  ['lint:source', 'no pragmas, module-level memos or internal barrels in src/; tests by subject; equivalents current (scripts/check-source.mjs)'],
 ];
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
