@@ -5,16 +5,7 @@ import { sfBoolean, sfInteger, sfString, sfToken } from '../../src/core/sf-items
 import type { BareItem } from '../../src/core/sf-types';
 import { acceptSignatureRequest, parseAcceptSignature, serializeAcceptSignature } from '../../src/httpsig/accept-signature';
 import { parseComponentIdentifier } from '../../src/httpsig/components';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (isBotsigError(err)) return err.code;
-    throw err;
-  }
-  return undefined;
-}
+import { codeOf } from '../helpers/errors';
 
 // RFC 9421 §5.1 example.
 const EXAMPLE = 'sig1=("@method" "@target-uri" "@authority" "content-digest" "cache-control");keyid="test-key-rsa-pss";created;tag="app-123"';

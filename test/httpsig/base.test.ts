@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
 import { createSignatureBase } from '../../src/httpsig/base';
 import { parseComponentIdentifier } from '../../src/httpsig/components';
 import { toHttpMessage } from '../../src/httpsig/message';
 import type { MessageObject } from '../../src/httpsig/message';
 import { parseSignatureInput } from '../../src/httpsig/signature-input';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (isBotsigError(err)) return err.code;
-    throw err;
-  }
-  return undefined;
-}
+import { codeOf } from '../helpers/errors';
 
 // RFC 9421 Appendix B.2 `test-request`.
 const REQ_DIGEST = 'sha-512=:WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==:';

@@ -4,6 +4,7 @@ import { isBotsigError } from '../../src/core/errors';
 import { componentValues, parseComponentIdentifier, queryParamValues, serializeComponentIdentifier } from '../../src/httpsig/components';
 import { toHttpMessage } from '../../src/httpsig/message';
 import type { HttpMessage, MessageObject } from '../../src/httpsig/message';
+import { codeOf } from '../helpers/errors';
 
 function values(message: MessageObject | HttpMessage, id: string, request?: MessageObject): string[] {
   return componentValues(toHttpMessage(message, request === undefined ? undefined : { request }), parseComponentIdentifier(id));
@@ -13,16 +14,6 @@ function value(message: MessageObject | HttpMessage, id: string, request?: Messa
   const v = values(message, id, request);
   expect(v).toHaveLength(1);
   return v[0]!;
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (isBotsigError(err)) return err.code;
-    throw err;
-  }
-  return undefined;
 }
 
 const post = { method: 'POST', url: 'https://www.example.com/path?param=value', headers: { Host: 'www.example.com' } };

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
 import { renameSignatureLabel } from '../../src/httpsig/relabel';
 import { parseSignature, parseSignatureInput, serializeSignatureParams } from '../../src/httpsig/signature-input';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (isBotsigError(err)) return err.code;
-    throw err;
-  }
-  return undefined;
-}
+import { codeOf } from '../helpers/errors';
 
 const headers = {
   'signature-input': 'sig1=("@authority" "signature-agent";key="sig1");created=1;keyid="k", proxy=("@method");created=2',

@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Encode } from '../../src/core/base64';
-import { BotsigError, isBotsigError } from '../../src/core/errors';
+import { BotsigError } from '../../src/core/errors';
 import { createSignatureBase } from '../../src/httpsig/base';
 import { componentValues, parseComponentIdentifier, queryParamValues } from '../../src/httpsig/components';
 import { parseRawHttpMessage } from '../../src/httpsig/raw';
@@ -23,6 +23,7 @@ import type { HttpMessage } from '../../src/httpsig/message';
 import { readSignatures, readSignaturesWithTexts } from '../../src/httpsig/signature-input';
 import { verifyMessage } from '../../src/httpsig/verify';
 import type { VerifyingKey } from '../../src/crypto/types';
+import { codeOf } from '../helpers/errors';
 
 // CPU time of this process (Node). The tests share the machine with other work: wall
 // time would count the time spent waiting for a core, which grows with the length of
@@ -56,16 +57,6 @@ async function ratio(small: () => unknown, large: () => unknown, runs = 5): Prom
 /** The bound for time(k·n) / time(n): 2.5·k for k = 16, 4·k for k = 8 (linear: k to 2·k). */
 function within(k: 8 | 16): number {
   return k === 16 ? 40 : 32;
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (isBotsigError(err)) return err.code;
-    throw err;
-  }
-  return undefined;
 }
 
 // ---------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { base64Decode, base64Encode } from '../../src/core/base64';
-import { isBotsigError } from '../../src/core/errors';
 import { sfToken } from '../../src/core/sf-items';
 import { importSigningKey } from '../../src/crypto/keys/signing';
 import { importVerifyingKey } from '../../src/crypto/keys/verifying';
@@ -10,16 +9,7 @@ import { parseComponentIdentifier } from '../../src/httpsig/components';
 import type { MessageObject } from '../../src/httpsig/message';
 import { signMessage } from '../../src/httpsig/sign';
 import { verifyMessage, verifySignatureBytes } from '../../src/httpsig/verify';
-
-async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await p;
-  } catch (err) {
-    if (isBotsigError(err)) return err.code;
-    throw err;
-  }
-  return undefined;
-}
+import { codeOfAsync } from '../helpers/errors';
 
 // RFC 9421 Appendix B.1.4 `test-key-ed25519` (public test key; never trust it in production).
 const ED25519_PRIVATE = {
@@ -156,7 +146,7 @@ describe('RFC 9421 Ed25519 examples (deterministic signatures)', () => {
     }
     for (const [name, m] of invalid) {
       it(`no longer valid: ${name}`, async () => {
-        expect(await codeOf(verifyMessage(m, { key: verifier }))).toBe('ERR_SIGNATURE_INVALID');
+        expect(await codeOfAsync(verifyMessage(m, { key: verifier }))).toBe('ERR_SIGNATURE_INVALID');
       });
     }
   });
@@ -220,10 +210,10 @@ describe('signMessage → verifyMessage round trips', () => {
     response.headers.set('Signature', signed.headers.signature);
     await expect(verifyMessage(response, { key: verifier, request })).resolves.toMatchObject({ label: 'reqres' });
     // Without the request, ;req components cannot be computed.
-    expect(await codeOf(verifyMessage(response, { key: verifier }))).toBe('ERR_COMPONENT_MISSING');
+    expect(await codeOfAsync(verifyMessage(response, { key: verifier }))).toBe('ERR_COMPONENT_MISSING');
     // Against another request, the signature does not verify.
     const other = new Request('https://example.com/bar', { method: 'POST', headers: { 'Content-Digest': REQ_DIGEST } });
-    expect(await codeOf(verifyMessage(response, { key: verifier, request: other }))).toBe('ERR_SIGNATURE_INVALID');
+    expect(await codeOfAsync(verifyMessage(response, { key: verifier, request: other }))).toBe('ERR_SIGNATURE_INVALID');
   });
 
   it('fast-check: random request components sign then verify', async () => {
@@ -277,7 +267,7 @@ describe('several signatures and labels (RFC 9421 §4.3)', () => {
     const signedMsg = testRequest({ 'Signature-Input': second.headers['signature-input'], Signature: second.headers.signature });
     await expect(verifyMessage(signedMsg, { key: verifier, label: 'sig1' })).resolves.toMatchObject({ label: 'sig1' });
     await expect(verifyMessage(signedMsg, { key: otherVerifier, label: 'sig2' })).resolves.toMatchObject({ label: 'sig2' });
-    expect(await codeOf(verifyMessage(signedMsg, { key: verifier, label: 'sig2' }))).toBe('ERR_SIGNATURE_INVALID');
+    expect(await codeOfAsync(verifyMessage(signedMsg, { key: verifier, label: 'sig2' }))).toBe('ERR_SIGNATURE_INVALID');
     // Without a label, the first signature that verifies with the key wins.
     await expect(verifyMessage(signedMsg, { key: otherVerifier })).resolves.toMatchObject({ label: 'sig2' });
     await expect(verifyMessage(signedMsg, { key: verifier })).resolves.toMatchObject({ label: 'sig1' });
@@ -294,14 +284,14 @@ describe('several signatures and labels (RFC 9421 §4.3)', () => {
     const keys = new Map([['b', otherVerifier]]);
     const lookup = async (input: { params: Map<string, { value: unknown }> }) => keys.get(String(input.params.get('keyid')?.value));
     await expect(verifyMessage(m, { keyLookup: lookup })).resolves.toMatchObject({ label: 'sig2', params: { keyid: 'b' } });
-    expect(await codeOf(verifyMessage(m, { keyLookup: lookup, label: 'sig1' }))).toBe('ERR_KEY_UNKNOWN');
+    expect(await codeOfAsync(verifyMessage(m, { keyLookup: lookup, label: 'sig1' }))).toBe('ERR_KEY_UNKNOWN');
   });
 
   it('an explicitly requested label that exists is ERR_LABEL_EXISTS', async () => {
     const m = testRequest({ 'Signature-Input': 'sig1=()', Signature: 'sig1=:AA==:' });
-    expect(await codeOf(signMessage(m, { key: signer, label: 'sig1', components: [] }))).toBe('ERR_LABEL_EXISTS');
+    expect(await codeOfAsync(signMessage(m, { key: signer, label: 'sig1', components: [] }))).toBe('ERR_LABEL_EXISTS');
     const onlyInSignature = testRequest({ Signature: 'mine=:AA==:' });
-    expect(await codeOf(signMessage(onlyInSignature, { key: signer, label: 'mine', components: [] }))).toBe('ERR_LABEL_EXISTS');
+    expect(await codeOfAsync(signMessage(onlyInSignature, { key: signer, label: 'mine', components: [] }))).toBe('ERR_LABEL_EXISTS');
   });
 });
 
@@ -312,17 +302,19 @@ describe('verification failures', () => {
   }
 
   it('no signature fields: ERR_NO_SIGNATURE; unknown label: ERR_LABEL_MISSING', async () => {
-    expect(await codeOf(verifyMessage(testRequest(), { key: verifier }))).toBe('ERR_NO_SIGNATURE');
-    expect(await codeOf(verifyMessage(await signed(), { key: verifier, label: 'nope' }))).toBe('ERR_LABEL_MISSING');
-    expect(await codeOf(verifyMessage(testRequest({ 'Signature-Input': 'sig1=()' }), { key: verifier, label: 'sig1' }))).toBe('ERR_LABEL_MISSING');
-    expect(await codeOf(verifyMessage(testRequest({ Signature: 'sig1=:AA==:' }), { key: verifier }))).toBe('ERR_LABEL_MISSING');
+    expect(await codeOfAsync(verifyMessage(testRequest(), { key: verifier }))).toBe('ERR_NO_SIGNATURE');
+    expect(await codeOfAsync(verifyMessage(await signed(), { key: verifier, label: 'nope' }))).toBe('ERR_LABEL_MISSING');
+    expect(await codeOfAsync(verifyMessage(testRequest({ 'Signature-Input': 'sig1=()' }), { key: verifier, label: 'sig1' }))).toBe('ERR_LABEL_MISSING');
+    expect(await codeOfAsync(verifyMessage(testRequest({ Signature: 'sig1=:AA==:' }), { key: verifier }))).toBe('ERR_LABEL_MISSING');
   });
 
   it('unparseable fields', async () => {
-    expect(await codeOf(verifyMessage(testRequest({ 'Signature-Input': 'sig1=(', Signature: 'sig1=:AA==:' }), { key: verifier }))).toBe(
+    expect(await codeOfAsync(verifyMessage(testRequest({ 'Signature-Input': 'sig1=(', Signature: 'sig1=:AA==:' }), { key: verifier }))).toBe(
       'ERR_SIGNATURE_INPUT_PARSE',
     );
-    expect(await codeOf(verifyMessage(testRequest({ 'Signature-Input': 'sig1=()', Signature: 'sig1=AA' }), { key: verifier }))).toBe('ERR_SIGNATURE_PARSE');
+    expect(await codeOfAsync(verifyMessage(testRequest({ 'Signature-Input': 'sig1=()', Signature: 'sig1=AA' }), { key: verifier }))).toBe(
+      'ERR_SIGNATURE_PARSE',
+    );
   });
 
   it('alg must match the key; algorithms restricts the key algorithm', async () => {
@@ -331,42 +323,44 @@ describe('verification failures', () => {
       'Signature-Input': String((m.headers as Record<string, string>)['Signature-Input']).replace('created=1', 'created=1;alg="rsa-pss-sha512"'),
       Signature: String((m.headers as Record<string, string>).Signature),
     });
-    expect(await codeOf(verifyMessage(tampered, { key: verifier }))).toBe('ERR_ALG_MISMATCH');
-    expect(await codeOf(verifyMessage(m, { key: verifier, algorithms: ['rsa-pss-sha512'] }))).toBe('ERR_ALG_NOT_ALLOWED');
+    expect(await codeOfAsync(verifyMessage(tampered, { key: verifier }))).toBe('ERR_ALG_MISMATCH');
+    expect(await codeOfAsync(verifyMessage(m, { key: verifier, algorithms: ['rsa-pss-sha512'] }))).toBe('ERR_ALG_NOT_ALLOWED');
     await expect(verifyMessage(await signed({ alg: 'ed25519' }), { key: verifier, algorithms: ['ed25519'] })).resolves.toBeDefined();
   });
 
   it('signMessage refuses an alg parameter that does not match the key', async () => {
-    expect(await codeOf(signMessage(testRequest(), { key: signer, components: [], params: { alg: 'rsa-pss-sha512' } }))).toBe('ERR_ALG_MISMATCH');
+    expect(await codeOfAsync(signMessage(testRequest(), { key: signer, components: [], params: { alg: 'rsa-pss-sha512' } }))).toBe('ERR_ALG_MISMATCH');
   });
 
   it('badly typed registered parameters are ERR_PARAM_INVALID on both sides', async () => {
-    expect(await codeOf(signMessage(testRequest(), { key: signer, components: [], params: { created: 1.5 } }))).toBe('ERR_PARAM_INVALID');
+    expect(await codeOfAsync(signMessage(testRequest(), { key: signer, components: [], params: { created: 1.5 } }))).toBe('ERR_PARAM_INVALID');
     const m = testRequest({ 'Signature-Input': 'sig1=();created="1"', Signature: 'sig1=:AA==:' });
-    expect(await codeOf(verifyMessage(m, { key: verifier }))).toBe('ERR_PARAM_INVALID');
+    expect(await codeOfAsync(verifyMessage(m, { key: verifier }))).toBe('ERR_PARAM_INVALID');
   });
 
   it('a changed covered component or a changed parameter breaks the signature', async () => {
     const m = await signed();
     const h = m.headers as Record<string, string>;
-    expect(await codeOf(verifyMessage({ ...m, method: 'GET' }, { key: verifier }))).toBe('ERR_SIGNATURE_INVALID');
-    expect(await codeOf(verifyMessage({ ...m, headers: { ...h, 'Content-Digest': 'sha-256=:x:' } }, { key: verifier }))).toBe('ERR_SIGNATURE_INVALID');
+    expect(await codeOfAsync(verifyMessage({ ...m, method: 'GET' }, { key: verifier }))).toBe('ERR_SIGNATURE_INVALID');
+    expect(await codeOfAsync(verifyMessage({ ...m, headers: { ...h, 'Content-Digest': 'sha-256=:x:' } }, { key: verifier }))).toBe('ERR_SIGNATURE_INVALID');
     expect(
-      await codeOf(verifyMessage({ ...m, headers: { ...h, 'Signature-Input': h['Signature-Input']!.replace('created=1', 'created=2') } }, { key: verifier })),
+      await codeOfAsync(
+        verifyMessage({ ...m, headers: { ...h, 'Signature-Input': h['Signature-Input']!.replace('created=1', 'created=2') } }, { key: verifier }),
+      ),
     ).toBe('ERR_SIGNATURE_INVALID');
     const { 'Content-Digest': _, ...withoutDigest } = h;
-    expect(await codeOf(verifyMessage({ ...m, headers: withoutDigest }, { key: verifier }))).toBe('ERR_COMPONENT_MISSING');
-    expect(await codeOf(verifyMessage(m, { key: otherVerifier }))).toBe('ERR_SIGNATURE_INVALID');
+    expect(await codeOfAsync(verifyMessage({ ...m, headers: withoutDigest }, { key: verifier }))).toBe('ERR_COMPONENT_MISSING');
+    expect(await codeOfAsync(verifyMessage(m, { key: otherVerifier }))).toBe('ERR_SIGNATURE_INVALID');
   });
 
   it('garbage signature bytes are a failed verification, not a crash', async () => {
     const m = testRequest({ 'Signature-Input': 'sig1=("@method")', Signature: 'sig1=:AAEC:' });
-    expect(await codeOf(verifyMessage(m, { key: verifier }))).toBe('ERR_SIGNATURE_INVALID');
+    expect(await codeOfAsync(verifyMessage(m, { key: verifier }))).toBe('ERR_SIGNATURE_INVALID');
   });
 
   it('signMessage refuses to cover a repeated query parameter (§2.2.8)', async () => {
     const m = { url: 'https://example.com/?a=1&a=2&b=3' };
-    expect(await codeOf(signMessage(m, { key: signer, components: ['"@query-param";name="a"'] }))).toBe('ERR_COMPONENT_INVALID');
+    expect(await codeOfAsync(signMessage(m, { key: signer, components: ['"@query-param";name="a"'] }))).toBe('ERR_COMPONENT_INVALID');
     await expect(signMessage(m, { key: signer, components: ['"@query-param";name="b"'] })).resolves.toBeDefined();
   });
 
@@ -384,7 +378,7 @@ describe('verifySignatureBytes', () => {
     expect(await verifySignatureBytes(verifier, signed.base, signed.signature)).toBe(true);
     expect(await verifySignatureBytes(verifier, signed.base + 'x', signed.signature)).toBe(false);
     expect(await verifySignatureBytes(verifier, signed.base, signed.signature, 'ed25519')).toBe(true);
-    expect(await codeOf(verifySignatureBytes(verifier, signed.base, signed.signature, 'rsa-pss-sha512'))).toBe('ERR_ALG_MISMATCH');
+    expect(await codeOfAsync(verifySignatureBytes(verifier, signed.base, signed.signature, 'rsa-pss-sha512'))).toBe('ERR_ALG_MISMATCH');
     const throwing: VerifyingKey = { ...verifier, verify: () => Promise.reject(new Error('boom')) };
     expect(await verifySignatureBytes(throwing, signed.base, base64Decode('AAAA')!)).toBe(false);
   });

@@ -14,16 +14,7 @@ import {
   serializeSignatureParams,
   signatureParams,
 } from '../../src/httpsig/signature-input';
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (isBotsigError(err)) return err.code;
-    throw err;
-  }
-  return undefined;
-}
+import { codeOf } from '../helpers/errors';
 
 // RFC 9421 §4.3, the proxy example (two signatures in one field).
 const TWO_INPUTS =

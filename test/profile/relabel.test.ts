@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
 import { parseSignatureInput } from '../../src/httpsig/signature-input';
 import { relabelSignature } from '../../src/profile/relabel';
 import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { at, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
+import { codeOf } from '../helpers/errors';
 
 const NOW = T0 + 9000;
 
@@ -14,15 +14,6 @@ async function signedHeaders() {
   const headers = await signRequest(req, { key: privateJwk, signatureAgent: 'https://agent.example', now: at(NOW) });
   applySignatureHeaders(req.headers, headers);
   return { req, headers: req.headers as { signature: string; 'signature-input': string; 'signature-agent': string }, publicJwk };
-}
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return isBotsigError(error) ? error.code : `not a BotsigError: ${String(error)}`;
-  }
-  return undefined;
 }
 
 describe('relabelSignature (RFC 9421 §7.2.5; NOTES "Signing profile")', () => {
