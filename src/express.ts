@@ -3,7 +3,9 @@
  */
 export { botsig } from './adapters/express';
 export type { ExpressBotsigMiddleware, ExpressBotsigOptions } from './adapters/express';
-export { createNodeVerifier as createVerifier, toMessage } from './node/http';
+export { createNodeVerifier, toMessage } from './node/http';
+/** @deprecated Renamed `createNodeVerifier`, as in `botsig/node` (`createVerifier` from `botsig` takes a `Request`); this alias goes in the next release. */
+export { createNodeVerifier as createVerifier } from './node/http';
 export type { ToMessageOptions } from './node/http';
 export { challengeResponse } from './verifier';
 export type {

@@ -31,8 +31,10 @@ export type {
   MessageObject,
   ToHttpMessageOptions,
 } from './httpsig/message';
-export { renameSignatureLabel } from './httpsig/relabel';
-export type { SignatureHeaders } from './httpsig/relabel';
+export { relabelSignature, renameSignatureLabel } from './httpsig/relabel';
+export type { SignatureFields } from './httpsig/relabel';
+/** @deprecated Renamed `SignatureFields` (`SignatureHeaders` from `botsig` is what `signRequest` returns); this alias goes in the next release. */
+export type { SignatureFields as SignatureHeaders } from './httpsig/relabel';
 export { acceptSignatureRequest, parseAcceptSignature, serializeAcceptSignature } from './httpsig/accept-signature';
 export type { AcceptSignatureRequest } from './httpsig/accept-signature';
 export { parseRawHttpMessage } from './httpsig/raw';

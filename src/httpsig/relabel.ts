@@ -7,8 +7,8 @@ import { serializeDictionary } from '../core/sf-serialize';
 import type { Dictionary } from '../core/sf-types';
 import { isValidLabel, memberToSignatureInput, parseSignatureDictionary } from './signature-input';
 
-/** The two signature field values of a message. */
-export interface SignatureHeaders {
+/** The two signature field values of a message: `Signature-Input` and `Signature`. */
+export interface SignatureFields {
   'signature-input': string;
   signature: string;
 }
@@ -33,10 +33,10 @@ function renameKey(dict: Dictionary, from: string, to: string): Dictionary {
  *   `ERR_SIGNATURE_PARSE` when a field does not parse.
  * @throws TypeError when `to` is not a valid label.
  * @example
- * renameSignatureLabel({ 'signature-input': 'sig1=();created=1', signature: 'sig1=:AA==:' }, 'sig1', 'proxy1')
+ * relabelSignature({ 'signature-input': 'sig1=();created=1', signature: 'sig1=:AA==:' }, 'sig1', 'proxy1')
  * // { 'signature-input': 'proxy1=();created=1', signature: 'proxy1=:AA==:' }
  */
-export function renameSignatureLabel(headers: SignatureHeaders, from: string, to: string): SignatureHeaders {
+export function relabelSignature(headers: SignatureFields, from: string, to: string): SignatureFields {
   if (typeof headers !== 'object' || headers === null) throw new TypeError('headers must be an object');
   if (!isValidLabel(to)) throw new TypeError('the new label must be a Structured Field key (lowercase, e.g. "sig2")');
   const inputs = parseSignatureDictionary(headers['signature-input'], 'ERR_SIGNATURE_INPUT_PARSE', 'Signature-Input');
@@ -58,3 +58,6 @@ export function renameSignatureLabel(headers: SignatureHeaders, from: string, to
     signature: serializeDictionary(renameKey(sigs, from, to)),
   };
 }
+
+/** @deprecated Renamed {@link relabelSignature} (one name in every entry point); this alias goes in the next release. */
+export const renameSignatureLabel = relabelSignature;

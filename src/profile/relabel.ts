@@ -2,7 +2,7 @@ import { BotsigError } from '../core/errors';
 import { parseDictionary } from '../core/sf-parse';
 import { serializeDictionary } from '../core/sf-serialize';
 import type { Dictionary } from '../core/sf-types';
-import { renameSignatureLabel } from '../httpsig/relabel';
+import { relabelSignature as relabelFields } from '../httpsig/relabel';
 import { parseSignatureInput } from '../httpsig/signature-input';
 
 export interface RelabelHeaders {
@@ -42,7 +42,7 @@ export interface RelabelOptions {
  */
 export function relabelSignature(headers: RelabelHeaders, from: string, to: string, options: RelabelOptions = {}): RelabelHeaders {
   if (typeof headers !== 'object' || headers === null) throw new TypeError('headers must be an object');
-  const renamed = renameSignatureLabel({ signature: headers.signature, 'signature-input': headers['signature-input'] }, from, to);
+  const renamed = relabelFields({ signature: headers.signature, 'signature-input': headers['signature-input'] }, from, to);
   const agent = headers['signature-agent'];
   if (agent === undefined) return renamed;
   if (!options.renameSignatureAgentMember || from === to) return { ...renamed, 'signature-agent': agent };
