@@ -87,7 +87,8 @@ export type { MemoryNonceStoreOptions, NonceStore } from './stores/nonce-store';
 // 'botsig/directory', so that importing botsig does not load them.
 
 // Keys and crypto
-export { importSigningKey, importVerifyingKey } from './crypto/keys/lazy';
+export { externalSigningKey, importSigningKey, importVerifyingKey } from './crypto/keys/lazy';
+export type { EcdsaSignatureFormat, ExternalSigningKeyOptions } from './crypto/keys/external';
 export { keyForAlgorithm } from './crypto/keys/binding';
 export type { ImportKeyOptions } from './crypto/keys/material';
 export { jwkThumbprint, jwkThumbprintSync } from './crypto/thumbprint';

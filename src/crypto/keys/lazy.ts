@@ -5,6 +5,7 @@
  * compile it (issue 16: import time). Same behaviour and errors as `signing.ts` and
  * `verifying.ts`, whose documentation is the reference.
  */
+import type { ExternalSigningKeyOptions } from './external';
 import type { ImportKeyOptions } from './material';
 import type { Jwk, SigningKey, VerifyingKey } from '../types';
 
@@ -39,4 +40,19 @@ export async function importSigningKey(key: Jwk | CryptoKey | CryptoKeyPair | Si
 export async function importVerifyingKey(key: Jwk | CryptoKey | VerifyingKey, options?: ImportKeyOptions): Promise<VerifyingKey> {
   const { importVerifyingKey: load } = await import('./verifying');
   return load(key, options);
+}
+
+/**
+ * Makes a signing key from a public JWK and a `sign(bytes)` function that keeps the private
+ * key elsewhere (KMS, HSM, non-extractable `CryptoKey`); ECDSA output may be raw `r || s` or
+ * DER. See `keys/external.ts` for the reference documentation.
+ *
+ * @throws BotsigError `ERR_KEY_INVALID`, `ERR_ALG_MISMATCH`, `ERR_ALG_UNKNOWN`, `ERR_ALG_NOT_ALLOWED` (as rejections).
+ * @throws TypeError for malformed options.
+ * @example
+ * const key = await externalSigningKey({ publicJwk, sign: (data) => hsm.sign(data) });
+ */
+export async function externalSigningKey(options: ExternalSigningKeyOptions): Promise<SigningKey> {
+  const { externalSigningKey: load } = await import('./external');
+  return load(options);
 }
