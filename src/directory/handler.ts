@@ -9,7 +9,6 @@
  * request.
  */
 import { base64Encode } from '../core/base64';
-import { BoundedMap } from '../core/bounded-map';
 import { BotsigError } from '../core/errors';
 import { systemClock } from '../core/time';
 import type { Clock } from '../core/time';
@@ -27,6 +26,7 @@ import { signResponseMessage } from '../profile/sign-response';
 import { buildDirectory } from './document/build';
 import { DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from '../profile/signature-agent';
 import type { DirectoryKeyInput } from './document/build';
+import { OriginSignatures } from './signature-cache';
 import { refuseOrPreflight, servedReporter, serveDocument, type ServedRequestInfo } from './serve-document';
 
 export { ifNoneMatchMatches } from './serve-document';
@@ -264,7 +264,7 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
   let current: Promise<Published> | undefined;
   let currentUntil = -Infinity;
   /** Signed proofs by origin, least recently used forgotten beyond `maxCachedAuthorities`. */
-  const signed = new BoundedMap<string, Promise<SignedEntry>>(maxCached);
+  const signed = new OriginSignatures<SignedEntry>(maxCached);
 
   async function publish(nowSeconds: number): Promise<Published> {
     const all = await slots;
@@ -336,22 +336,9 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
 
   async function signatureFor(pub: Published, origin: string, nowSeconds: number): Promise<SignedEntry | undefined> {
     if (pub.signers.length === 0) return undefined;
-    const cached = signed.get(origin);
-    if (cached !== undefined) {
-      const entry = await cached.catch(() => undefined);
-      if (entry !== undefined && entry.version === pub.version && entry.created <= nowSeconds && nowSeconds + maxAge <= entry.expires) {
-        // Refresh its LRU position.
-        if (signed.get(origin) === cached) signed.touch(origin);
-        return entry;
-      }
-      if (signed.get(origin) !== cached) return signatureFor(pub, origin, nowSeconds);
-    }
-    const pending = sign(pub, origin, nowSeconds);
-    signed.set(origin, pending);
-    pending.catch(() => {
-      if (signed.get(origin) === pending) signed.delete(origin);
-    });
-    return pending;
+    // Reused while a whole max-age of it remains, so no cached copy outlives its signatures.
+    const usable = (e: SignedEntry): boolean => e.version === pub.version && e.created <= nowSeconds && nowSeconds + maxAge <= e.expires;
+    return signed.get(origin, usable, () => sign(pub, origin, nowSeconds));
   }
 
   const report = servedReporter(onRequest);

@@ -7,7 +7,7 @@
  * it as a directory response is, see `./signatures.ts`).
  */
 import { base64Encode } from '../../core/base64';
-import { BoundedMap } from '../../core/bounded-map';
+import { OriginSignatures } from '../signature-cache';
 import { BotsigError } from '../../core/errors';
 import { systemClock } from '../../core/time';
 import type { Clock } from '../../core/time';
@@ -208,7 +208,7 @@ export function createSignatureAgentCardHandler(options: SignatureAgentCardHandl
   const published = publish();
   // Reported by the first request; not an unhandled rejection before it.
   published.catch(() => undefined);
-  const signedByOrigin = new BoundedMap<string, Promise<Signed>>(MAX_CACHED_AUTHORITIES);
+  const signedByOrigin = new OriginSignatures<Signed>(MAX_CACHED_AUTHORITIES);
 
   async function sign(pub: Published, origin: string, nowSeconds: number): Promise<Signed> {
     const request: HttpMessage = { kind: 'request', method: 'GET', url: origin + path, headers: new Map() };
@@ -236,16 +236,9 @@ export function createSignatureAgentCardHandler(options: SignatureAgentCardHandl
 
   async function signatureFor(pub: Published, origin: string, nowSeconds: number): Promise<Signed | undefined> {
     if (pub.signers.length === 0) return undefined;
-    const cached = signedByOrigin.get(origin);
-    const entry = cached === undefined ? undefined : await cached.catch(() => undefined);
     // Reused while a whole max-age of it remains, so no cached copy outlives its signatures.
-    if (entry !== undefined && entry.created <= nowSeconds && nowSeconds + maxAge <= entry.expires) return entry;
-    const pending = sign(pub, origin, nowSeconds);
-    signedByOrigin.set(origin, pending);
-    pending.catch(() => {
-      if (signedByOrigin.get(origin) === pending) signedByOrigin.delete(origin);
-    });
-    return pending;
+    const usable = (e: Signed): boolean => e.created <= nowSeconds && nowSeconds + maxAge <= e.expires;
+    return signedByOrigin.get(origin, usable, () => sign(pub, origin, nowSeconds));
   }
 
   const report = servedReporter(onRequest);
