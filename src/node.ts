@@ -16,3 +16,5 @@ export { createNodeMiddleware, createNodeVerifier, toMessage, writeRejection } f
 export { nodeBodyReader } from './node/body';
 export type { NodeMiddleware, NodeRequest, NodeResponse, ToMessageOptions } from './node/http';
 export { installNodeDefaults } from './node/defaults';
+export { toNodeHandler } from './node/directory-server';
+export type { FetchHandler, NodeRequestListener, ToNodeHandlerOptions } from './node/directory-server';
