@@ -97,7 +97,7 @@ export type { DigestAlgorithm, VerifyContentDigestOptions } from './crypto/diges
 export type { GeneratedKeyPair } from './crypto/generate';
 export { getCryptoProvider, setCryptoProvider } from './crypto/provider';
 export { ALGORITHMS, joseAlgToHttpSig, toAlgorithmName } from './crypto/registry';
-export { isRfc9421TestKey } from './crypto/test-keys';
+export { isRfc9421TestKey } from './crypto/rfc9421-example-keys';
 export type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, SigningKey, VerifyingKey } from './crypto/types';
 
 // Accept-Signature (client side) and URLs

@@ -14,7 +14,7 @@ import type { Clock } from '../core/time';
 import { importVerifyingKey } from '../crypto/keys/verifying';
 import { isVerifyingKey } from '../crypto/keys/objects';
 import { ALGORITHMS, isAlgorithmName, toAlgorithmName } from '../crypto/registry';
-import { isRfc9421TestKeyId as isRfc9421TestKey } from '../crypto/test-key-ids';
+import { isRfc9421TestKeyId as isRfc9421TestKey } from '../crypto/rfc9421-example-key-ids';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../crypto/types';
 import { createSignatureBase } from '../httpsig/base';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';

@@ -17,7 +17,7 @@ import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { importSigningKeySync } from '../../src/crypto/keys/signing-sync';
 import { webCryptoProvider } from '../../src/crypto/provider';
 import { toAlgorithmName } from '../../src/crypto/registry';
-import { isRfc9421TestKey } from '../../src/crypto/test-keys';
+import { isRfc9421TestKey } from '../../src/crypto/rfc9421-example-keys';
 import { jwkThumbprint, jwkThumbprintSync, thumbprintInput } from '../../src/crypto/thumbprint';
 import type { AlgorithmName, CryptoProvider, Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { parseAcceptSignature, serializeAcceptSignature } from '../../src/httpsig/accept-signature';

@@ -7,7 +7,7 @@ import { isSigningKey, isVerifyingKey } from '../../src/crypto/keys/objects';
 import { keyForAlgorithm } from '../../src/crypto/keys/binding';
 import { verifyBase } from '../../src/crypto/keys/base';
 import { webCryptoProvider } from '../../src/crypto/provider';
-import { RFC9421_TEST_KEY_THUMBPRINTS } from '../../src/crypto/test-keys';
+import { RFC9421_TEST_KEY_THUMBPRINTS } from '../../src/crypto/rfc9421-example-keys';
 import type { SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { nodeCryptoProvider } from '../../src/node/crypto-provider';
 import { fromKeyObject, importPem, importPrivatePem, importPublicPem, keyObjectToJwk } from '../../src/node/keys';

@@ -16,7 +16,7 @@ import { createContentDigest } from '../../crypto/digest';
 import { importSigningKey } from '../../crypto/keys/signing';
 import { isSigningKey } from '../../crypto/keys/objects';
 import { inferAlgorithm } from '../../crypto/registry';
-import { isRfc9421TestKey } from '../../crypto/test-keys';
+import { isRfc9421TestKey } from '../../crypto/rfc9421-example-keys';
 import type { AlgorithmName, Jwk, SigningKey } from '../../crypto/types';
 import { getSubtle } from '../../crypto/webcrypto';
 import { parseComponentIdentifier } from '../../httpsig/components';

@@ -3,7 +3,7 @@
  * (SPEC 5.1, NOTES "Signing profile"), the origin's authorities, and which
  * Signature-Agent members a signature binds (SPEC 5.2).
  */
-import { RFC9421_TEST_KEY_THUMBPRINTS } from '../../crypto/test-key-ids';
+import { RFC9421_TEST_KEY_THUMBPRINTS } from '../../crypto/rfc9421-example-key-ids';
 import { messageTarget } from '../../httpsig/message';
 import { serializeComponentIdentifier } from '../../httpsig/components';
 import type { ReceivedSignatureInput, SignatureInput } from '../../httpsig/signature-input';

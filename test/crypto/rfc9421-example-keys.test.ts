@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import ed25519Key from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
 import rsaPssKey from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/rsapss.json';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { isRfc9421TestKey, RFC9421_TEST_KEY_THUMBPRINTS } from '../../src/crypto/test-keys';
+import { isRfc9421TestKey, RFC9421_TEST_KEY_THUMBPRINTS } from '../../src/crypto/rfc9421-example-keys';
 import { jwkThumbprint } from '../../src/crypto/thumbprint';
 import type { Jwk } from '../../src/crypto/types';
 

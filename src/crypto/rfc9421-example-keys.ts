@@ -5,10 +5,10 @@
  */
 import { isBotsigError } from '../core/errors';
 import { jwkThumbprintSync } from './thumbprint';
-import { isRfc9421TestKeyId } from './test-key-ids';
+import { isRfc9421TestKeyId } from './rfc9421-example-key-ids';
 import type { Jwk } from './types';
 
-export { RFC9421_TEST_KEY_THUMBPRINTS } from './test-key-ids';
+export { RFC9421_TEST_KEY_THUMBPRINTS } from './rfc9421-example-key-ids';
 
 /**
  * True when the key (a JWK, or its thumbprint) is one of the RFC 9421 Appendix

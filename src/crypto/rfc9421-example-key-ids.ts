@@ -1,6 +1,6 @@
 /**
  * The thumbprints of the RFC 9421 Appendix B.1 example keys, apart from the JWK
- * form of the check (`test-keys.ts`, which hashes): a verifier that only compares
+ * form of the check (`rfc9421-example-keys.ts`, which hashes): a verifier that only compares
  * keyids does not load SHA-256.
  */
 
