@@ -29,6 +29,8 @@ export type { DirectoryShape, DirectorySource, ParseDirectoryOptions, ParsedDire
 export { verifyDirectoryResponse, DIRECTORY_RESPONSE_TAG } from './directory/response-signatures';
 export type { DirectoryResponseCheck, KeyProof, VerifyDirectoryResponseOptions } from './directory/response-signatures';
 export { planRotation } from './directory/rotation';
+export { buildStaticDirectory, caddySnippet, nginxLocation, staticHeadersFile, vercelJson } from './directory/static-host';
+export type { StaticDirectory, StaticDirectoryOptions } from './directory/static-host';
 export type { RotationKey, RotationOptions, RotationPlan } from './directory/rotation';
 
 export { TrustAnchors } from './directory/delegation/anchors';
