@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// README examples that run as written (issue 14), checked against the built package
-// (run `npm run build` first):
+// The examples of README.md and of the guides in docs/ run as written, checked against the
+// built package (run `npm run build` first). Each Markdown file is checked on its own:
 //
-// 1. every ```ts / ```js block of README.md is written, as it is, to its own module
+// 1. every ```ts / ```js block of the file is written, as it is, to its own module
 //    (.mts / .mjs) in a throwaway project in os.tmpdir() whose node_modules/botsig is a
 //    symlink to the package (its other packages are the repository's node_modules), and
 //    the repository's TypeScript type-checks them all: strict, module and
@@ -23,9 +23,10 @@
 //   <!-- readme: after the sh block above -->  run the nearest ```sh block above it first, with bash,
 //                                         in the block's working directory
 //
-// Usage: node scripts/check-readme.mjs [--pkg DIR] [--readme FILE] [--no-run] [--keep] [--verbose] [--timeout SECONDS]
+// Usage: node scripts/check-readme.mjs [--pkg DIR] [--readme FILE]... [--no-run] [--keep] [--verbose] [--timeout SECONDS]
 //   --pkg DIR      the package directory (default: the repository; needs dist/)
-//   --readme FILE  the Markdown file to check (default: README.md)
+//   --readme FILE  a Markdown file to check, repeatable (default: README.md and the guides of
+//                  GUIDES below; a guide without a ts/js block is passed over)
 //   --no-run       type-check only
 //   --keep         leave the temporary project in place and print its path
 //   --verbose      print what each run did (the requests to its servers and their answers)
@@ -46,6 +47,8 @@ let DOC = 'README.md';
 const RUNNER = join(ROOT, 'scripts', 'readme', 'run-block.mjs');
 const REDIS_SERVER = process.env.BOTSIG_REDIS_SERVER ?? 'redis-server';
 const CI = process.env.CI === 'true' || process.env.CI === '1';
+/** The user guides checked with README.md by default. */
+const GUIDES = ['docs/agent.md', 'docs/origin.md', 'docs/directory.md', 'docs/gate.md', 'docs/security-model.md'];
 
 const COMPILER_OPTIONS = {
   target: 'es2022',
@@ -66,17 +69,19 @@ const COMPILER_OPTIONS = {
 };
 
 function parseArgs(argv) {
-  const args = { pkg: ROOT, readme: join(ROOT, 'README.md'), run: true, keep: false, verbose: false, timeoutMs: 30_000 };
+  const args = { pkg: ROOT, readmes: [], run: true, keep: false, verbose: false, timeoutMs: 30_000 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--pkg' && argv[i + 1] !== undefined) args.pkg = resolve(argv[++i]);
-    else if (a === '--readme' && argv[i + 1] !== undefined) args.readme = resolve(argv[++i]);
+    else if (a === '--readme' && argv[i + 1] !== undefined) args.readmes.push(resolve(argv[++i]));
     else if (a === '--no-run') args.run = false;
     else if (a === '--keep') args.keep = true;
     else if (a === '--verbose') args.verbose = true;
     else if (a === '--timeout' && Number(argv[i + 1]) > 0) args.timeoutMs = Number(argv[++i]) * 1000;
     else return undefined;
   }
+  args.explicit = args.readmes.length > 0;
+  if (!args.explicit) args.readmes = [join(ROOT, 'README.md'), ...GUIDES.map((g) => join(ROOT, g)).filter((g) => existsSync(g))];
   return args;
 }
 
@@ -253,7 +258,7 @@ async function prepareRun(dir, blocks, block, agentJwk, timeoutMs) {
 async function main(argv) {
   const args = parseArgs(argv);
   if (args === undefined) {
-    console.error('usage: node scripts/check-readme.mjs [--pkg DIR] [--readme FILE] [--no-run] [--keep] [--verbose] [--timeout SECONDS]');
+    console.error('usage: node scripts/check-readme.mjs [--pkg DIR] [--readme FILE]... [--no-run] [--keep] [--verbose] [--timeout SECONDS]');
     return 2;
   }
   for (const f of ['index.js', 'index.node.js', 'index.node.d.ts']) {
@@ -262,13 +267,22 @@ async function main(argv) {
       return 1;
     }
   }
-  DOC = relative(process.cwd(), args.readme) || args.readme;
-  const { blocks: all, problems } = extractBlocks(readFileSync(args.readme, 'utf8'));
+  let failed = 0;
+  for (const readme of args.readmes) if ((await checkDocument(args, readme)) !== 0) failed++;
+  if (args.readmes.length > 1) console.log(`check-readme: ${args.readmes.length - failed} of ${args.readmes.length} files pass`);
+  return failed === 0 ? 0 : 1;
+}
+
+/** Checks one Markdown file; 0 when it passes. */
+async function checkDocument(args, readme) {
+  DOC = relative(process.cwd(), readme) || readme;
+  const { blocks: all, problems } = extractBlocks(readFileSync(readme, 'utf8'));
   for (const p of problems) console.log(`${DOC}:${p}`);
   const blocks = all.filter((b) => b.lang in LANGUAGES);
   if (blocks.length === 0) {
     console.log(`check-readme: ${DOC} has no ts/js block`);
-    return 1;
+    // A guide named by default may hold none; a file named on the command line must.
+    return args.explicit || readme === join(ROOT, 'README.md') ? 1 : problems.length;
   }
   let failures = problems.length;
 

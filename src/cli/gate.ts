@@ -120,7 +120,7 @@ export function registerGate(program: Command, run: (action: () => Promise<numbe
         '/auth?status=native) with Accept-Signature and Botsig-Status. Also /metrics (Prometheus), /healthz, /readyz and a live page. ' +
         'SIGHUP reloads the configuration; SIGTERM stops after answering what was accepted. Logs are JSON lines on stdout.',
     )
-    .requiredOption('-c, --config <file>', 'configuration file (JSON; see README "botsig gate")')
+    .requiredOption('-c, --config <file>', 'configuration file (JSON; see docs/gate.md)')
     .option('-l, --listen <host:port>', 'address to listen on (overrides "listen"; default 127.0.0.1:9000)')
     .option('--check', 'check the configuration (keys, options) and exit')
     .addHelpText('after', '\nExample:\n  $ botsig gate --config gate.json --listen 127.0.0.1:9000')

@@ -36,7 +36,7 @@ export function warnIfNoAuthorities(verifier: Verifier, adapter: string): void {
   warnedNoAuthorities = true;
   console.warn(
     `botsig (${adapter}): no "authorities" configured, so a signature made for another site verifies here too; ` +
-      `set authorities: ['your.host.example'] (README "Security model").`,
+      `set authorities: ['your.host.example'] (docs/security-model.md).`,
   );
 }
 

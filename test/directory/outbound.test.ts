@@ -1,5 +1,5 @@
 /**
- * What strangers can make a DirectoryClient send (README "Security model"):
+ * What strangers can make a DirectoryClient send (docs/security-model.md):
  * the outbound limiter on its own, then through the client with a recording
  * fetch (no traffic leaves the process).
  */

@@ -262,7 +262,7 @@ async function startProxy(command: string, args: string[], dir: string, port: nu
   };
 }
 
-/** The README's nginx `server` block, with the test's ports (and `listen` on 127.0.0.1). */
+/** The nginx `server` block of docs/gate.md, with the test's ports (and `listen` on 127.0.0.1). */
 export function nginxServerBlock(listenPort: number, gatePort: number, upstreamPort: number, upstreamName = 'botsig_gate'): string {
   return `
 upstream ${upstreamName} {
@@ -348,7 +348,7 @@ ${serverBlocks}
   return startProxy(binary, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], dir, port, process.env, join(dir, 'error.log'));
 }
 
-/** The README's Caddyfile site, with the test's ports (plain HTTP on 127.0.0.1). */
+/** The Caddyfile site of docs/gate.md, with the test's ports (plain HTTP on 127.0.0.1). */
 export function caddySite(listenPort: number, gatePort: number, upstreamPort: number): string {
   return `
 http://:${listenPort} {

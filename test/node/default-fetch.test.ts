@@ -1,5 +1,5 @@
 /**
- * Safe by default on Node (README "Security model"): every DirectoryClient that
+ * Safe by default on Node (docs/security-model.md): every DirectoryClient that
  * names no fetch uses the DNS-checked, address-pinned guarded fetch once a Node
  * entry is loaded. DNS is scripted here (a stranger's name answering 127.0.0.1),
  * and sockets are recorded and refused outside loopback.

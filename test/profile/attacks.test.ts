@@ -1,5 +1,5 @@
 /**
- * The origin under attack (README "Security model"): each test is an attack a
+ * The origin under attack (docs/security-model.md): each test is an attack a
  * stranger who controls their own keys, directories and DNS can mount, run
  * against default options, with the defence it meets.
  */

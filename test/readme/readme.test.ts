@@ -14,8 +14,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { extractBlocks, LANGUAGES } from '../../scripts/readme/extract.mjs';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const checked = extractBlocks(README).blocks.filter((b) => b.lang in LANGUAGES);
+const DOCUMENTS = ['README.md', 'docs/agent.md', 'docs/origin.md', 'docs/directory.md', 'docs/gate.md', 'docs/security-model.md'];
+const texts = DOCUMENTS.map((name) => ({ name, text: readFileSync(join(ROOT, name), 'utf8') }));
+/** Every checked block, its `line` prefixed with its file (`docs/agent.md:18`). */
+const checked = texts.flatMap(({ name, text }) =>
+  extractBlocks(text)
+    .blocks.filter((b) => b.lang in LANGUAGES)
+    .map((b) => ({ ...b, line: `${name}:${b.line}` })),
+);
 
 describe('extractBlocks', () => {
   const md = [
@@ -71,9 +77,9 @@ describe('extractBlocks', () => {
   });
 });
 
-describe('README.md code blocks', () => {
+describe('README.md and guide code blocks', () => {
   it('parse, and have ts and js blocks to check', () => {
-    expect(extractBlocks(README).problems).toEqual([]);
+    expect(texts.flatMap(({ name, text }) => extractBlocks(text).problems.map((p) => `${name}:${p}`))).toEqual([]);
     expect(checked.some((b) => LANGUAGES[b.lang] === '.mts')).toBe(true);
     expect(checked.some((b) => LANGUAGES[b.lang] === '.mjs')).toBe(true);
   });
