@@ -10,10 +10,11 @@ import { signBase } from '../crypto/keys/base';
 import { keyAlgorithm, toAlgorithmName } from '../crypto/registry';
 import { createSignatureBaseParts } from './base';
 import { componentValues, parseComponentIdentifier } from './components';
+import { coversSignature, withChainedComponents } from './cover-chain';
 import type { ComponentIdentifier, ComponentOptions } from './components';
 import { toHttpMessage } from './message';
 import type { HttpMessage, MessageInput } from './message';
-import { fieldValue, isValidLabel, nextLabel, parseSignatureDictionary, signatureParams } from './signature-input';
+import { fieldValue, isValidLabel, nextLabel, parseSignatureDictionary, parseSignatureInput, signatureParams } from './signature-input';
 import type { SignatureInput } from './signature-input';
 
 /** Options for {@link signMessage}. */
@@ -68,6 +69,11 @@ function toParams(params: SignMessageOptions['params']): Parameters {
   return out;
 }
 
+function signatureInputsOf(message: HttpMessage | undefined): Map<string, SignatureInput> | undefined {
+  const value = message === undefined ? undefined : fieldValue(message, 'signature-input');
+  return value === undefined ? undefined : parseSignatureInput(value);
+}
+
 function existingLabels(message: HttpMessage): { labels: Set<string>; input: string | undefined; signature: string | undefined } {
   const input = fieldValue(message, 'signature-input');
   const signature = fieldValue(message, 'signature');
@@ -82,13 +88,18 @@ function existingLabels(message: HttpMessage): { labels: Set<string>; input: str
  * `params`, signs it with `key`, and returns the Signature-Input and Signature values
  * to set, with the new member appended to any existing signatures (§4.3).
  *
+ * A covered signature (`"signature";key="sig1"`, or `"signature";req;key="sig1"` from a
+ * response) brings its `"signature-input"` member and every component it covers into the
+ * list, placed before it (draft-ietf-webbotauth-httpsig-protocol-01, "Multiple
+ * Signatures": the signature value alone does not say what it signed).
+ *
  * @throws BotsigError `ERR_LABEL_EXISTS` when `label` is already used in the message,
  *   `ERR_ALG_NOT_ALLOWED` when the key's algorithm or `params.alg` is a shared-secret one
  *   (`hmac-sha256`, also for a key object made by hand), `ERR_ALG_UNKNOWN` when either
  *   is not in `ALGORITHMS`, `ERR_ALG_MISMATCH` when `params.alg` differs from `key.alg`, `ERR_PARAM_INVALID` for a
  *   registered parameter of the wrong type (e.g. fractional `created`),
  *   `ERR_COMPONENT_INVALID` when `@query-param` names a repeated parameter (§2.2.8: it
- *   must not be signed), every error of `createSignatureBase`, and
+ *   must not be signed) or for `"signature"` without `;key`, every error of `createSignatureBase`, and
  *   `ERR_SIGNATURE_INPUT_PARSE` / `ERR_SIGNATURE_PARSE` when existing signature fields
  *   cannot be parsed.
  * @throws TypeError for malformed options.
@@ -109,12 +120,14 @@ export async function signMessage(message: MessageInput | HttpMessage, options: 
   keyAlgorithm(key.alg);
 
   const msg = toHttpMessage(message, options.request === undefined ? undefined : { request: options.request });
-  const components: ComponentIdentifier[] = [];
+  let components: ComponentIdentifier[] = [];
   for (const c of options.components) {
     if (typeof c === 'string') components.push(parseComponentIdentifier(c));
     else if (typeof c === 'object' && c !== null && typeof c.name === 'string' && c.params instanceof Map) components.push(c);
     else throw new TypeError('components must be strings or component identifiers');
   }
+  // Covering another signature commits to it only with its Signature-Input and what it covers.
+  if (coversSignature(components)) components = withChainedComponents(components, (req) => signatureInputsOf(req ? msg.request : msg));
   const params = toParams(options.params);
   const typed = signatureParams(params);
   if (typed.alg !== undefined && toAlgorithmName(typed.alg) !== key.alg) {

@@ -158,7 +158,7 @@ async function signedExchange(): Promise<{ request: MessageObject; response: Mes
   const agent = await otherKeyPair();
   const origin = await keyPair();
   const request: MessageObject = { method: 'POST', url: URL_, headers: { 'content-type': 'application/json' }, body: '{"buy":1}' };
-  const requestHeaders = await signRequest(request, { key: agent.privateJwk, contentDigest: 'sha-256' });
+  const requestHeaders = await signRequest(request, { key: agent.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' });
   request.headers = { 'content-type': 'application/json', ...requestHeaders };
   const response: MessageObject = { status: 201, headers: { 'content-type': 'application/json' }, body: BODY };
   const components = [...DEFAULT_RESPONSE_COMPONENTS, '"signature";req;key="sig1"'];
@@ -172,7 +172,19 @@ describe('signResponse / verifyResponse', () => {
     expect(headers['content-digest']).toBe(await createContentDigest(BODY));
     const input = parseSignatureInput(headers['signature-input']!).get('sig1')!;
     const covered = input.components.map((c) => c.name + (c.params.has('req') ? ';req' : ''));
-    expect(covered).toEqual(['@status', 'content-digest', '@method;req', '@authority;req', '@path;req', '@query;req', 'signature;req']);
+    // Covering the request's signature brings what it covers and its Signature-Input (draft -01, "Multiple Signatures").
+    expect(covered).toEqual([
+      '@status',
+      'content-digest',
+      '@method;req',
+      '@authority;req',
+      '@path;req',
+      '@query;req',
+      'signature-agent;req',
+      'content-digest;req',
+      'signature-input;req',
+      'signature;req',
+    ]);
     expect([...input.params.keys()]).toEqual(['created', 'expires', 'keyid', 'alg']);
     const origin = await keyPair();
     const result = await verifyResponse(response, { request, keys: [origin.publicJwk] });
@@ -203,7 +215,7 @@ describe('signResponse / verifyResponse', () => {
       resigned.headers,
       await signRequest(
         { method: 'POST', url: URL_, headers: { 'content-type': 'application/json' }, body: '{"buy":1}' },
-        { key: agent.privateJwk, contentDigest: 'sha-256' },
+        { key: agent.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
       ),
     );
     expect((await verifyResponse(response, { request: resigned, keys: [origin.publicJwk] })).error?.code).toBe('ERR_SIGNATURE_INVALID');

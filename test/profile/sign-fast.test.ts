@@ -52,12 +52,10 @@ describe('signFast gives what the general path gives', () => {
         fc.record({
           url: fc.tuple(origin, path).map(([o, p]) => o.replace(/\/$/, '') + (p === '' ? '/' : p)),
           shape: fc.constantFrom('request', 'record', 'headers', 'none'),
-          agent: fc.option(
-            fc.oneof(
-              origin,
-              origin.map((url) => ({ url })),
-            ),
-            { nil: undefined },
+          agent: fc.oneof(
+            origin,
+            origin.map((url) => ({ url })),
+            origin.map((url) => url.replace(/\/$/, '') + '/.well-known/http-message-signatures-directory'),
           ),
           nonce,
           includeAlg: fc.option(fc.boolean(), { nil: undefined }),
@@ -82,7 +80,7 @@ describe('signFast gives what the general path gives', () => {
           const options: SignRequestOptions = {
             key: await signingKey(),
             now: at(c.seconds * 1000),
-            ...(c.agent === undefined ? {} : { signatureAgent: c.agent }),
+            signatureAgent: c.agent,
             ...(c.nonce === undefined ? { nonce: 'fixed-for-comparison' } : { nonce: c.nonce }),
             ...(c.includeAlg === undefined ? {} : { includeAlg: c.includeAlg }),
             ...(c.validitySeconds === undefined ? {} : { validitySeconds: c.validitySeconds }),
@@ -122,6 +120,12 @@ describe('signFast declines what it does not cover, and signRequest then takes t
     ['a nonce that needs escaping', { url: 'https://example.com/' }, { nonce: 'a"b' }],
     ['a member type', { url: 'https://example.com/' }, { signatureAgent: { url: 'https://agent.example/jwks.json', type: 'jwks_uri' } }],
     ['a member with a path', { url: 'https://example.com/' }, { signatureAgent: 'https://agent.example/dir' }],
+    [
+      'a well-known URL with a query',
+      { url: 'https://example.com/' },
+      { signatureAgent: 'https://agent.example/.well-known/http-message-signatures-directory?v=1' },
+    ],
+    ["the earlier drafts' bare origin", { url: 'https://example.com/' }, { signatureAgent: { url: 'https://agent.example', type: 'directory' } }],
     ['an upper-case member host', { url: 'https://example.com/' }, { signatureAgent: 'https://Agent.example' }],
     ['an IDN member host', { url: 'https://example.com/' }, { signatureAgent: 'https://bücher.example' }],
     ['a port beyond 65535', { url: 'https://example.com/' }, { signatureAgent: 'https://agent.example:70000' }],
@@ -136,7 +140,7 @@ describe('signFast declines what it does not cover, and signRequest then takes t
   for (const [what, request, extra] of declined) {
     it(what, async () => {
       const k = await signingKey();
-      const options = { key: k, now: at(T0), nonce: 'n', ...extra } as SignRequestOptions;
+      const options = { key: k, now: at(T0), nonce: 'n', signatureAgent: 'https://agent.example', ...extra } as SignRequestOptions;
       expect(signFast(request, options, k)).toBeUndefined();
       let viaSignRequest: unknown;
       let viaGeneral: unknown;

@@ -18,8 +18,11 @@ describe('requests the fast path leaves to the general path', () => {
       ['signature-input', EXISTING_INPUT],
       ['signature', EXISTING_SIGNATURE],
     ]);
-    const out = await signRequest({ url: 'https://example.com/', headers }, { key: k.privateJwk, created: 1000, expires: 1100, nonce: 'n' });
-    expect(out['signature-input']).toMatch(/^sig1=\("@authority"\);created=1, sig2=\("@authority"\);created=1000;/);
+    const out = await signRequest(
+      { url: 'https://example.com/', headers },
+      { key: k.privateJwk, signatureAgent: 'https://agent.example', created: 1000, expires: 1100, nonce: 'n' },
+    );
+    expect(out['signature-input']).toMatch(/^sig1=\("@authority"\);created=1, sig2=\("@authority" "signature-agent";key="sig2"\);created=1000;/);
     expect(out.signature).toMatch(/^sig1=:AAAA:, sig2=:[A-Za-z0-9+/=]+:$/);
   });
 
@@ -29,13 +32,18 @@ describe('requests the fast path leaves to the general path', () => {
       ['signature-input', EXISTING_INPUT],
       ['signature', EXISTING_SIGNATURE],
     ];
-    const out = await signRequest({ url: 'https://example.com/', headers }, { key: k.privateJwk, created: 1000, expires: 1100, nonce: 'n' });
+    const out = await signRequest(
+      { url: 'https://example.com/', headers },
+      { key: k.privateJwk, signatureAgent: 'https://agent.example', created: 1000, expires: 1100, nonce: 'n' },
+    );
     expect(out.signature).toMatch(/^sig1=:AAAA:, sig2=:/);
   });
 
   it('a function, even one with a url, is not a request: TypeError (the fast path does not take it either)', async () => {
     const k = await keyPair();
     const fn = Object.assign(() => undefined, { url: 'https://example.com/' });
-    await expect(signRequest(fn as never, { key: k.privateJwk })).rejects.toThrow(new TypeError('message must be a Request, Response or message object'));
+    await expect(signRequest(fn as never, { key: k.privateJwk, signatureAgent: 'https://agent.example' })).rejects.toThrow(
+      new TypeError('message must be a Request, Response or message object'),
+    );
   });
 });

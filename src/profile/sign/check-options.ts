@@ -4,7 +4,7 @@
  */
 import type { SignRequestOptions } from '../types';
 
-/** @throws TypeError / RangeError for misuse (missing key, wrong option types). */
+/** @throws TypeError / RangeError for misuse (missing key or signatureAgent, wrong option types). */
 export function checkSignOptions(options: SignRequestOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('signRequest options must be an object');
   if (options.key === undefined || options.key === null) throw new TypeError('options.key is required');
@@ -15,5 +15,11 @@ export function checkSignOptions(options: SignRequestOptions): void {
     throw new TypeError('nonce must be a non-empty string or false');
   }
   if (options.tag !== undefined && (typeof options.tag !== 'string' || options.tag === '')) throw new TypeError('tag must be a non-empty string');
+  // Draft -01: a Web Bot Auth request always carries Signature-Agent, its member covered.
+  if (options.signatureAgent === undefined && (options.tag === undefined || options.tag === 'web-bot-auth')) {
+    throw new TypeError(
+      'options.signatureAgent is required for a web-bot-auth signature: the https URL of your JWK Set, or your origin (its well-known directory is sent)',
+    );
+  }
   if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('now must be a function returning milliseconds');
 }

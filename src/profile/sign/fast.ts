@@ -2,7 +2,8 @@
  * The signing fast path: the request nearly every agent signs, written out
  * directly. A fresh request (no `Signature`, `Signature-Input` or `Signature-Agent`
  * on it yet), signed under `sig1` with tag `web-bot-auth`, covering `@authority`
- * and, with `signatureAgent`, its own member whose value is an `http(s)` origin.
+ * and its own member, for a `signatureAgent` that is a plain `http(s)` origin or
+ * that origin's well-known directory URL (sent as the latter, `./agent-member.ts`).
  *
  * Everything else `signRequest` accepts (other components, labels, tags, times,
  * nonces that need escaping, member types, requests already carrying signatures,
@@ -32,9 +33,11 @@ const MAX_SF_INTEGER = 999_999_999_999_999;
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 // An http(s) origin with a plain lowercase host name (no IDNA, no IP literal, no
-// userinfo), an optional port and an optional "/": a directory member the general
-// path accepts (SPEC 2.3) and serialises as the quoted string itself.
-const PLAIN_ORIGIN = /^https?:\/\/[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::[1-9][0-9]{0,4})?\/?$/;
+// userinfo) and an optional port (group 1), then nothing, "/" or the well-known path:
+// a value the general path accepts and sends as that origin's well-known directory URL.
+const PLAIN_AGENT =
+  /^(https?:\/\/[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::[1-9][0-9]{0,4})?)(?:\/|\/\.well-known\/http-message-signatures-directory)?$/;
+const WELL_KNOWN_PATH = '/.well-known/http-message-signatures-directory';
 
 const SIGNATURE_FIELDS = ['signature', 'signature-input', 'signature-agent'] as const;
 
@@ -91,12 +94,10 @@ export function signFast(request: unknown, options: SignRequestOptions, key: Sig
   }
   const nonce = options.nonce;
   if (nonce !== undefined && nonce !== false && (typeof nonce !== 'string' || nonce === '' || !PLAIN.test(nonce))) return undefined;
-  let agentUrl: string | undefined;
   const agent = options.signatureAgent;
-  if (agent !== undefined) {
-    agentUrl = typeof agent === 'string' ? agent : typeof agent === 'object' && agent !== null && agent.type === undefined ? agent.url : undefined;
-    if (typeof agentUrl !== 'string' || !PLAIN_ORIGIN.test(agentUrl) || !plainHostAndPort(agentUrl)) return undefined;
-  }
+  const agentText = typeof agent === 'string' ? agent : typeof agent === 'object' && agent !== null && agent.type === undefined ? agent.url : undefined;
+  const origin = typeof agentText === 'string' ? PLAIN_AGENT.exec(agentText)?.[1] : undefined;
+  if (origin === undefined || !plainHostAndPort(origin)) return undefined;
   const url = plainRequestUrl(request);
   if (url === undefined) return undefined;
   const authority = parseTargetUri(url)?.authority;
@@ -107,7 +108,7 @@ export function signFast(request: unknown, options: SignRequestOptions, key: Sig
   const expires = created + validity;
   if (!plainInteger(created) || !plainInteger(expires) || !PLAIN.test(key.thumbprint)) return undefined;
 
-  let params = agentUrl === undefined ? '("@authority")' : '("@authority" "signature-agent";key="sig1")';
+  let params = '("@authority" "signature-agent";key="sig1")';
   params += ';created=' + created + ';keyid="' + key.thumbprint + '"';
   if (options.includeAlg !== false) params += ';alg="' + key.alg + '"';
   params += ';expires=' + expires;
@@ -115,15 +116,13 @@ export function signFast(request: unknown, options: SignRequestOptions, key: Sig
   else if (nonce !== false) params += ';nonce="' + nonce + '"';
   params += ';tag="web-bot-auth"';
 
-  const member = agentUrl === undefined ? undefined : '"' + agentUrl + '"';
-  let base = '"@authority": ' + authority + '\n';
-  if (member !== undefined) base += '"signature-agent";key="sig1": ' + member + '\n';
-  base += '"@signature-params": ' + params;
+  const member = '"' + origin + WELL_KNOWN_PATH + '"';
+  const base = '"@authority": ' + authority + '\n"signature-agent";key="sig1": ' + member + '\n"@signature-params": ' + params;
 
   const finish = (signature: Uint8Array): SignatureHeaders => ({
     'signature-input': 'sig1=' + params,
     signature: 'sig1=:' + base64Encode(signature) + ':',
-    ...(member === undefined ? {} : { 'signature-agent': 'sig1=' + member }),
+    'signature-agent': 'sig1=' + member,
   });
   const signature = signBaseWith(key, signingInternals(key), base);
   return signature instanceof Uint8Array ? finish(signature) : signature.then(finish);
@@ -132,14 +131,12 @@ export function signFast(request: unknown, options: SignRequestOptions, key: Sig
 // WHATWG URL reads a host whose last label is a number (decimal, or 0x hex) as IPv4.
 const NUMERIC_LABEL = /^(?:0x[0-9a-f]*|[0-9]+)$/;
 
-/** For a {@link PLAIN_ORIGIN} match: the host is a name (not IPv4 to WHATWG) and the port is in range. */
+/** For a {@link PLAIN_AGENT} origin: the host is a name (not IPv4 to WHATWG) and the port is in range. */
 function plainHostAndPort(url: string): boolean {
   const start = url.indexOf('//') + 2;
   const colon = url.indexOf(':', start);
-  const slash = url.indexOf('/', start);
-  // Found or not (-1): after the scheme, neither is ever at index 0.
-  const hostEnd = colon !== -1 ? colon : slash !== -1 ? slash : url.length;
-  const host = url.slice(start, hostEnd);
+  // Found or not (-1): after the scheme, a colon is never at index 0.
+  const host = url.slice(start, colon !== -1 ? colon : url.length);
   if (NUMERIC_LABEL.test(host.slice(host.lastIndexOf('.') + 1))) return false;
   return colon === -1 || Number.parseInt(url.slice(colon + 1), 10) <= 65_535;
 }

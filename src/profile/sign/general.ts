@@ -13,7 +13,8 @@ import { parseDictionary } from '../../core/sf-parse';
 import { serializeBareItem } from '../../core/sf-serialize';
 import { systemClock, toEpochSeconds } from '../../core/time';
 import type { SigningKey } from '../../crypto/types';
-import type { ComponentIdentifier } from '../../httpsig/components';
+import { serializeComponentIdentifier, type ComponentIdentifier } from '../../httpsig/components';
+import { withChainedComponents } from '../../httpsig/cover-chain';
 import { signatureBaseFromTexts } from '../../httpsig/base';
 import { toReceivedMessage, type HttpMessage, type MessageInput } from '../../httpsig/message';
 import { isValidLabel, nextLabel, parseSignatureDictionary, parseSignatureInput } from '../../httpsig/signature-input';
@@ -123,8 +124,7 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   let agentComponent: string | undefined;
   if (options.signatureAgent !== undefined) {
     signer ??= signerStateFor(key);
-    const agent = typeof options.signatureAgent === 'string' ? { url: options.signatureAgent } : options.signatureAgent;
-    const ours = signer.memberFor(label, agent.url, agent.type);
+    const ours = signer.memberFor(label, options.signatureAgent);
     signatureAgentValue = existingAgent === undefined ? ours : `${existingAgent}, ${ours}`;
     if (message === request) {
       // The caller's own HttpMessage: leave it as it is.
@@ -153,26 +153,25 @@ function prepare(request: MessageInput, options: SignRequestOptions, key: Signin
   // SPEC 5.2 rule 1: the member is covered even when the caller replaces the list.
   if (options.replaceComponents && agentComponent !== undefined) requested.push(agentComponent);
   if (contentDigest !== undefined) requested.push('"content-digest"');
-  const ids: ComponentIdentifier[] = [];
-  const idTexts: string[] = [];
+  let ids: ComponentIdentifier[] = [];
+  let idTexts: string[] = [];
   let coversAuthority = false;
-  let coversAgent = false;
+  let chained = false;
   for (const text of requested) {
     const { id, canonical } = parsedComponent(text);
     if (idTexts.includes(canonical)) continue; // asking for @authority twice is not an error for the caller
     idTexts.push(canonical);
     ids.push(id);
     if (id.name === '@authority' || id.name === '@target-uri') coversAuthority = true;
-    else if (id.name === 'signature-agent') coversAgent = true;
+    else if (id.name === 'signature') chained = true;
   }
   if (profile && !coversAuthority) {
     throw new BotsigError('ERR_REQUIRED_COMPONENT', 'a web-bot-auth signature must cover @authority or @target-uri (SPEC 5.1)');
   }
-  if (profile && existingAgent !== undefined && !coversAgent) {
-    throw new BotsigError(
-      'ERR_SIGNATURE_AGENT_NOT_COVERED',
-      'the request carries a Signature-Agent header, so the signature must cover a member of it (SPEC 5.2 rule 1); pass signatureAgent',
-    );
+  if (chained) {
+    // Draft -01 "Multiple Signatures": covering "signature";key=X takes X's Signature-Input and all X covers.
+    ids = withChainedComponents(ids, (req) => (req ? undefined : existingInputs));
+    idTexts = ids.map(serializeComponentIdentifier);
   }
 
   const nowSeconds = Math.floor(now() / 1000);
@@ -253,7 +252,7 @@ function existingAgentKeys(value: string): string[] {
   } catch {
     throw new BotsigError(
       'ERR_SIGNATURE_AGENT_INVALID',
-      'the request already carries a Signature-Agent header that is not a dictionary; remove it or sign without signatureAgent',
+      "the request already carries a Signature-Agent header that is not a dictionary (an earlier draft's String form?); remove it before signing",
     );
   }
 }

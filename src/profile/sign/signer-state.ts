@@ -10,7 +10,8 @@ import { signBaseWith, signingInternals } from '../../crypto/keys/base';
 import { type SignInternals } from '../../crypto/keys/objects';
 import type { SigningKey } from '../../crypto/types';
 import { parseComponentIdentifier, serializeComponentIdentifier, type ComponentIdentifier } from '../../httpsig/components';
-import { serializeSignatureAgent, signatureAgentComponent, type SignatureAgentType } from '../signature-agent';
+import { signatureAgentComponent } from '../signature-agent/serialize';
+import { signatureAgentUrl } from './agent-member';
 
 /** A requested component identifier, parsed, with its canonical serialisation. */
 export interface ParsedComponent {
@@ -34,17 +35,22 @@ export function parsedComponent(text: string): ParsedComponent {
   return hit;
 }
 
-// Signature-Agent members, serialised and checked (SPEC 2.3) once per (label, url,
-// type). A cache of a pure function, process-wide on purpose: a member is the same
-// text whoever signs, and the signers of one process share a few agents.
+// Signature-Agent members, checked and serialised once per (label, signatureAgent text).
+// A cache of a pure function, process-wide on purpose: a member is the same text whoever
+// signs, and the signers of one process share a few agents.
 const OWN_AGENT_CACHE_MAX = 64;
 const ownAgentCache = new BoundedMap<string, string>(OWN_AGENT_CACHE_MAX);
 
-function serializedMember(label: string, url: string, type: SignatureAgentType | undefined): string {
+/** `label="<url>"` (draft -01: no parameters). The URL needs no escaping: it is a URI. */
+function serializedMember(label: string, agent: unknown): string {
+  return label + '="' + signatureAgentUrl(agent) + '"';
+}
+
+function cachedMember(label: string, url: string, type: string | undefined): string {
   const cacheKey = label + ' ' + (type ?? '') + ' ' + url;
   let member = ownAgentCache.get(cacheKey);
   if (member === undefined) {
-    member = serializeSignatureAgent([{ key: label, url, ...(type === undefined ? {} : { type }) }]);
+    member = serializedMember(label, type === undefined ? url : { url, type });
     ownAgentCache.set(cacheKey, member);
   }
   return member;
@@ -64,7 +70,7 @@ export class SignerState {
   // The member of the last request, checked before the process-wide cache (no key to build).
   private ownLabel = '';
   private ownUrl = '';
-  private ownType: SignatureAgentType | undefined = undefined;
+  private ownType: string | undefined = undefined;
   private ownMember = '';
 
   constructor(key: SigningKey) {
@@ -86,11 +92,16 @@ export class SignerState {
     return this.agentComponent;
   }
 
-  /** Our own Signature-Agent member `label=url` (with its type), serialised and checked (SPEC 2.3). */
-  memberFor(label: string, url: string, type: SignatureAgentType | undefined): string {
-    if (typeof url !== 'string') return serializeSignatureAgent([{ key: label, url, ...(type === undefined ? {} : { type }) }]);
+  /**
+   * Our own Signature-Agent member `label="<url>"` for `signatureAgent` (a string or
+   * `{ url, type }`), checked and serialised (`./agent-member.ts`).
+   */
+  memberFor(label: string, agent: unknown): string {
+    const url = typeof agent === 'string' ? agent : typeof agent === 'object' && agent !== null ? (agent as { url?: unknown }).url : undefined;
+    const type = typeof agent === 'object' && agent !== null ? (agent as { type?: unknown }).type : undefined;
+    if (typeof url !== 'string' || (type !== undefined && typeof type !== 'string')) return serializedMember(label, agent);
     if (label === this.ownLabel && url === this.ownUrl && type === this.ownType && this.ownMember !== '') return this.ownMember;
-    const member = serializedMember(label, url, type);
+    const member = cachedMember(label, url, type);
     this.ownLabel = label;
     this.ownUrl = url;
     this.ownType = type;

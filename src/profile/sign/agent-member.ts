@@ -1,0 +1,69 @@
+/**
+ * The signer's own `Signature-Agent` member (draft-ietf-webbotauth-httpsig-protocol-01,
+ * "Signature-Agent"): a String holding an absolute URL of the agent's JWK Set, keyed to
+ * the signature's own label, never with parameters.
+ *
+ * What `signatureAgent` becomes on the wire:
+ * - a URL with a path (`https://agent.example/keys.json`, the well-known URL): sent as given;
+ * - a bare origin (`https://agent.example`, path empty or `/`, no query): its well-known
+ *   directory, `https://agent.example/.well-known/http-message-signatures-directory`. Draft -01
+ *   verifiers fetch a member as sent, so this is the URL that serves the keys, and the
+ *   identifier they report (docs/drafts.md, "Signer");
+ * - `{ url, type: 'directory' }` with a bare origin: the origin itself, as the earlier drafts
+ *   sent it, for verifiers that still append the well-known path (no `type` parameter is sent);
+ * - `{ url, type: 'jwks_uri' }`: the URL as given, even a bare origin (its JWK Set is there);
+ * - `{ url, type: 'cimd' }`: refused; draft -01 has no card discovery through this header.
+ *
+ * `http:` is accepted for local development; verifiers drop such members unless told to accept them.
+ */
+import { BotsigError } from '../../core/errors';
+import { isUriReference } from '../../core/url';
+import { checkMember } from '../signature-agent/member';
+import { WELL_KNOWN_PATH } from '../signature-agent/types';
+
+/** Whether an absolute http(s) URL (already checked) has nothing after its authority but `/`. */
+function isBareOrigin(url: string): boolean {
+  const start = url.indexOf('//') + 2;
+  for (let i = start; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 0x3f || c === 0x23) return false;
+    if (c === 0x2f) return i === url.length - 1;
+  }
+  return true;
+}
+
+/** The well-known directory URL of a bare origin (`https://a.example` or `https://a.example/`). */
+export function wellKnownUrlOf(origin: string): string {
+  return (origin.charCodeAt(origin.length - 1) === 0x2f ? origin.slice(0, -1) : origin) + WELL_KNOWN_PATH;
+}
+
+/**
+ * The URL the signer sends for `signatureAgent` (see the module comment).
+ *
+ * @throws TypeError when `agent` is neither a string nor `{ url, type? }`, or `type` is `cimd` or unknown.
+ * @throws BotsigError `ERR_SIGNATURE_AGENT_INVALID` when the URL is not an absolute http(s) URL with a
+ *   host (relative, another scheme, userinfo, a fragment), or `type: 'directory'` is not a bare origin.
+ */
+export function signatureAgentUrl(agent: unknown): string {
+  let url: unknown;
+  let type: unknown;
+  if (typeof agent === 'string') url = agent;
+  else if (typeof agent === 'object' && agent !== null) ({ url, type } = agent as { url?: unknown; type?: unknown });
+  else throw new TypeError('signatureAgent must be the https URL of your JWK Set (or your origin), or { url, type }');
+  if (typeof url !== 'string') throw new TypeError('signatureAgent.url must be a string');
+  if (type !== undefined && type !== 'directory' && type !== 'jwks_uri') {
+    if (type === 'cimd') {
+      throw new TypeError(
+        "signatureAgent type 'cimd' is not sent any more: draft-ietf-webbotauth-httpsig-protocol-01 members carry no parameters; list the card in a registry and sign with the URL of its jwks_uri",
+      );
+    }
+    throw new TypeError("signatureAgent.type must be 'jwks_uri' or 'directory' (no parameter is sent for either)");
+  }
+  if (!isUriReference(url)) throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', 'signatureAgent is not a URI');
+  const check = checkMember(url, type === 'directory' ? 'directory' : 'jwks_uri', true);
+  if (!check.ok) throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', `signatureAgent: ${check.message}`);
+  if (check.scheme !== 'https' && check.scheme !== 'http') throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', 'signatureAgent must be an https URL');
+  // An absolute URI has no fragment (RFC 3986 §4.3).
+  if (url.includes('#')) throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', 'signatureAgent must not carry a fragment');
+  return type === undefined && isBareOrigin(url) ? wellKnownUrlOf(url) : url;
+}
