@@ -23,6 +23,7 @@ export type DiagnosticCode =
   | 'data-media-type'
   | 'type-invalid'
   | 'type-unsupported'
+  | 'member-parameters'
   // Key directory document, as a whole (directory/document).
   | 'keys-object'
   | 'bare-jwk'
@@ -61,6 +62,8 @@ export type DiagnosticCode =
   | 'key-unproven'
   | 'key-outside-validity'
   | 'inline-unverified'
+  // Attribution of key material the verifier did not fetch itself (profile/verify/discovery.ts).
+  | 'agent-unproven'
   // Key delegation (SPEC 5.5): `delegation-<reason>` for each DelegationFailureReason (directory/delegation).
   | 'delegation-malformed'
   | 'delegation-wrong-key'

@@ -2,7 +2,7 @@ import type { BotsigErrorCode } from '../core/errors';
 import type { Diagnostic } from '../core/diagnostics';
 import type { Clock } from '../core/time';
 import type { DigestAlgorithm } from '../crypto/digest';
-import type { AlgorithmName, Jwk, SigningKey, VerifyingKey } from '../crypto/types';
+import type { AlgorithmName, Jwk, SigningKey, VerifyingKey, WebCryptoKey, WebCryptoKeyPair } from '../crypto/types';
 import type { SignatureAgentCard } from './card';
 import type { NonceStore } from './nonce-store';
 import type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType } from './signature-agent';
@@ -348,6 +348,22 @@ export interface VerifyRequestOptions {
   readonly allowTestKeys?: boolean;
   /** Accept `http:` Signature-Agent values. Default false. */
   readonly allowHttpSignatureAgent?: boolean;
+  /**
+   * The deployed dialect (docs/drafts.md): a Signature-Agent member whose value is a bare
+   * origin (`https://host`, path empty or `/`, no query), in the legacy String or the
+   * Dictionary form, resolves through `{origin}/.well-known/http-message-signatures-directory`
+   * and is identified by that URL, the same agent as one that sends the well-known URL
+   * itself. ChatGPT agent (`"https://chatgpt.com"`) and Google-Agent
+   * (`g="https://agent.bot.goog"`) send such values. Default true. `false` reads the value
+   * as draft-ietf-webbotauth-httpsig-protocol-01 does: a JWK Set served at the origin itself.
+   */
+  readonly bareOriginDirectory?: boolean;
+  /**
+   * Read the earlier drafts' typed Signature-Agent members: `;type=directory|jwks_uri|cimd`
+   * and inline `data:` directories (docs/drafts.md). Default false: draft -01 removed the
+   * types, and a member that carries any parameter is ignored (diagnostic `member-parameters`).
+   */
+  readonly typedSignatureAgent?: boolean;
   /** Verify only this label. */
   readonly label?: string;
   /**
@@ -410,7 +426,7 @@ export interface SignatureAgentInput {
 
 export interface SignRequestOptions {
   /** A private JWK, a CryptoKey (pair), or a key from `importSigningKey()`. */
-  readonly key: Jwk | CryptoKey | CryptoKeyPair | SigningKey;
+  readonly key: Jwk | WebCryptoKey | WebCryptoKeyPair | SigningKey;
   /** Needed only for RSA JWKs without `alg`. */
   readonly alg?: AlgorithmName;
   /** Where verifiers find the key directory (SPEC 2.3). */

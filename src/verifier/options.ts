@@ -20,7 +20,10 @@ export function checkTrustProxy(value: unknown): asserts value is TrustProxy {
   throw new TypeError('options.trustProxy must be a boolean, a number of proxies (0–64) or a function');
 }
 
-function checkFlag(options: VerifierOptions, name: 'allowInsecure' | 'allowTestKeys' | 'allowHttpSignatureAgent' | 'strictAuthority'): void {
+function checkFlag(
+  options: VerifierOptions,
+  name: 'allowInsecure' | 'allowTestKeys' | 'allowHttpSignatureAgent' | 'strictAuthority' | 'bareOriginDirectory' | 'typedSignatureAgent',
+): void {
   const value = options[name];
   if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`options.${name} must be a boolean`);
 }
@@ -46,6 +49,8 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
   checkFlag(options, 'allowInsecure');
   checkFlag(options, 'allowTestKeys');
   checkFlag(options, 'allowHttpSignatureAgent');
+  checkFlag(options, 'bareOriginDirectory');
+  checkFlag(options, 'typedSignatureAgent');
   checkFlag(options, 'strictAuthority');
   if (options.keys !== undefined && !Array.isArray(options.keys)) throw new TypeError('options.keys must be an array of public JWKs or verifying keys');
   if (options.resolveKey !== undefined && typeof options.resolveKey !== 'function') throw new TypeError('options.resolveKey must be a function');
@@ -102,6 +107,8 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
   if (options.allowInsecure !== undefined) out.allowInsecure = options.allowInsecure;
   if (options.allowTestKeys !== undefined) out.allowTestKeys = options.allowTestKeys;
   if (options.allowHttpSignatureAgent !== undefined) out.allowHttpSignatureAgent = options.allowHttpSignatureAgent;
+  if (options.bareOriginDirectory !== undefined) out.bareOriginDirectory = options.bareOriginDirectory;
+  if (options.typedSignatureAgent !== undefined) out.typedSignatureAgent = options.typedSignatureAgent;
   if (options.label !== undefined) {
     if (typeof options.label !== 'string') throw new TypeError('options.label must be a string');
     out.label = options.label;

@@ -31,9 +31,12 @@ export class TestClock {
   }
 }
 
-/** A member as `parseSignatureAgent` produces it from a real header (http allowed for loopback). */
+/**
+ * A member as `parseSignatureAgent` produces it from a real header (http allowed for loopback;
+ * the earlier drafts' `;type=` and `data:` read, as with `typedSignatureAgent`).
+ */
 export function member(url: string, type: SignatureAgentType = 'directory'): SignatureAgentMember {
-  const parsed = parseSignatureAgent(`sig1="${url}"${type === 'directory' ? '' : `;type=${type}`}`, { allowHttp: true });
+  const parsed = parseSignatureAgent(`sig1="${url}"${type === 'directory' ? '' : `;type=${type}`}`, { allowHttp: true, typedSignatureAgent: true });
   const m = parsed.members[0];
   if (m === undefined) throw new Error(`test member did not parse: ${JSON.stringify(parsed.diagnostics)}`);
   return m;

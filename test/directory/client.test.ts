@@ -56,14 +56,14 @@ describe('resolving each Signature-Agent type (SPEC 2.3)', () => {
     expect(await k.key.verify(data, await a.signing.sign(data))).toBe(true);
   });
 
-  it('type=jwks_uri: fetches the URL itself; kid is a label; the identifier is the URL fetched, query kept (protocol draft "The Signature-Agent URL is the identifier")', async () => {
+  it('type=jwks_uri (a draft -01 member): fetches the URL as sent, query included; kid is a label; the identifier is that URL without its query (draft -01 "Key Distribution and Discovery")', async () => {
     const clock = new TestClock();
     const a = await testKey();
     const srv = await startLoopbackServer((req, res) => {
       send(res, clock, 200, { 'content-type': 'application/jwk-set+json' }, JSON.stringify({ keys: [{ ...a.publicJwk, kid: 'key-2025' }] }));
     });
     const result = await client(clock).resolve(member(`${srv.origin}/keys/jwks.json?v=2`, 'jwks_uri'));
-    expect(result.url).toBe(`${srv.origin}/keys/jwks.json?v=2`);
+    expect(result.url).toBe(`${srv.origin}/keys/jwks.json`);
     expect(thumbprints(result.keys)).toEqual([a.thumbprint]);
     expect(srv.requests[0]!.path).toBe('/keys/jwks.json?v=2');
   });

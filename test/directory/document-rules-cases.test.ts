@@ -32,11 +32,13 @@ beforeAll(async () => {
 const one = (entry: unknown, options?: ParseDirectoryOptions) => parseDirectorySync({ keys: [entry] }, options);
 const codes = (ds: Diagnostic[]): string[] => ds.map((d) => d.code);
 
-describe('kid is strict where the document path ends in the well-known path (SPEC 2.2; NOTES "Keys and identity")', () => {
-  it('a path that continues past the well-known path, or has it under a prefix, is judged by its end', () => {
+describe('kid is strict at the well-known URI only (draft -01 "Key Distribution and Discovery"; RFC 8615)', () => {
+  it('the well-known path at the root is strict; under a prefix or continued, it is another URL where kid is a label', () => {
     const entry = { ...ED, kid: 'label' };
-    // Ends in the well-known path, under a prefix: strict.
-    expect(codes(one(entry, { url: `https://agent.example/bots${WELL_KNOWN_PATH}` }).diagnostics)).toEqual(['kid-not-thumbprint']);
+    expect(codes(one(entry, { url: `https://agent.example${WELL_KNOWN_PATH}` }).diagnostics)).toEqual(['kid-not-thumbprint']);
+    expect(codes(one(entry, { url: `https://agent.example${WELL_KNOWN_PATH}?v=1` }).diagnostics)).toEqual(['kid-not-thumbprint']);
+    // Under a prefix: not the registered well-known URI (RFC 8615 reserves it at the root).
+    expect(codes(one(entry, { url: `https://agent.example/bots${WELL_KNOWN_PATH}` }).diagnostics)).toEqual([]);
     // Starts with the well-known path but goes on: not the directory, so kid is a label.
     const beyond = one(entry, { url: `https://agent.example${WELL_KNOWN_PATH}/keys.json` });
     expect(beyond.diagnostics).toEqual([]);

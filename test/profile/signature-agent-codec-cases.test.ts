@@ -84,12 +84,10 @@ describe('serializeSignatureAgent: SPEC 2.3 value rules', () => {
   });
 
   it('a value that breaks its type rule: ERR_SIGNATURE_AGENT_INVALID with the rule', () => {
-    expect(() => serializeSignatureAgent({ sig2: 'https://a.example/path' })).toThrow(
+    expect(() => serializeSignatureAgent({ sig2: { url: 'https://a.example/path', type: 'directory' } })).toThrow(
       invalid('Signature-Agent member "sig2": a type=directory value must be an origin (scheme://host[:port]) without path, query or fragment'),
     );
-    expect(() => serializeSignatureAgent([{ key: 'k', url: 'ftp://a.example' }])).toThrow(
-      invalid('Signature-Agent member "k": scheme must be https, http or data'),
-    );
+    expect(() => serializeSignatureAgent([{ key: 'k', url: 'ftp://a.example' }])).toThrow(invalid('Signature-Agent member "k": scheme must be https'));
   });
 
   it('http is allowed when writing (the parser decides with allowHttp)', () => {
@@ -157,18 +155,18 @@ describe('parseSignatureAgent: what it accepts as input', () => {
   });
 
   it('field lines are trimmed, empty ones skipped, the rest combined with ", " (RFC 9110 §5.3)', () => {
-    const p = parseSignatureAgent(['  a="https://a.example"  ', '', 'b="https://b.example/j";type=jwks_uri']);
+    const p = parseSignatureAgent(['  a="https://a.example"  ', '', 'b="https://b.example/j"']);
     expect(p).toStrictEqual({
       form: 'dictionary',
       members: [
-        { key: 'a', url: 'https://a.example', type: 'directory', scheme: 'https', index: 0 },
+        { key: 'a', url: 'https://a.example', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 0 },
         { key: 'b', url: 'https://b.example/j', type: 'jwks_uri', scheme: 'https', index: 1 },
       ],
       diagnostics: [],
       ignored: false,
     });
     expect(parseSignatureAgent('  a="https://a.example"\t').members).toStrictEqual([
-      { key: 'a', url: 'https://a.example', type: 'directory', scheme: 'https', index: 0 },
+      { key: 'a', url: 'https://a.example', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 0 },
     ]);
   });
 
@@ -177,7 +175,7 @@ describe('parseSignatureAgent: what it accepts as input', () => {
       dropped('http-not-allowed', 'http: values are accepted only when allowHttp is set'),
     ]);
     expect(parseSignatureAgent('a="http://a.example"', { allowHttp: true }).members).toStrictEqual([
-      { key: 'a', url: 'http://a.example', type: 'directory', scheme: 'http', index: 0 },
+      { key: 'a', url: 'http://a.example', type: 'directory', scheme: 'http', compat: 'bare-origin', index: 0 },
     ]);
   });
 });
@@ -188,8 +186,8 @@ describe('parseSignatureAgent: the String (first revision) and raw <…> forms (
     expect(p).toStrictEqual({
       form: 'string',
       members: [
-        { url: 'https://a.example', type: 'directory', scheme: 'https', index: 0 },
-        { url: 'https://b.example', type: 'directory', scheme: 'https', index: 1 },
+        { url: 'https://a.example', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 0 },
+        { url: 'https://b.example', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 1 },
       ],
       diagnostics: [LEGACY],
       ignored: false,
@@ -206,8 +204,8 @@ describe('parseSignatureAgent: the String (first revision) and raw <…> forms (
     expect(p).toStrictEqual({
       form: 'string',
       members: [
-        { url: 'https://a.example', type: 'directory', scheme: 'https', index: 0 },
-        { url: 'https://b.example/', type: 'directory', scheme: 'https', index: 1 },
+        { url: 'https://a.example', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 0 },
+        { url: 'https://b.example/', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 1 },
       ],
       diagnostics: [RAW, LEGACY],
       ignored: false,
@@ -239,7 +237,7 @@ describe('parseSignatureAgent: members (SPEC 2.3)', () => {
   it('a quoted value wrapped in <…> loses its brackets, with a warning; a lone bracket is kept', () => {
     expect(parseSignatureAgent('a="<https://a.example>"')).toStrictEqual({
       form: 'dictionary',
-      members: [{ key: 'a', url: 'https://a.example', type: 'directory', scheme: 'https', index: 0 }],
+      members: [{ key: 'a', url: 'https://a.example', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 0 }],
       diagnostics: [ANGLE('a')],
       ignored: false,
     });
@@ -264,28 +262,33 @@ describe('parseSignatureAgent: members (SPEC 2.3)', () => {
   });
 
   it('the type parameter: a Token among directory, jwks_uri, cimd; otherwise a warning and the member dropped', () => {
-    const p = parseSignatureAgent('a="https://a.example/j";type=jwks_uri, b="https://a.example/c";type=cimd, c="https://a.example";type=directory');
+    const TYPED = { typedSignatureAgent: true };
+    const p = parseSignatureAgent('a="https://a.example/j";type=jwks_uri, b="https://a.example/c";type=cimd, c="https://a.example";type=directory', TYPED);
     expect(p.members.map((m) => [m.key, m.type])).toStrictEqual([
       ['a', 'jwks_uri'],
       ['b', 'cimd'],
       ['c', 'directory'],
     ]);
-    expect(parseSignatureAgent('a="https://a.example/j";type="jwks_uri"').diagnostics).toStrictEqual([
+    expect(parseSignatureAgent('a="https://a.example/j";type="jwks_uri"', TYPED).diagnostics).toStrictEqual([
       { level: 'warning', code: 'type-invalid', message: 'type parameter is not a Token; member ignored', at: 'a' },
     ]);
-    expect(parseSignatureAgent('a="https://a.example/j";type=url').diagnostics).toStrictEqual([
+    expect(parseSignatureAgent('a="https://a.example/j";type=url', TYPED).diagnostics).toStrictEqual([
       { level: 'warning', code: 'type-unsupported', message: 'unsupported type parameter; member ignored (SPEC 2.3)', at: 'a' },
     ]);
-    expect(parseSignatureAgent('"https://a.example/j";type=jwks_uri').members).toStrictEqual([
-      { url: 'https://a.example/j', type: 'jwks_uri', scheme: 'https', index: 0 },
+    expect(parseSignatureAgent('"https://a.example/j";type=jwks_uri', TYPED).members).toStrictEqual([
+      { url: 'https://a.example/j', type: 'jwks_uri', scheme: 'https', compat: 'typed', index: 0 },
+    ]);
+    // Draft -01: without typedSignatureAgent, a member with any parameter is ignored.
+    expect(parseSignatureAgent('a="https://a.example/j";type=jwks_uri').diagnostics.map((d) => [d.level, d.code, d.at])).toStrictEqual([
+      ['warning', 'member-parameters', 'a'],
     ]);
   });
 
   it('a dropped member keeps the others at their index', () => {
     expect(parseSignatureAgent('a="ftp://a.example", b="https://b.example"')).toStrictEqual({
       form: 'dictionary',
-      members: [{ key: 'b', url: 'https://b.example', type: 'directory', scheme: 'https', index: 1 }],
-      diagnostics: [dropped('scheme-unsupported', 'scheme must be https, http or data')],
+      members: [{ key: 'b', url: 'https://b.example', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 1 }],
+      diagnostics: [dropped('scheme-unsupported', 'scheme must be https')],
       ignored: false,
     });
   });
@@ -293,7 +296,7 @@ describe('parseSignatureAgent: members (SPEC 2.3)', () => {
 
 describe('the member rules (SPEC 2.3), through parseSignatureAgent', () => {
   const only = (value: string, type = 'directory', allowHttp = false) =>
-    parseSignatureAgent(`a="${value}"${type === 'directory' ? '' : `;type=${type}`}`, { allowHttp });
+    parseSignatureAgent(`a="${value}";type=${type}`, { allowHttp, typedSignatureAgent: true });
 
   it('a relative reference is not absolute', () => {
     // RFC 3986 §4.2: a colon after "/", "?" or "#" is in a relative reference, not after a scheme.
@@ -303,7 +306,9 @@ describe('the member rules (SPEC 2.3), through parseSignatureAgent', () => {
   });
 
   it('the scheme is compared case-insensitively and reported lowercase', () => {
-    expect(only('HTTPS://a.example').members).toStrictEqual([{ key: 'a', url: 'HTTPS://a.example', type: 'directory', scheme: 'https', index: 0 }]);
+    expect(only('HTTPS://a.example').members).toStrictEqual([
+      { key: 'a', url: 'HTTPS://a.example', type: 'directory', scheme: 'https', compat: 'typed', index: 0 },
+    ]);
     expect(only('HtTp://a.example', 'directory', true).members[0]?.scheme).toBe('http');
     const m = only(`DaTa:${DIRECTORY_MEDIA_TYPE},%7B%7D`).members[0];
     expect(m?.scheme).toBe('data');
@@ -329,9 +334,9 @@ describe('the member rules (SPEC 2.3), through parseSignatureAgent', () => {
     expect('inline' in (only('https://a.example').members[0] ?? {})).toBe(false);
   });
 
-  it('only https, http and data', () => {
+  it('only https (http when allowed; data with typedSignatureAgent)', () => {
     for (const url of ['ftp://a.example', 'httpx://a.example', 'ws://a.example', 'urn:x']) {
-      expect(only(url).diagnostics, url).toStrictEqual([dropped('scheme-unsupported', 'scheme must be https, http or data')]);
+      expect(only(url).diagnostics, url).toStrictEqual([dropped('scheme-unsupported', 'scheme must be https')]);
     }
   });
 

@@ -34,11 +34,11 @@ describe('parseSignatureAgent: Cloudflare web_bot_auth_signature_agent_v1.json',
   it('has cases', () => expect(cases.length).toBeGreaterThan(0));
 
   // Their `label` is our member `key`, `uri` our `url`; they expect every entry
-  // to be kept. The `directory` case's value is an origin and the others are
-  // absolute https URLs, so SPEC 2.3 and NOTES agree: no divergence.
+  // to be kept. They are written in the earlier drafts' typed form, which draft -01
+  // removed: read with typedSignatureAgent, and ignored without it (below).
   for (const c of cases) {
     it(`case ${c.name}`, () => {
-      const parsed = parseSignatureAgent(c.header);
+      const parsed = parseSignatureAgent(c.header, { typedSignatureAgent: true });
       expect(parsed.form).toBe('dictionary');
       expect(parsed.ignored).toBe(false);
       expect(parsed.diagnostics).toEqual([]);
@@ -48,6 +48,84 @@ describe('parseSignatureAgent: Cloudflare web_bot_auth_signature_agent_v1.json',
   }
 });
 
+describe('parseSignatureAgent: draft-ietf-webbotauth-httpsig-protocol-01 members', () => {
+  it('a value is a JWK Set URL, fetched as sent (any path, query kept on the member)', () => {
+    const p = parseSignatureAgent('sig1="https://agent.example/jwks.json?v=2"');
+    expect(p.members).toEqual([{ key: 'sig1', url: 'https://agent.example/jwks.json?v=2', type: 'jwks_uri', scheme: 'https', index: 0 }]);
+    expect(p.diagnostics).toEqual([]);
+  });
+
+  it('the full well-known URL is a JWK Set URL too (no compat rule needed)', () => {
+    const p = parseSignatureAgent(`sig1="https://agent.example${WELL_KNOWN_PATH}"`);
+    expect(p.members).toEqual([{ key: 'sig1', url: `https://agent.example${WELL_KNOWN_PATH}`, type: 'jwks_uri', scheme: 'https', index: 0 }]);
+  });
+
+  it('a member with parameters is ignored, with a diagnostic that says why (MUST ignore)', () => {
+    for (const header of [
+      'sig1="https://a.example/j";type=jwks_uri',
+      'sig1="https://a.example";type=directory',
+      'sig1="https://a.example/c";type=cimd',
+      'sig1="https://a.example/j";x=1',
+    ]) {
+      const p = parseSignatureAgent(header);
+      expect(p.members, header).toEqual([]);
+      expect(p.ignored).toBe(false);
+      expect(p.diagnostics).toEqual([expect.objectContaining({ level: 'warning', code: 'member-parameters', at: 'sig1' })]);
+      expect(p.diagnostics[0]?.message).toMatch(/typedSignatureAgent/);
+    }
+    // The other members stay usable.
+    const mixed = parseSignatureAgent('a="https://a.example/j";type=jwks_uri, b="https://b.example/k.json"');
+    expect(mixed.members.map((m) => m.key)).toEqual(['b']);
+  });
+
+  it('a legacy String with parameters is ignored as well', () => {
+    const p = parseSignatureAgent('"https://a.example";type=directory');
+    expect(p.members).toEqual([]);
+    expect(codes(p)).toEqual(['legacy-string-form', 'member-parameters']);
+  });
+
+  it('deployed dialect: a bare origin resolves through its well-known directory (compat bare-origin)', () => {
+    for (const header of ['"https://chatgpt.com"', 'g="https://agent.bot.goog"', 'g="https://agent.bot.goog/"', 'g="https://a.example:8443"']) {
+      const m = parseSignatureAgent(header).members[0];
+      expect(m, header).toMatchObject({ type: 'directory', compat: 'bare-origin', scheme: 'https' });
+    }
+  });
+
+  it('bareOriginDirectory: false reads a bare origin literally, as a JWK Set URL', () => {
+    const m = parseSignatureAgent('"https://chatgpt.com"', { bareOriginDirectory: false }).members[0];
+    expect(m).toEqual({ url: 'https://chatgpt.com', type: 'jwks_uri', scheme: 'https', index: 0 });
+  });
+
+  it.each([
+    ['a path', 'https://a.example/agent'],
+    ['a query', 'https://a.example/?x=1'],
+    ['an empty query', 'https://a.example?'],
+    ['a fragment', 'https://a.example#f'],
+    ['two slashes', 'https://a.example//'],
+  ])('a value with %s is not a bare origin: a JWK Set URL', (_name, url) => {
+    const p = parseSignatureAgent(`sig1="${url}"`);
+    expect(p.members).toEqual([{ key: 'sig1', url, type: 'jwks_uri', scheme: 'https', index: 0 }]);
+  });
+
+  it("an inline data: directory is an earlier draft's form: dropped unless typedSignatureAgent", () => {
+    const url = `data:${DIRECTORY_MEDIA_TYPE};base64,${base64Encode(utf8(INLINE_JSON))}`;
+    const p = parseSignatureAgent(`sig1="${url}"`);
+    expect(p.members).toEqual([]);
+    expect(p.diagnostics).toEqual([expect.objectContaining({ level: 'error', code: 'scheme-unsupported', at: 'sig1' })]);
+    expect(parseSignatureAgent(`sig1="${url}"`, { typedSignatureAgent: true }).members[0]).toMatchObject({
+      type: 'directory',
+      scheme: 'data',
+      compat: 'typed',
+    });
+  });
+
+  it('the Cloudflare typed cases are ignored without typedSignatureAgent (they carry parameters)', () => {
+    const p = parseSignatureAgent('sig2="https://b.example/jwks.json";type=jwks_uri, sig3="https://c.example/card";type=cimd');
+    expect(p.members).toEqual([]);
+    expect(codes(p)).toEqual(['member-parameters', 'member-parameters']);
+  });
+});
+
 describe('parseSignatureAgent: forms (SPEC 2.3, NOTES "Signature-Agent")', () => {
   it('absent: undefined, null, [], empty and blank lines', () => {
     for (const v of [undefined, null, [], '', '   ', ['', ' ']]) {
@@ -55,23 +133,25 @@ describe('parseSignatureAgent: forms (SPEC 2.3, NOTES "Signature-Agent")', () =>
     }
   });
 
-  it('current Dictionary with type parameters', () => {
-    const p = parseSignatureAgent('sig1="https://a.example", sig2="https://b.example/jwks.json";type=jwks_uri, sig3="https://c.example/card";type=cimd');
+  it('earlier drafts: Dictionary with type parameters (typedSignatureAgent)', () => {
+    const p = parseSignatureAgent('sig1="https://a.example", sig2="https://b.example/jwks.json";type=jwks_uri, sig3="https://c.example/card";type=cimd', {
+      typedSignatureAgent: true,
+    });
     expect(p.form).toBe('dictionary');
     expect(p.members).toEqual([
-      { key: 'sig1', url: 'https://a.example', type: 'directory', scheme: 'https', index: 0 },
-      { key: 'sig2', url: 'https://b.example/jwks.json', type: 'jwks_uri', scheme: 'https', index: 1 },
-      { key: 'sig3', url: 'https://c.example/card', type: 'cimd', scheme: 'https', index: 2 },
+      { key: 'sig1', url: 'https://a.example', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 0 },
+      { key: 'sig2', url: 'https://b.example/jwks.json', type: 'jwks_uri', scheme: 'https', compat: 'typed', index: 1 },
+      { key: 'sig3', url: 'https://c.example/card', type: 'cimd', scheme: 'https', compat: 'typed', index: 2 },
     ]);
   });
 
-  it('explicit type=directory is the same as the default', () => {
-    expect(parseSignatureAgent('sig1="https://a.example";type=directory').members[0]?.type).toBe('directory');
+  it('explicit type=directory is the same as the default (typedSignatureAgent)', () => {
+    expect(parseSignatureAgent('sig1="https://a.example";type=directory', { typedSignatureAgent: true }).members[0]?.type).toBe('directory');
   });
 
   it('intermediate Dictionary without type (architecture_v2 vector value)', () => {
     const p = parseSignatureAgent('agent2="https://signature-agent.test"');
-    expect(p.members).toEqual([{ key: 'agent2', url: 'https://signature-agent.test', type: 'directory', scheme: 'https', index: 0 }]);
+    expect(p.members).toEqual([{ key: 'agent2', url: 'https://signature-agent.test', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 0 }]);
     expect(p.diagnostics).toEqual([]);
   });
 
@@ -84,7 +164,7 @@ describe('parseSignatureAgent: forms (SPEC 2.3, NOTES "Signature-Agent")', () =>
   it('first revision: bare String (architecture_v1 vector value), with a legacy warning', () => {
     const p = parseSignatureAgent('"https://signature-agent.test"');
     expect(p.form).toBe('string');
-    expect(p.members).toEqual([{ url: 'https://signature-agent.test', type: 'directory', scheme: 'https', index: 0 }]);
+    expect(p.members).toEqual([{ url: 'https://signature-agent.test', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 0 }]);
     expect(p.members[0]).not.toHaveProperty('key');
     expect(p.diagnostics).toEqual([expect.objectContaining({ level: 'warning', code: 'legacy-string-form' })]);
   });
@@ -112,7 +192,7 @@ describe('parseSignatureAgent: forms (SPEC 2.3, NOTES "Signature-Agent")', () =>
     const p = parseSignatureAgent('<https://agent.example>');
     expect(p.form).toBe('string');
     expect(p.ignored).toBe(false);
-    expect(p.members).toEqual([{ url: 'https://agent.example', type: 'directory', scheme: 'https', index: 0 }]);
+    expect(p.members).toEqual([{ url: 'https://agent.example', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 0 }]);
     expect(codes(p)).toContain('raw-angle-brackets');
     expect(parseSignatureAgent(['<https://a.example>', '<https://b.example>']).members.map((m) => m.url)).toEqual(['https://a.example', 'https://b.example']);
   });
@@ -137,16 +217,16 @@ describe('parseSignatureAgent: member rules', () => {
     expect(codes(p)).toEqual(['member-not-string']);
   });
 
-  it('unsupported type → that member only is ignored, with a warning (SPEC 2.3 MUST ignore)', () => {
-    const p = parseSignatureAgent('sig1="https://a.example";type=future, sig2="https://b.example"');
+  it('unsupported type → that member only is ignored, with a warning (SPEC 2.3 MUST ignore; typedSignatureAgent)', () => {
+    const p = parseSignatureAgent('sig1="https://a.example";type=future, sig2="https://b.example"', { typedSignatureAgent: true });
     expect(p.ignored).toBe(false);
     expect(p.members.map((m) => m.key)).toEqual(['sig2']);
     expect(p.members[0]?.index).toBe(1);
     expect(p.diagnostics).toEqual([expect.objectContaining({ level: 'warning', code: 'type-unsupported', at: 'sig1' })]);
   });
 
-  it('type given as a String instead of a Token → member ignored', () => {
-    const p = parseSignatureAgent('sig1="https://a.example/j";type="jwks_uri"');
+  it('type given as a String instead of a Token → member ignored (typedSignatureAgent)', () => {
+    const p = parseSignatureAgent('sig1="https://a.example/j";type="jwks_uri"', { typedSignatureAgent: true });
     expect(p.members).toEqual([]);
     expect(codes(p)).toEqual(['type-invalid']);
   });
@@ -176,7 +256,7 @@ describe('parseSignatureAgent: member rules', () => {
     expect(strict.members).toEqual([]);
     expect(strict.diagnostics).toEqual([expect.objectContaining({ level: 'error', code: 'http-not-allowed', at: 'sig1' })]);
     const lax = parseSignatureAgent(header, { allowHttp: true });
-    expect(lax.members).toEqual([{ key: 'sig1', url: 'http://a.example', type: 'directory', scheme: 'http', index: 0 }]);
+    expect(lax.members).toEqual([{ key: 'sig1', url: 'http://a.example', type: 'directory', scheme: 'http', compat: 'bare-origin', index: 0 }]);
   });
 
   it.each([
@@ -186,8 +266,8 @@ describe('parseSignatureAgent: member rules', () => {
     ['empty query', 'https://a.example?'],
     ['fragment', 'https://a.example#f'],
     ['two slashes', 'https://a.example//'],
-  ])('type=directory value with a %s → member dropped (not an origin)', (_name, url) => {
-    const p = parseSignatureAgent(`sig1="${url}"`);
+  ])('typed type=directory value with a %s → member dropped (not an origin)', (_name, url) => {
+    const p = parseSignatureAgent(`sig1="${url}";type=directory`, { typedSignatureAgent: true });
     expect(p.members).toEqual([]);
     expect(codes(p)).toEqual(['not-an-origin']);
   });
@@ -208,14 +288,14 @@ describe('parseSignatureAgent: member rules', () => {
     ['ftp scheme', 'sig1="ftp://a.example"', 'scheme-unsupported'],
     ['urn', 'sig1="urn:example:agent"', 'scheme-unsupported'],
   ])('%s → member dropped', (_name, header, code) => {
-    const p = parseSignatureAgent(header);
+    const p = parseSignatureAgent(header, { typedSignatureAgent: true });
     expect(p.ignored).toBe(false);
     expect(p.members).toEqual([]);
     expect(codes(p)).toEqual([code]);
   });
 
   it('jwks_uri and cimd take any absolute https URL (path, query, fragment)', () => {
-    const p = parseSignatureAgent('a="https://a.example/keys?v=2#x";type=jwks_uri, b="https://b.example/bot";type=cimd');
+    const p = parseSignatureAgent('a="https://a.example/keys?v=2#x";type=jwks_uri, b="https://b.example/bot";type=cimd', { typedSignatureAgent: true });
     expect(p.members.map((m) => [m.key, m.type])).toEqual([
       ['a', 'jwks_uri'],
       ['b', 'cimd'],
@@ -223,10 +303,11 @@ describe('parseSignatureAgent: member rules', () => {
   });
 });
 
-describe('parseSignatureAgent: inline data: directories (SPEC 2.3, RFC 2397)', () => {
+describe('parseSignatureAgent: inline data: directories (SPEC 2.3, RFC 2397; typedSignatureAgent)', () => {
+  const TYPED = { typedSignatureAgent: true } as const;
   it('base64 data with the directory media type', () => {
     const url = `data:${DIRECTORY_MEDIA_TYPE};base64,${base64Encode(utf8(INLINE_JSON))}`;
-    const p = parseSignatureAgent(`sig1="${url}"`);
+    const p = parseSignatureAgent(`sig1="${url}"`, TYPED);
     expect(p.members).toHaveLength(1);
     const m = p.members[0]!;
     expect(m).toMatchObject({ key: 'sig1', url, type: 'directory', scheme: 'data' });
@@ -236,14 +317,14 @@ describe('parseSignatureAgent: inline data: directories (SPEC 2.3, RFC 2397)', (
 
   it('percent-encoded data with the directory media type', () => {
     const url = `data:${DIRECTORY_MEDIA_TYPE},${encodeURIComponent(INLINE_JSON)}`;
-    const m = parseSignatureAgent(`sig1="${url}"`).members[0];
+    const m = parseSignatureAgent(`sig1="${url}"`, TYPED).members[0];
     expect(new TextDecoder().decode(m?.inline?.body)).toBe(INLINE_JSON);
   });
 
   it('data: only with type=directory', () => {
     const url = `data:${DIRECTORY_MEDIA_TYPE};base64,e30=`;
     for (const type of ['jwks_uri', 'cimd']) {
-      const p = parseSignatureAgent(`sig1="${url}";type=${type}`);
+      const p = parseSignatureAgent(`sig1="${url}";type=${type}`, TYPED);
       expect(p.members).toEqual([]);
       expect(codes(p)).toEqual(['data-requires-directory']);
     }
@@ -251,17 +332,17 @@ describe('parseSignatureAgent: inline data: directories (SPEC 2.3, RFC 2397)', (
 
   it('data: with another media type (even the legacy one or plain JSON) is dropped', () => {
     for (const mt of ['application/json', 'application/http-message-signatures-directory', 'text/plain', '']) {
-      const p = parseSignatureAgent(`sig1="data:${mt};base64,e30="`);
+      const p = parseSignatureAgent(`sig1="data:${mt};base64,e30="`, TYPED);
       expect(p.members, mt).toEqual([]);
       expect(codes(p)).toEqual(['data-media-type']);
     }
   });
 
   it('malformed data: URL is dropped', () => {
-    const p = parseSignatureAgent(`sig1="data:${DIRECTORY_MEDIA_TYPE};base64,%%%"`);
+    const p = parseSignatureAgent(`sig1="data:${DIRECTORY_MEDIA_TYPE};base64,%%%"`, TYPED);
     // "%%%" is not a URI-reference: that makes the header ignored instead.
     expect(p.ignored).toBe(true);
-    const q = parseSignatureAgent(`sig1="data:${DIRECTORY_MEDIA_TYPE};base64,QR=="`);
+    const q = parseSignatureAgent(`sig1="data:${DIRECTORY_MEDIA_TYPE};base64,QR=="`, TYPED);
     expect(q.members).toEqual([]);
     expect(codes(q)).toEqual(['data-invalid']);
   });
@@ -308,7 +389,7 @@ describe('serializeSignatureAgent (NOTES: emit the Dictionary form)', () => {
           expect(isBotsigError(error) && error.code).toBe('ERR_SIGNATURE_AGENT_INVALID');
           return;
         }
-        const parsed = parseSignatureAgent(header);
+        const parsed = parseSignatureAgent(header, { typedSignatureAgent: true });
         expect(parsed.ignored).toBe(false);
         expect(parsed.diagnostics).toEqual([]);
         expect(parsed.members.map((m) => ({ key: m.key, url: m.url, type: m.type }))).toEqual(members);
@@ -318,8 +399,15 @@ describe('serializeSignatureAgent (NOTES: emit the Dictionary form)', () => {
 
   it('round trip of a data: member', () => {
     const url = `data:${DIRECTORY_MEDIA_TYPE};base64,${base64Encode(utf8(INLINE_JSON))}`;
-    const parsed = parseSignatureAgent(serializeSignatureAgent([{ key: 'sig1', url }]));
+    const parsed = parseSignatureAgent(serializeSignatureAgent([{ key: 'sig1', url }]), { typedSignatureAgent: true });
     expect(parsed.members[0]?.scheme).toBe('data');
+  });
+
+  it('a member without type is a draft -01 member: any https URL, no parameter', () => {
+    expect(serializeSignatureAgent([{ key: 'sig1', url: 'https://a.example/jwks.json' }])).toBe('sig1="https://a.example/jwks.json"');
+    expect(serializeSignatureAgent({ sig1: 'https://a.example/.well-known/http-message-signatures-directory' })).toBe(
+      'sig1="https://a.example/.well-known/http-message-signatures-directory"',
+    );
   });
 
   it('http is allowed on output (SPEC 2.3 lists it)', () => {
@@ -350,14 +438,14 @@ describe('serializeSignatureAgent (NOTES: emit the Dictionary form)', () => {
   });
 
   it.each([
-    ['not a URI-reference', 'https://a example'],
-    ['directory with a path', 'https://a.example/path'],
-    ['bad scheme', 'ftp://a.example'],
-    ['angle brackets', '<https://a.example>'],
-    ['data: with the wrong media type', 'data:application/json;base64,e30='],
-  ])('ERR_SIGNATURE_AGENT_INVALID for %s', (_name, url) => {
+    ['not a URI-reference', 'https://a example', undefined],
+    ['directory with a path', 'https://a.example/path', 'directory'],
+    ['bad scheme', 'ftp://a.example', undefined],
+    ['angle brackets', '<https://a.example>', undefined],
+    ['data: with the wrong media type', 'data:application/json;base64,e30=', undefined],
+  ] as const)('ERR_SIGNATURE_AGENT_INVALID for %s', (_name, url, type) => {
     try {
-      serializeSignatureAgent([{ key: 'sig1', url }]);
+      serializeSignatureAgent([{ key: 'sig1', url, ...(type === undefined ? {} : { type }) }]);
       expect.unreachable();
     } catch (error) {
       expect(isBotsigError(error) && error.code).toBe('ERR_SIGNATURE_AGENT_INVALID');
@@ -379,7 +467,7 @@ describe('signatureAgentComponent (SPEC 5.2 rule 2)', () => {
 
 describe('directoryUrlFor / agentIdentifier (SPEC 4.1, NOTES "Keys and identity")', () => {
   const member = (url: string, type: SignatureAgentMember['type'] = 'directory'): SignatureAgentMember => {
-    const m = parseSignatureAgent(serializeSignatureAgent([{ key: 'k', url, type }]), { allowHttp: true }).members[0];
+    const m = parseSignatureAgent(serializeSignatureAgent([{ key: 'k', url, type }]), { allowHttp: true, typedSignatureAgent: true }).members[0];
     if (m === undefined) throw new Error(`no member for ${url}`);
     return m;
   };
@@ -392,19 +480,30 @@ describe('directoryUrlFor / agentIdentifier (SPEC 4.1, NOTES "Keys and identity"
     expect(agentIdentifier(member('HTTPS://Agent.Example'))).toBe(`https://agent.example${WELL_KNOWN_PATH}`);
   });
 
-  it('jwks_uri/cimd: the identifier is exactly the URL fetched: query kept, fragment dropped, normalised (RFC 3986 §6.2.2–6.2.3)', () => {
+  it('jwks_uri/cimd: fetched as sent (query kept, fragment dropped); identified without the query, normalised (draft -01, RFC 3986 §6.2.2–6.2.3)', () => {
     const j = member('https://Agent.Example:443/a/./keys%2djwks.json?v=2#frag', 'jwks_uri');
     expect(directoryUrlFor(j)).toBe('https://agent.example/a/keys%2djwks.json?v=2');
-    expect(agentIdentifier(j)).toBe('https://agent.example/a/keys-jwks.json?v=2');
-    // Two tenants of one host are two key sets, hence two identities.
-    const alice = agentIdentifier(member('https://keys.host.example/jwks?tenant=alice', 'jwks_uri'));
-    const mallory = agentIdentifier(member('https://keys.host.example/jwks?tenant=mallory', 'jwks_uri'));
-    expect(alice).toBe('https://keys.host.example/jwks?tenant=alice');
-    expect(mallory).not.toBe(alice);
-    expect(agentIdentifier(member('https://keys.host.example/card?id=a#x', 'cimd'))).toBe('https://keys.host.example/card?id=a');
+    expect(agentIdentifier(j)).toBe('https://agent.example/a/keys-jwks.json');
+    // One key set must not yield an identifier per spelling: the query is not part of the identity.
+    const a = member('https://keys.host.example/jwks?tenant=alice', 'jwks_uri');
+    const b = member('https://keys.host.example/jwks?tenant=mallory', 'jwks_uri');
+    expect(directoryUrlFor(a)).toBe('https://keys.host.example/jwks?tenant=alice');
+    expect(agentIdentifier(a)).toBe('https://keys.host.example/jwks');
+    expect(agentIdentifier(b)).toBe(agentIdentifier(a));
+    expect(agentIdentifier(member('https://keys.host.example/card?id=a#x', 'cimd'))).toBe('https://keys.host.example/card');
     const c = member('https://agent.example/bot', 'cimd');
     expect(directoryUrlFor(c)).toBe('https://agent.example/bot');
     expect(agentIdentifier(c)).toBe('https://agent.example/bot');
+  });
+
+  it('a bare origin (deployed dialect) and its well-known URL sent as is are the same agent', () => {
+    const bare = parseSignatureAgent('"https://Agent.Example"').members[0]!;
+    const full = parseSignatureAgent(`sig1="https://agent.example${WELL_KNOWN_PATH}"`).members[0]!;
+    const query = parseSignatureAgent(`sig1="https://agent.example:443${WELL_KNOWN_PATH}?x=1"`).members[0]!;
+    expect(agentIdentifier(bare)).toBe(`https://agent.example${WELL_KNOWN_PATH}`);
+    expect(agentIdentifier(full)).toBe(agentIdentifier(bare));
+    expect(agentIdentifier(query)).toBe(agentIdentifier(bare));
+    expect(directoryUrlFor(query)).toBe(`https://agent.example${WELL_KNOWN_PATH}?x=1`);
   });
 
   it('data: members have nothing to fetch and no URL identifier', () => {

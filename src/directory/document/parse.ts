@@ -33,7 +33,7 @@ export interface ParsedDirectory {
 }
 
 export interface ParseDirectoryOptions {
-  /** Where the document was fetched from. A path ending in the well-known path makes `kid` checks strict when `source` is not given. */
+  /** Where the document was fetched from. The well-known URI (see {@link isWellKnownUrl}) makes `kid` checks strict when `source` is not given. */
   readonly url?: string;
   /**
    * `well-known` and `inline` (a `data:` member of type `directory`) require
@@ -74,9 +74,15 @@ function toJson(input: unknown): unknown {
   }
 }
 
-function endsWithWellKnown(url: string): boolean {
+/**
+ * Whether `url` is the well-known URI of a key directory: an http(s) URL whose path is
+ * exactly `/.well-known/http-message-signatures-directory` (RFC 8615 reserves it at the
+ * root only; dot-segments resolved, any query ignored). There `kid` must be the thumbprint
+ * (draft-ietf-webbotauth-httpsig-protocol-01); a JWK Set at any other URL labels `kid` freely.
+ */
+export function isWellKnownUrl(url: string): boolean {
   const parsed = tryParseUrl(url);
-  return parsed !== undefined && parsed.pathname.endsWith(WELL_KNOWN_PATH);
+  return parsed !== undefined && (parsed.protocol === 'https:' || parsed.protocol === 'http:') && parsed.pathname === WELL_KNOWN_PATH;
 }
 
 function checkOptions(options: ParseDirectoryOptions | undefined): void {
@@ -128,7 +134,7 @@ export function parseDirectorySync(input: unknown, options?: ParseDirectoryOptio
   const source = options?.source;
   const ctx: KeyContext = {
     kidMustBeThumbprint:
-      source === 'well-known' || source === 'inline' || (source === undefined && (options?.url === undefined || endsWithWellKnown(options.url))),
+      source === 'well-known' || source === 'inline' || (source === undefined && (options?.url === undefined || isWellKnownUrl(options.url))),
     strictTimestamps: options?.strictTimestamps === true,
   };
 

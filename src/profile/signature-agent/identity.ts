@@ -17,8 +17,9 @@ function checkMemberArg(member: SignatureAgentMember): void {
 }
 
 /**
- * The URL to fetch for a member (SPEC 2.3, 4.1): `{origin}/.well-known/http-message-signatures-directory`
- * for `directory`, the value without its fragment for `jwks_uri` and `cimd`;
+ * The URL to fetch for a member: the value as sent (its fragment dropped) for `jwks_uri`
+ * (draft -01) and `cimd`; `{origin}/.well-known/http-message-signatures-directory` for
+ * `directory` (a bare origin, deployed dialect);
  * `undefined` for an inline `data:` directory (nothing to fetch).
  *
  * @throws BotsigError `ERR_URL_INVALID` when the member's value is not an absolute URL.
@@ -41,24 +42,24 @@ export function directoryUrlFor(member: SignatureAgentMember): string | undefine
 }
 
 /**
- * The agent identifier for a member (NOTES "Keys and identity"): the well-known
- * URL for `directory`, the value without query and fragment for `jwks_uri` and
- * `cimd`, normalised per RFC 3986 §6.2.2–6.2.3. `undefined` for an inline `data:`
- * directory: the caller identifies such keys by thumbprint (or by their chain).
+ * The agent identifier for a member (draft-ietf-webbotauth-httpsig-protocol-01, "Key
+ * Distribution and Discovery"): the URL resolved, with any query and fragment discarded,
+ * normalised per RFC 3986 §6.2.2–6.2.3 (two identifiers are the same when these forms are
+ * equal octet for octet). For `directory` (a bare origin, deployed dialect) the URL resolved
+ * is the well-known URL, so such a member is the same agent as one that sends that URL.
+ * `undefined` for an inline `data:` directory: the caller identifies such keys by
+ * thumbprint (or by their chain).
  *
  * @throws BotsigError `ERR_URL_INVALID` when the member's value is not an absolute URL.
  * @throws TypeError when `member` is not a SignatureAgentMember.
  * @example
- * agentIdentifier({ url: 'https://agent.example/jwks.json?v=2#k', type: 'jwks_uri', scheme: 'https', index: 0 });
+ * agentIdentifier({ url: 'https://Agent.Example/jwks.json?v=2#k', type: 'jwks_uri', scheme: 'https', index: 0 });
  * // 'https://agent.example/jwks.json'
  */
 export function agentIdentifier(member: SignatureAgentMember): string | undefined {
   checkMemberArg(member);
-  if (member.type === 'directory') {
-    const url = directoryUrlFor(member);
-    return url === undefined ? undefined : normalizeUrl(url);
-  }
-  // Exactly what is fetched: the query is part of the resource (`?tenant=a` and
-  // `?tenant=b` are two key sets, two identities); only the fragment is dropped.
-  return normalizeUrl(stripUrlSuffix(member.url, false));
+  const url = directoryUrlFor(member);
+  // Fetched as sent, identified without the query: one key set must not yield an
+  // identifier per spelling (draft -01).
+  return url === undefined ? undefined : normalizeUrl(stripUrlSuffix(url, true));
 }

@@ -15,17 +15,19 @@ export function isAsciiCaseInsensitivePrefix(text: string, prefix: string): bool
 }
 
 /**
- * The rules a value must meet for its type (SPEC 2.3): scheme, origin-ness for
- * `directory`, the inline media type for `data:`. `url` is already a URI-reference.
+ * The rules a value must meet for its type: an absolute `https` URI (draft -01; `http`
+ * when allowed), origin-ness for `directory`, the inline media type for `data:` (earlier
+ * drafts). `type` undefined: a member as draft -01 writes it (any absolute URL; `data:`
+ * read as an earlier draft's inline directory). `url` is already a URI-reference.
  */
-export function checkMember(url: string, type: SignatureAgentType, allowHttp: boolean): MemberCheck {
+export function checkMember(url: string, type: SignatureAgentType | undefined, allowHttp: boolean): MemberCheck {
   const colon = url.indexOf(':');
   if (colon <= 0 || hasPathDelimiterBefore(url, colon)) {
     return { ok: false, code: 'uri-not-absolute', message: 'value is a relative reference, not an absolute URI' };
   }
   const scheme = url.slice(0, colon).toLowerCase();
   if (scheme === 'data') {
-    if (type !== 'directory') {
+    if (type !== 'directory' && type !== undefined) {
       return { ok: false, code: 'data-requires-directory', message: `a data: value is allowed only with type=directory, not ${type}` };
     }
     let decoded: ReturnType<typeof parseDataUrl>;
@@ -40,7 +42,7 @@ export function checkMember(url: string, type: SignatureAgentType, allowHttp: bo
     return { ok: true, scheme: 'data', inline: { mediaType: decoded.mediaType, body: decoded.body } };
   }
   if (scheme !== 'https' && scheme !== 'http') {
-    return { ok: false, code: 'scheme-unsupported', message: 'scheme must be https, http or data' };
+    return { ok: false, code: 'scheme-unsupported', message: 'scheme must be https' };
   }
   if (scheme === 'http' && !allowHttp) {
     return { ok: false, code: 'http-not-allowed', message: 'http: values are accepted only when allowHttp is set' };
@@ -75,6 +77,28 @@ export function checkMember(url: string, type: SignatureAgentType, allowHttp: bo
     }
   }
   return { ok: true, scheme };
+}
+
+/**
+ * Whether an absolute http(s) URL is a bare origin: nothing after the authority but an
+ * empty path or `/` (no query, no fragment). The deployed dialect resolves such a value
+ * through the well-known directory (docs/drafts.md).
+ */
+export function isBareOrigin(url: string): boolean {
+  const colon = url.indexOf(':');
+  if (colon <= 0 || url.charCodeAt(colon + 1) !== 0x2f || url.charCodeAt(colon + 2) !== 0x2f) return false;
+  const scheme = url.slice(0, colon).toLowerCase();
+  if (scheme !== 'https' && scheme !== 'http') return false;
+  let end = url.length;
+  for (let i = colon + 3; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 0x2f || c === 0x3f || c === 0x23) {
+      end = i;
+      break;
+    }
+  }
+  const rest = url.length - end;
+  return end > colon + 3 && (rest === 0 || (rest === 1 && url.charCodeAt(end) === 0x2f));
 }
 
 export function isSfKey(key: string): boolean {

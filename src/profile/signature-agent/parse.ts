@@ -1,13 +1,14 @@
 /**
- * Parsing a `Signature-Agent` header in every form that has been sent (SPEC 2.3,
- * NOTES "Signature-Agent"). Never throws for header content.
+ * Parsing a `Signature-Agent` header in every form that has been sent, each member
+ * read per draft-ietf-webbotauth-httpsig-protocol-01 with the compatibility rules of
+ * docs/drafts.md (NOTES "Signature-Agent"). Never throws for header content.
  */
 import type { Diagnostic, DiagnosticCode } from '../../core/diagnostics';
 import { parseDictionary, parseList } from '../../core/sf-parse';
 import type { Dictionary, Member, Parameters } from '../../core/sf-types';
 import { isUriReference } from '../../core/url';
-import { checkMember } from './member';
-import type { ParsedSignatureAgent, ParseSignatureAgentOptions, SignatureAgentMember, SignatureAgentType } from './types';
+import { checkMember, isAsciiCaseInsensitivePrefix, isBareOrigin } from './member';
+import type { ParsedSignatureAgent, ParseSignatureAgentOptions, SignatureAgentCompat, SignatureAgentMember, SignatureAgentType } from './types';
 
 interface Candidate {
   readonly key: string | undefined;
@@ -71,8 +72,53 @@ function resolveType(params: Parameters | undefined): SignatureAgentType | { cod
   return { code: 'type-unsupported', message: 'unsupported type parameter; member ignored (SPEC 2.3)' };
 }
 
+type Chosen =
+  | { readonly type: SignatureAgentType; readonly compat?: SignatureAgentCompat }
+  | { readonly level: Diagnostic['level']; readonly code: DiagnosticCode; readonly message: string };
+
+const AS_JWKS: Chosen = { type: 'jwks_uri' };
+const AS_BARE_ORIGIN: Chosen = { type: 'directory', compat: 'bare-origin' };
+const AS_INLINE: Chosen = { type: 'directory', compat: 'typed' };
+
 /**
- * Parses a `Signature-Agent` header (SPEC 2.3) in any form that has been sent.
+ * How a member resolves. Draft -01: a member that carries parameters is ignored, and any
+ * other value is a JWK Set URL fetched as sent. The deployed dialect (`bareOriginDirectory`,
+ * on by default) reads a bare origin as its well-known directory; the earlier drafts'
+ * `type` parameter and inline `data:` directories only with `typedSignatureAgent`.
+ */
+function typeOf(c: Candidate, allowTyped: boolean, bareOrigin: boolean): Chosen {
+  if (c.params !== undefined && c.params.size > 0) {
+    if (!allowTyped) {
+      return {
+        level: 'warning',
+        code: 'member-parameters',
+        message:
+          "the member carries parameters, which draft-ietf-webbotauth-httpsig-protocol-01 forbids; member ignored (set typedSignatureAgent to read the earlier drafts' type parameter)",
+      };
+    }
+    const type = resolveType(c.params);
+    if (typeof type !== 'string') return { level: 'warning', code: type.code, message: type.message };
+    return { type, compat: 'typed' };
+  }
+  if (isAsciiCaseInsensitivePrefix(c.url, 'data:')) {
+    if (allowTyped) return AS_INLINE;
+    return {
+      level: 'error',
+      code: 'scheme-unsupported',
+      message: "an inline data: directory is an earlier draft's form; member ignored (set typedSignatureAgent to read it)",
+    };
+  }
+  return bareOrigin && isBareOrigin(c.url) ? AS_BARE_ORIGIN : AS_JWKS;
+}
+
+/**
+ * Parses a `Signature-Agent` header in any form that has been sent, and reads each
+ * member as draft-ietf-webbotauth-httpsig-protocol-01 does: an `https` URL of a JWK
+ * Set, fetched as sent (`type: 'jwks_uri'`); a member that carries parameters is
+ * ignored. Two compatibility rules (docs/drafts.md): a bare origin resolves through its
+ * well-known directory (`bareOriginDirectory`, on by default; `type: 'directory'`,
+ * `compat: 'bare-origin'`), and the earlier drafts' `type` parameter and inline `data:`
+ * directories are read only with `typedSignatureAgent` (`compat: 'typed'`).
  * Pass every field line (an array) or their combined value. Never throws for
  * header content: problems become diagnostics, dropped members, or `ignored`.
  *
@@ -81,17 +127,21 @@ function resolveType(params: Parameters | undefined): SignatureAgentType | { cod
  * `angle-brackets` (warning), `member-not-string`, `uri-not-absolute`,
  * `uri-no-authority`, `uri-userinfo`, `uri-unparseable`, `scheme-unsupported`,
  * `http-not-allowed`, `not-an-origin`, `data-requires-directory`, `data-invalid`,
- * `data-media-type` (error, member dropped), `type-unsupported`, `type-invalid`
- * (warning, member dropped).
+ * `data-media-type` (error, member dropped), `member-parameters`, `type-unsupported`,
+ * `type-invalid` (warning, member dropped).
  *
  * @throws TypeError when `value` is not a string, an array of strings, null or undefined.
  * @example
- * parseSignatureAgent('sig1="https://agent.example"').members[0];
- * // { key: 'sig1', url: 'https://agent.example', type: 'directory', scheme: 'https', index: 0 }
+ * parseSignatureAgent('sig1="https://agent.example/jwks.json"').members[0];
+ * // { key: 'sig1', url: 'https://agent.example/jwks.json', type: 'jwks_uri', scheme: 'https', index: 0 }
+ * parseSignatureAgent('"https://chatgpt.com"').members[0];
+ * // { url: 'https://chatgpt.com', type: 'directory', scheme: 'https', compat: 'bare-origin', index: 0 }
  */
 export function parseSignatureAgent(value: string | readonly string[] | null | undefined, options?: ParseSignatureAgentOptions): ParsedSignatureAgent {
   const lines = toLines(value);
   const allowHttp = options?.allowHttp === true;
+  const allowTyped = options?.typedSignatureAgent === true;
+  const bareOrigin = options?.bareOriginDirectory !== false;
   const diagnostics: Diagnostic[] = [];
   const trimmed: string[] = [];
   for (const line of lines) {
@@ -172,21 +222,23 @@ export function parseSignatureAgent(value: string | readonly string[] | null | u
 
   const members: SignatureAgentMember[] = [];
   for (const c of candidates) {
-    const type = resolveType(c.params);
-    if (typeof type !== 'string') {
-      diagnostics.push({ level: 'warning', code: type.code, message: type.message, at: where(c.key, c.index) });
+    const at = where(c.key, c.index);
+    const chosen = typeOf(c, allowTyped, bareOrigin);
+    if ('code' in chosen) {
+      diagnostics.push({ level: chosen.level, code: chosen.code, message: chosen.message, at });
       continue;
     }
-    const check = checkMember(c.url, type, allowHttp);
+    const check = checkMember(c.url, chosen.type, allowHttp);
     if (!check.ok) {
-      diagnostics.push({ level: 'error', code: check.code, message: `${check.message}; member ignored`, at: where(c.key, c.index) });
+      diagnostics.push({ level: 'error', code: check.code, message: `${check.message}; member ignored`, at });
       continue;
     }
     const member: SignatureAgentMember = {
       ...(c.key === undefined ? {} : { key: c.key }),
       url: c.url,
-      type,
+      type: chosen.type,
       scheme: check.scheme,
+      ...(chosen.compat === undefined ? {} : { compat: chosen.compat }),
       ...(check.inline === undefined ? {} : { inline: check.inline }),
       index: c.index,
     };

@@ -11,9 +11,11 @@ import { checkMember, isSfKey } from './member';
 import type { SignatureAgentMemberInput, SignatureAgentType } from './types';
 
 /**
- * Serialises members as the current Dictionary form (SPEC 2.3, NOTES): one String
- * member per key, `;type=` only when it is not `directory`. Values are checked with
- * the parser's rules (http allowed); an empty member list gives `''`.
+ * Serialises members as the Dictionary form: one String member per key. A member without
+ * `type` is a draft -01 member (any absolute URL, no parameter); `type: 'directory'` must be
+ * an origin (no parameter either); `jwks_uri` and `cimd` write the earlier drafts'
+ * `;type=`, which draft -01 verifiers ignore. Values are checked with the parser's rules
+ * (http allowed); an empty member list gives `''`.
  *
  * @throws TypeError when a key is not a Structured Field key, is repeated, or a value is not a string / a type is unknown.
  * @throws BotsigError `ERR_SIGNATURE_AGENT_INVALID` when a value breaks SPEC 2.3 (not a URI-reference, not
@@ -29,7 +31,7 @@ export function serializeSignatureAgent(
     | Readonly<Record<string, string | SignatureAgentMemberInput>>,
 ): string {
   if (typeof members !== 'object' || members === null) throw new TypeError('serializeSignatureAgent expects an array or a record');
-  const entries: Array<{ key: string; url: string; type: SignatureAgentType }> = [];
+  const entries: Array<{ key: string; url: string; type: SignatureAgentType | undefined }> = [];
   if (Array.isArray(members)) {
     for (const m of members as ReadonlyArray<unknown>) {
       if (typeof m !== 'object' || m === null) throw new TypeError('each Signature-Agent member must be an object');
@@ -39,7 +41,7 @@ export function serializeSignatureAgent(
   } else {
     for (const key of Object.keys(members)) {
       const v: unknown = (members as Record<string, unknown>)[key];
-      if (typeof v === 'string') entries.push({ key: checkKey(key), url: v, type: 'directory' });
+      if (typeof v === 'string') entries.push({ key: checkKey(key), url: v, type: undefined });
       else if (typeof v === 'object' && v !== null) {
         const { url, type } = v as { url?: unknown; type?: unknown };
         entries.push({ key: checkKey(key), url: checkUrl(url), type: checkType(type) });
@@ -55,7 +57,7 @@ export function serializeSignatureAgent(
     const check = checkMember(e.url, e.type, true);
     if (!check.ok) throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', `Signature-Agent member "${e.key}": ${check.message}`);
     const params: Parameters = new Map();
-    if (e.type !== 'directory') params.set('type', sfToken(e.type));
+    if (e.type !== undefined && e.type !== 'directory') params.set('type', sfToken(e.type));
     dict.set(e.key, item(sfString(e.url), params));
   }
   return serializeDictionary(dict);
@@ -73,8 +75,8 @@ function checkUrl(url: unknown): string {
   return url;
 }
 
-function checkType(type: unknown): SignatureAgentType {
-  if (type === undefined) return 'directory';
+function checkType(type: unknown): SignatureAgentType | undefined {
+  if (type === undefined) return undefined;
   if (type === 'directory' || type === 'jwks_uri' || type === 'cimd') return type;
   throw new TypeError('a Signature-Agent member type must be directory, jwks_uri or cimd');
 }

@@ -10,8 +10,23 @@ export const WELL_KNOWN_PATH = '/.well-known/http-message-signatures-directory';
 /** Media type of a key directory (SPEC 2.1 rule 5); the only one allowed in an inline `data:` member (SPEC 2.3). */
 export const DIRECTORY_MEDIA_TYPE = 'application/http-message-signatures-directory+json';
 
-/** How a member's value is to be resolved (SPEC 2.3 `type` parameter). */
+/**
+ * How a member's value is resolved:
+ * - `jwks_uri`: the value is a JWK Set URL, fetched as sent (draft-ietf-webbotauth-httpsig-protocol-01:
+ *   every member without parameters);
+ * - `directory`: the value is an origin whose directory is at the well-known path (the deployed
+ *   bare-origin dialect, or an earlier draft's `type=directory`), or an inline `data:` directory;
+ * - `cimd`: a Signature Agent Card URL (an earlier draft's `type=cimd`, registries).
+ */
 export type SignatureAgentType = 'directory' | 'jwks_uri' | 'cimd';
+
+/**
+ * Which compatibility rule made a member usable (docs/drafts.md); absent when the
+ * member is read as draft-ietf-webbotauth-httpsig-protocol-01 reads it:
+ * - `bare-origin`: a bare origin resolved through its well-known directory (`bareOriginDirectory`);
+ * - `typed`: an earlier draft's `;type=` parameter or inline `data:` directory (`typedSignatureAgent`).
+ */
+export type SignatureAgentCompat = 'bare-origin' | 'typed';
 
 /** Every `type` botsig supports, in registry order. */
 export const SIGNATURE_AGENT_TYPES: readonly SignatureAgentType[] = ['directory', 'jwks_uri', 'cimd'];
@@ -24,6 +39,8 @@ export interface SignatureAgentMember {
   readonly url: string;
   readonly type: SignatureAgentType;
   readonly scheme: 'https' | 'http' | 'data';
+  /** The compatibility rule that made this member usable, when one did (see {@link SignatureAgentCompat}). */
+  readonly compat?: SignatureAgentCompat;
   /** For a `data:` value: the inline directory, decoded (RFC 2397). */
   readonly inline?: { readonly mediaType: string; readonly body: Uint8Array };
   /** Position of the member in the header as sent (dropped members keep their positions). */
@@ -51,10 +68,25 @@ export interface ParsedSignatureAgent {
 export interface ParseSignatureAgentOptions {
   /** Accept `http:` values (local development, tests). Default false: such members are dropped. */
   readonly allowHttp?: boolean;
+  /**
+   * The deployed dialect (docs/drafts.md): a member whose value is a bare origin
+   * (`https://host[:port]`, path empty or `/`, no query) resolves through
+   * `{origin}/.well-known/http-message-signatures-directory` and is identified by that
+   * URL, as deployed agents (ChatGPT agent, Google-Agent) expect. Default true. `false`
+   * reads it as draft -01 does: a JWK Set served at the origin itself.
+   */
+  readonly bareOriginDirectory?: boolean;
+  /**
+   * Read the typed members of the earlier drafts: a `type` parameter (`directory`,
+   * `jwks_uri`, `cimd`) and inline `data:` directories. Default false: draft -01 removed
+   * them, and a member that carries any parameter is ignored (`member-parameters`).
+   */
+  readonly typedSignatureAgent?: boolean;
 }
 
 /** What {@link serializeSignatureAgent} takes for one member. */
 export interface SignatureAgentMemberInput {
   readonly url: string;
+  /** Omitted: a draft -01 member (any https URL, no parameter). */
   readonly type?: SignatureAgentType;
 }

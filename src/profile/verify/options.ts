@@ -61,6 +61,8 @@ export const VERIFY_OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
   'allowInsecure',
   'allowTestKeys',
   'allowHttpSignatureAgent',
+  'bareOriginDirectory',
+  'typedSignatureAgent',
   'label',
   'authorities',
   'discovery',
@@ -201,7 +203,11 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     maxSignatures,
     discoveryTimeoutMs,
     now: now ?? systemClock,
-    agents: new AgentCache({ allowHttp: options.allowHttpSignatureAgent === true }),
+    agents: new AgentCache({
+      allowHttp: options.allowHttpSignatureAgent === true,
+      bareOriginDirectory: flag(options.bareOriginDirectory, 'bareOriginDirectory') !== false,
+      typedSignatureAgent: flag(options.typedSignatureAgent, 'typedSignatureAgent') === true,
+    }),
     verifiedMemo: prepareVerifiedMemo(options.verifiedSignatureMemo),
     requireContentDigest: checkContentDigestRequirement(options.requireContentDigest),
     maxBodyBytes: checkMaxBodyBytes(options.maxBodyBytes),
@@ -377,4 +383,9 @@ function prepareAuthorities(list: unknown): ReadonlySet<string> | undefined {
     out.add(http.authority);
   }
   return out;
+}
+
+function flag(value: unknown, name: string): boolean | undefined {
+  if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`options.${name} must be a boolean`);
+  return value as boolean | undefined;
 }
