@@ -28,10 +28,12 @@ export type { DirectoryKey } from './directory/document/key-rules';
 export type { DirectoryShape, DirectorySource, ParseDirectoryOptions, ParsedDirectory } from './directory/document/parse';
 export { verifyDirectoryResponse, DIRECTORY_RESPONSE_TAG } from './directory/response-signatures';
 export type { DirectoryResponseCheck, KeyProof, VerifyDirectoryResponseOptions } from './directory/response-signatures';
-export { planRotation } from './directory/rotation';
+export { planKeySwitch, planRotation } from './directory/rotation';
+export { KeyRing } from './directory/key-ring';
+export type { KeyRingDirectoryOptions, KeyRingEntry, KeyRingOptions } from './directory/key-ring';
 export { buildStaticDirectory, caddySnippet, nginxLocation, staticHeadersFile, vercelJson } from './directory/static-host';
 export type { StaticDirectory, StaticDirectoryOptions } from './directory/static-host';
-export type { RotationKey, RotationOptions, RotationPlan } from './directory/rotation';
+export type { KeySwitchOptions, KeySwitchPlan, KeySwitchStep, RotationKey, RotationOptions, RotationPlan } from './directory/rotation';
 
 export { TrustAnchors } from './directory/delegation/anchors';
 export { verifyDelegation } from './directory/delegation/path';

@@ -19,6 +19,7 @@ import { registerDirectory } from './directory';
 import { registerGate } from './gate';
 import { registerKeygen } from './keygen';
 import { registerRegistry } from './registry';
+import { registerRotate } from './rotate';
 import { registerServe } from './serve';
 import { registerSign } from './sign';
 import { registerVerify } from './verify';
@@ -112,6 +113,7 @@ export function createProgram(): Command {
     registerDemo,
     registerKeygen,
     registerDirectory,
+    registerRotate,
     registerServe,
     registerSign,
     registerVerify,

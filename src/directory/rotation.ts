@@ -113,3 +113,81 @@ export function planRotation<T extends RotationKey>(keys: readonly T[], nowSecon
   }
   return { active, published, pending, pruned, nextChangeSeconds: next === Infinity ? undefined : next };
 }
+
+/** Options of {@link planKeySwitch}. All times in seconds. */
+export interface KeySwitchOptions {
+  /** When the next key starts signing (its `nbf`), seconds since the epoch. */
+  readonly switchAt: number;
+  /** The directory's `Cache-Control: max-age` (how long verifiers may keep a copy). Default 300. */
+  readonly maxAgeSeconds?: number;
+  /** `expires - created` of the agent's request signatures. Default 300 (the Web Bot Auth default). */
+  readonly signatureValiditySeconds?: number;
+  /** Clock tolerance verifiers allow. Default 60. */
+  readonly clockSkewSeconds?: number;
+}
+
+/** One step of a key switch: what to do, and the earliest second to do it. */
+export interface KeySwitchStep {
+  readonly at: number;
+  readonly action: 'publish-next' | 'switch' | 'retire-current' | 'destroy-current';
+  readonly description: string;
+}
+
+/** The result of {@link planKeySwitch}. */
+export interface KeySwitchPlan {
+  /** Put this `nbf` on the next key's JWK. */
+  readonly nextNbf: number;
+  /** Put this `exp` on the current key's JWK. */
+  readonly currentExp: number;
+  /** The shortest `publishAheadSeconds` that works (`maxAge + skew`). */
+  readonly publishAheadSeconds: number;
+  /** The steps in time order. */
+  readonly steps: readonly KeySwitchStep[];
+}
+
+function nonNegative(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new TypeError(`${name} must be a non-negative integer number of seconds`);
+  return value;
+}
+
+/**
+ * Plans the switch from the current key to the next one without a gap (SPEC 2.2
+ * rotation rules): publish the next key before its first use, long enough ahead that
+ * every verifier's cached directory lists it; switch; keep the current key listed until
+ * its last signature has expired; destroy it once no cached directory can still list it.
+ *
+ * - `publish-next` at `switchAt - (maxAge + skew)`: the directory lists both keys
+ *   (the next one with `nbf = switchAt`).
+ * - `switch` at `switchAt`: the signer uses the next key.
+ * - `retire-current` at `switchAt + signatureValidity + skew`: the current key's `exp`;
+ *   its last signature has expired everywhere; the directory stops listing it and
+ *   verifiers refuse it from then on (they check `exp`).
+ * - `destroy-current` at `exp + maxAge`: no cached copy lists it; delete the private key.
+ *
+ * @throws TypeError when a time is not a non-negative integer.
+ * @example
+ * planKeySwitch({ switchAt: 1_800_000_000 }).currentExp; // 1_800_000_360
+ */
+export function planKeySwitch(options: KeySwitchOptions): KeySwitchPlan {
+  if (typeof options !== 'object' || options === null) throw new TypeError('planKeySwitch needs options');
+  const switchAt = nonNegative(options.switchAt, 'switchAt', NaN);
+  if (Number.isNaN(switchAt)) throw new TypeError('switchAt is required');
+  const maxAge = nonNegative(options.maxAgeSeconds, 'maxAgeSeconds', 300);
+  const validity = nonNegative(options.signatureValiditySeconds, 'signatureValiditySeconds', 300);
+  const skew = nonNegative(options.clockSkewSeconds, 'clockSkewSeconds', 60);
+  const ahead = maxAge + skew;
+  const publishAt = switchAt - ahead;
+  const exp = switchAt + validity + skew;
+  return {
+    nextNbf: switchAt,
+    currentExp: exp,
+    publishAheadSeconds: ahead,
+    steps: [
+      { at: publishAt, action: 'publish-next', description: 'publish the next key (nbf = switch time) beside the current one' },
+      { at: switchAt, action: 'switch', description: 'sign with the next key' },
+      { at: exp, action: 'retire-current', description: "the current key's exp: its last signature has expired; the directory drops it" },
+      { at: exp + maxAge, action: 'destroy-current', description: 'no cached directory lists the current key any more: delete its private key' },
+    ],
+  };
+}
