@@ -75,7 +75,15 @@ export async function checkRegistry(input: string, options: RegistryCheckRunOpti
     // A local registry is served over http; public ones are checked as https only.
     allow: { ...allow, http: options.allowLoopback === true, ports: [] },
     // The operator checks their own registry: many cards on one site are expected.
-    limits: { timeoutMs, newHostsPerSitePerMinute: 100_000, hostFailureThreshold: 1_000, maxConcurrent: 16, fetchesPerSecond: 100 },
+    limits: {
+      timeoutMs,
+      newHostsPerSitePerMinute: 100_000,
+      hostFailureThreshold: 1_000,
+      maxConcurrent: 16,
+      fetchesPerSecond: 100,
+      fetchesPerSitePerSecond: 100,
+      maxConcurrentPerSite: 16,
+    },
   });
   const registry = new RegistryClient({
     url: url.href,

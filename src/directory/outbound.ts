@@ -7,14 +7,21 @@
  *
  * Layers, each bounding what the previous cannot:
  * - global concurrency and a global rate (token bucket): the origin's total;
+ * - per site (registrable domain, {@link siteOf}): its own share of both, a rate
+ *   (token bucket, default a fifth of the global rate) and a concurrency, so a
+ *   stranger who mints URLs on hosts it controls spends its own site's share and
+ *   never the whole budget; and only a site never fetched before may take the
+ *   last quarter of the global tokens and slots, which thus stay for a new
+ *   agent's first fetch even while several known sites flood at once;
+ * - per site, how many hosts never seen before may be fetched per minute, so
+ *   wildcard DNS (`<random>.evil.example`) cannot mint fresh hosts without bound;
  * - per host: concurrency (a tarpit host holds at most that many sockets) and a
  *   negative cache (after consecutive failures the host backs off, so cycling
- *   many URLs on one host stops after the first failures);
- * - per site (registrable domain, approximated without a public-suffix list): how
- *   many hosts never seen before may be fetched per minute, so wildcard DNS
- *   (`<random>.evil.example`) cannot mint fresh hosts without bound.
+ *   many URLs on one host stops after the first failures).
  * Hosts that already answered well are unaffected by another host's failures.
- * All state is bounded (least recently used hosts and sites are forgotten).
+ * `trusted` hosts (the operator's own) count against the global limits only.
+ * All state is bounded (least recently used hosts and sites are forgotten, never
+ * one with a fetch in flight).
  */
 import { BoundedMap } from '../core/bounded-map';
 import { BotsigError } from '../core/errors';
@@ -32,6 +39,13 @@ export interface OutboundSettings {
   readonly maxBackoffMs: number;
   /** Hosts (and sites) remembered. */
   readonly maxHosts: number;
+  /**
+   * Sustained fetches per second to the hosts of one site (bursts of twice that).
+   * Default: a fifth of `fetchesPerSecond`, at least 1.
+   */
+  readonly fetchesPerSitePerSecond?: number;
+  /** Fetches in flight at once to the hosts of one site. Default: a quarter of `maxConcurrent`, at least `maxConcurrentPerHost`. */
+  readonly maxConcurrentPerSite?: number;
 }
 
 export const OUTBOUND_DEFAULTS = Object.freeze({
@@ -60,6 +74,11 @@ interface SiteState {
   /** Start of the current one-minute window, and how many new hosts it admitted. */
   windowStartMs: number;
   newHosts: number;
+  /** The site's own token bucket (its share of the rate). */
+  tokens: number;
+  refilledAtMs: number;
+  /** Its fetches in flight. */
+  inFlight: number;
 }
 
 /** A granted admission: call it when the exchange (including its body) is over; later calls do nothing. */
@@ -70,8 +89,13 @@ export class OutboundLimiter {
   readonly #now: Clock;
   /** Least recently admitted hosts forgotten beyond `maxHosts`, never one with an exchange in flight or waiting. */
   readonly #hosts: BoundedMap<string, HostState>;
-  /** Least recently counted sites forgotten beyond `maxHosts`. */
+  /** Least recently admitted sites forgotten beyond `maxHosts`, never one with a fetch in flight. */
   readonly #sites: BoundedMap<string, SiteState>;
+  readonly #siteRate: number;
+  readonly #siteConcurrency: number;
+  /** Global tokens and slots kept for sites never fetched before. */
+  readonly #tokenReserve: number;
+  readonly #slotReserve: number;
   #inFlight = 0;
   #tokens: number;
   #refilledAtMs: number;
@@ -80,7 +104,14 @@ export class OutboundLimiter {
     this.#s = settings;
     this.#now = now;
     this.#hosts = new BoundedMap(settings.maxHosts, (h) => h.inFlight === 0 && h.waiting.length === 0);
-    this.#sites = new BoundedMap(settings.maxHosts);
+    this.#sites = new BoundedMap(settings.maxHosts, (site) => site.inFlight === 0);
+    this.#siteRate = Math.min(settings.fetchesPerSecond, settings.fetchesPerSitePerSecond ?? Math.max(1, Math.ceil(settings.fetchesPerSecond / 5)));
+    this.#siteConcurrency = Math.min(
+      settings.maxConcurrent,
+      settings.maxConcurrentPerSite ?? Math.max(settings.maxConcurrentPerHost, Math.ceil(settings.maxConcurrent / 4)),
+    );
+    this.#tokenReserve = Math.floor(this.#burst() / 4);
+    this.#slotReserve = Math.floor(settings.maxConcurrent / 4);
     this.#tokens = this.#burst();
     this.#refilledAtMs = now();
   }
@@ -95,7 +126,8 @@ export class OutboundLimiter {
    * host's own slots are taken the exchange waits (at most 16 per host, and no
    * longer than `signal` allows); every other limit answers at once.
    * `trusted` hosts (the operator's allow-list, loopback in development) skip the
-   * failure back-off and the new-host allowance, not the concurrency and rate.
+   * failure back-off and every per-site limit (share, reserve, new-host
+   * allowance), not the global concurrency and rate.
    *
    * @throws BotsigError `ERR_DISCOVERY_LIMITED` (as a rejection) when a limit is
    *   reached or the host is backing off after failures.
@@ -119,18 +151,34 @@ export class OutboundLimiter {
     if (this.#inFlight >= s.maxConcurrent) throw limited(`${s.maxConcurrent} directory fetches are already in flight`);
     this.#refill(now);
     if (this.#tokens < 1) throw limited(`more than ${s.fetchesPerSecond} directory fetches per second`);
-    if (state === undefined && !trusted) {
-      // A host never seen (or forgotten): counted against its site's allowance.
-      const site = siteOf(host);
-      let siteState = this.#sites.get(site);
-      if (siteState === undefined || now - siteState.windowStartMs >= 60_000) {
-        siteState = { windowStartMs: now, newHosts: 0 };
+    let site: SiteState | undefined;
+    if (!trusted) {
+      const name = siteOf(host);
+      site = this.#sites.get(name);
+      if (site === undefined) {
+        site = { windowStartMs: now, newHosts: 0, tokens: this.#siteBurst(), refilledAtMs: now, inFlight: 0 };
+      } else {
+        // A known site leaves the last of the global budget to sites never fetched before.
+        if (this.#inFlight >= s.maxConcurrent - this.#slotReserve) throw limited('the last directory fetch slots are kept for sites never fetched before');
+        if (this.#tokens < 1 + this.#tokenReserve) throw limited('the last of the directory fetch rate is kept for sites never fetched before');
+        this.#refillSite(site, now);
       }
-      if (siteState.newHosts >= s.newHostsPerSitePerMinute) {
-        throw limited(`more than ${s.newHostsPerSitePerMinute} new hosts of one site per minute`);
+      if (site.inFlight >= this.#siteConcurrency) throw limited(`${this.#siteConcurrency} fetches to this site are already in flight`);
+      if (site.tokens < 1) throw limited(`more than ${this.#siteRate} directory fetches per second to one site`);
+      if (state === undefined) {
+        // A host never seen (or forgotten): counted against its site's allowance.
+        if (now - site.windowStartMs >= 60_000) {
+          site.windowStartMs = now;
+          site.newHosts = 0;
+        }
+        if (site.newHosts >= s.newHostsPerSitePerMinute) {
+          throw limited(`more than ${s.newHostsPerSitePerMinute} new hosts of one site per minute`);
+        }
+        site.newHosts++;
       }
-      siteState.newHosts++;
-      this.#sites.set(site, siteState);
+      site.tokens -= 1;
+      site.inFlight++;
+      this.#sites.set(name, site);
     }
     state ??= { inFlight: 0, failures: 0, retryAtMs: 0, waiting: [] };
     this.#hosts.set(host, state);
@@ -138,11 +186,13 @@ export class OutboundLimiter {
     this.#inFlight++;
     state.inFlight++;
     const held = state;
+    const heldSite = site;
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.#inFlight--;
+      if (heldSite !== undefined) heldSite.inFlight--;
       held.inFlight--;
       held.waiting.shift()?.();
     };
@@ -173,11 +223,22 @@ export class OutboundLimiter {
     return Math.max(1, this.#s.fetchesPerSecond * 2);
   }
 
+  #siteBurst(): number {
+    return Math.max(1, this.#siteRate * 2);
+  }
+
   #refill(now: number): void {
     const elapsed = now - this.#refilledAtMs;
     if (elapsed <= 0) return;
     this.#tokens = Math.min(this.#burst(), this.#tokens + (elapsed * this.#s.fetchesPerSecond) / 1000);
     this.#refilledAtMs = now;
+  }
+
+  #refillSite(site: SiteState, now: number): void {
+    const elapsed = now - site.refilledAtMs;
+    if (elapsed <= 0) return;
+    site.tokens = Math.min(this.#siteBurst(), site.tokens + (elapsed * this.#siteRate) / 1000);
+    site.refilledAtMs = now;
   }
 }
 

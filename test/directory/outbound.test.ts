@@ -103,8 +103,11 @@ describe('OutboundLimiter', () => {
     for (let i = 0; i < 10; i++) (await o.admit(`h${i}.example`, false))();
     expect(await code(o.admit('h10.example', false))).toBe('ERR_DISCOVERY_LIMITED');
     clock.advance(1);
-    for (let i = 0; i < 5; i++) (await o.admit(`h${i}.example`, false))();
+    // Five tokens back: sites already fetched take three, the last two are kept for sites never fetched before.
+    for (let i = 0; i < 3; i++) (await o.admit(`h${i}.example`, false))();
     expect(await code(o.admit('h1.example', false))).toBe('ERR_DISCOVERY_LIMITED');
+    for (let i = 0; i < 2; i++) (await o.admit(`k${i}.example`, false))();
+    expect(await code(o.admit('k2.example', false))).toBe('ERR_DISCOVERY_LIMITED');
   });
 
   it('siteOf approximates the registrable domain', () => {

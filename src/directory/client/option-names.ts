@@ -35,6 +35,8 @@ export const LIMIT_NAMES: readonly (keyof DirectoryClientLimits)[] = [
   'maxConcurrent',
   'maxConcurrentPerHost',
   'fetchesPerSecond',
+  'fetchesPerSitePerSecond',
+  'maxConcurrentPerSite',
   'newHostsPerSitePerMinute',
   'hostFailureThreshold',
   'maxHosts',

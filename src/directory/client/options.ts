@@ -27,6 +27,15 @@ export interface DirectoryClientLimits {
   /** Sustained fetches per second, all hosts together (bursts of twice that). Default 20. */
   readonly fetchesPerSecond?: number;
   /**
+   * Sustained fetches per second to the hosts of one site (registrable domain), bursts of
+   * twice that: a stranger minting URLs on hosts it controls spends this share, not the
+   * whole `fetchesPerSecond`. Default: a fifth of `fetchesPerSecond` (4), at least 1.
+   * The operator's own hosts (`allow.hosts`, loopback when allowed) are not counted.
+   */
+  readonly fetchesPerSitePerSecond?: number;
+  /** Fetches in flight at once to the hosts of one site. Default: a quarter of `maxConcurrent` (4), at least `maxConcurrentPerHost`. */
+  readonly maxConcurrentPerSite?: number;
+  /**
    * Hosts never fetched before, per site (registrable domain, approximated) and
    * minute: bounds wildcard-DNS host cycling. Default 16.
    */

@@ -72,6 +72,11 @@ function positiveInt(value: unknown, name: string, fallback: number, max: number
   return value;
 }
 
+/** A limit whose default the outbound limiter derives from the others: left out when not given. */
+function optionalLimit<K extends 'fetchesPerSitePerSecond' | 'maxConcurrentPerSite'>(value: unknown, name: K, max: number): { readonly [P in K]?: number } {
+  return value === undefined ? {} : ({ [name]: positiveInt(value, `limits.${name}`, 1, max) } as { readonly [P in K]?: number });
+}
+
 function seconds(value: unknown, name: string, fallback: number, max: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > max) {
@@ -149,6 +154,8 @@ export function settingsFrom(options: DirectoryClientOptions): Settings {
       maxConcurrent: positiveInt(limits.maxConcurrent, 'limits.maxConcurrent', OUTBOUND_DEFAULTS.maxConcurrent, 10_000),
       maxConcurrentPerHost: positiveInt(limits.maxConcurrentPerHost, 'limits.maxConcurrentPerHost', OUTBOUND_DEFAULTS.maxConcurrentPerHost, 1_000),
       fetchesPerSecond: positiveInt(limits.fetchesPerSecond, 'limits.fetchesPerSecond', OUTBOUND_DEFAULTS.fetchesPerSecond, 100_000),
+      ...optionalLimit(limits.fetchesPerSitePerSecond, 'fetchesPerSitePerSecond', 100_000),
+      ...optionalLimit(limits.maxConcurrentPerSite, 'maxConcurrentPerSite', 10_000),
       newHostsPerSitePerMinute: positiveInt(
         limits.newHostsPerSitePerMinute,
         'limits.newHostsPerSitePerMinute',
