@@ -10,23 +10,29 @@ import type { Clock } from '../core/time';
 import type { DigestAlgorithm } from '../crypto/digest';
 import { importSigningKey } from '../crypto/keys/signing';
 import { isSigningKey } from '../crypto/keys/objects';
-import type { AlgorithmName, Jwk, SigningKey } from '../crypto/types';
+import type { AlgorithmName, Jwk, SigningKey, WebCryptoKey, WebCryptoKeyPair } from '../crypto/types';
 import { parseComponentIdentifier } from '../httpsig/components';
 import { signOptionsFromChallenge } from '../profile/challenge';
 import { applySignatureHeaders, signRequest } from '../profile/sign-request';
+import { checkSignatureAgent } from '../profile/sign/agent-member';
 import type { SignatureAgentInput, SignRequestOptions } from '../profile/types';
 
 /** The shape of `fetch` that botsig calls and returns. */
-export type FetchFunction = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Options of {@link createSignedFetch}. */
 export interface SignedFetchOptions {
   /** The agent's private key: a private JWK, a CryptoKey (pair), or a key from `importSigningKey()`. Imported once. */
-  readonly key: Jwk | CryptoKey | CryptoKeyPair | SigningKey;
+  readonly key: Jwk | WebCryptoKey | WebCryptoKeyPair | SigningKey;
   /** Needed only for RSA JWKs without `alg`. */
   readonly alg?: AlgorithmName;
-  /** Where verifiers find the key directory (SPEC 2.3); sent as `Signature-Agent` and covered. */
-  readonly signatureAgent?: string | SignatureAgentInput;
+  /**
+   * Required: the https URL of the agent's JWK Set, sent as its `Signature-Agent` member
+   * and covered (draft-ietf-webbotauth-httpsig-protocol-01). A bare origin is sent as its
+   * well-known directory URL; `{ url, type: 'directory' }` sends the bare origin as the
+   * earlier drafts did (see `signRequest`).
+   */
+  readonly signatureAgent: string | SignatureAgentInput;
   /** Components covered beyond `@authority` and `Signature-Agent` (e.g. `@method`, `@path`). */
   readonly components?: readonly string[];
   /** Lifetime of each signature (`expires - created`). Default 300. */
@@ -108,6 +114,7 @@ type Body = Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> | null;
 export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
   if (typeof options !== 'object' || options === null) throw new TypeError('createSignedFetch options must be an object');
   if (options.key === undefined || options.key === null || typeof options.key !== 'object') throw new TypeError('options.key is required');
+  checkSignatureAgent(options.signatureAgent);
   if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new TypeError('options.fetch must be a function');
   if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('options.now must be a function');
   const maxRedirects = nonNegativeInteger(options.maxRedirects, DEFAULT_MAX_REDIRECTS, 'maxRedirects');
@@ -125,12 +132,12 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
 
   const keyPromise: Promise<SigningKey> = isSigningKey(options.key)
     ? Promise.resolve(options.key)
-    : importSigningKey(options.key as Jwk | CryptoKey | CryptoKeyPair, options.alg === undefined ? {} : { alg: options.alg });
+    : importSigningKey(options.key as Jwk | WebCryptoKey | WebCryptoKeyPair, options.alg === undefined ? {} : { alg: options.alg });
   // Reported to each caller; never an unhandled rejection when nobody calls.
   keyPromise.catch(() => undefined);
 
   const base: Omit<SignRequestOptions, 'key'> = {
-    ...(options.signatureAgent === undefined ? {} : { signatureAgent: options.signatureAgent }),
+    signatureAgent: options.signatureAgent,
     ...(components === undefined ? {} : { components }),
     ...(options.validitySeconds === undefined ? {} : { validitySeconds: options.validitySeconds }),
     ...(options.now === undefined ? {} : { now: options.now }),

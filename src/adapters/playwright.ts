@@ -7,9 +7,10 @@ import type { Clock } from '../core/time';
 import type { DigestAlgorithm } from '../crypto/digest';
 import { importSigningKey } from '../crypto/keys/signing';
 import { isSigningKey } from '../crypto/keys/objects';
-import type { AlgorithmName, Jwk, SigningKey } from '../crypto/types';
+import type { AlgorithmName, Jwk, SigningKey, WebCryptoKey, WebCryptoKeyPair } from '../crypto/types';
 import { parseComponentIdentifier } from '../httpsig/components';
 import { signRequest } from '../profile/sign-request';
+import { checkSignatureAgent } from '../profile/sign/agent-member';
 import type { SignatureAgentInput, SignRequestOptions } from '../profile/types';
 
 /** The part of a Playwright `Request` that signing reads. */
@@ -45,11 +46,16 @@ export type OriginFilter = readonly string[] | ((url: URL) => boolean);
 /** Options of {@link signBrowserContext}. */
 export interface PlaywrightSigningOptions {
   /** The agent's private key: a private JWK, a CryptoKey (pair), or a key from `importSigningKey()`. Imported once. */
-  readonly key: Jwk | CryptoKey | CryptoKeyPair | SigningKey;
+  readonly key: Jwk | WebCryptoKey | WebCryptoKeyPair | SigningKey;
   /** Needed only for RSA JWKs without `alg`. */
   readonly alg?: AlgorithmName;
-  /** Where verifiers find the key directory (SPEC 2.3); sent as `Signature-Agent` and covered. */
-  readonly signatureAgent?: string | SignatureAgentInput;
+  /**
+   * Required: the https URL of the agent's JWK Set, sent as its `Signature-Agent` member
+   * and covered (draft-ietf-webbotauth-httpsig-protocol-01). A bare origin is sent as its
+   * well-known directory URL; `{ url, type: 'directory' }` sends the bare origin as the
+   * earlier drafts did (see `signRequest`).
+   */
+  readonly signatureAgent: string | SignatureAgentInput;
   /**
    * Sign only requests to these origins (or those the predicate accepts). Default:
    * every `http:`/`https:` request, third-party subresources included.
@@ -173,6 +179,7 @@ export interface PreparedBrowserSigning {
 export function prepareBrowserSigning(options: PlaywrightSigningOptions): Promise<PreparedBrowserSigning> {
   if (typeof options !== 'object' || options === null) throw new TypeError('signing options must be an object');
   if (options.key === undefined || options.key === null || typeof options.key !== 'object') throw new TypeError('options.key is required');
+  checkSignatureAgent(options.signatureAgent);
   if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError('options.onError must be a function');
   if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('options.now must be a function');
   if (options.nonce !== undefined && options.nonce !== false) throw new TypeError('options.nonce can only be false');
@@ -185,7 +192,7 @@ export function prepareBrowserSigning(options: PlaywrightSigningOptions): Promis
   }
   const matches = originMatcher(options.origins);
   const base: Omit<SignRequestOptions, 'key'> = {
-    ...(options.signatureAgent === undefined ? {} : { signatureAgent: options.signatureAgent }),
+    signatureAgent: options.signatureAgent,
     ...(options.components === undefined ? {} : { components: [...options.components] }),
     ...(options.validitySeconds === undefined ? {} : { validitySeconds: options.validitySeconds }),
     ...(options.nonce === false ? { nonce: false as const } : {}),
@@ -195,7 +202,7 @@ export function prepareBrowserSigning(options: PlaywrightSigningOptions): Promis
   };
   const imported = isSigningKey(options.key)
     ? Promise.resolve(options.key)
-    : importSigningKey(options.key as Jwk | CryptoKey | CryptoKeyPair, options.alg === undefined ? {} : { alg: options.alg });
+    : importSigningKey(options.key as Jwk | WebCryptoKey | WebCryptoKeyPair, options.alg === undefined ? {} : { alg: options.alg });
   return imported.then((key) => ({ key, matches, signOptions: { ...base, key } }));
 }
 

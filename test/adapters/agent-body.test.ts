@@ -99,7 +99,7 @@ describe('createSignedFetch({ contentDigest })', () => {
 
   it('a POST carries Content-Digest of its body, covered; the origin that requires it verifies and the route reads the body', async () => {
     const s = await open({ mode: 'enforce', requireContentDigest: ({ method }) => method === 'POST' });
-    const signedFetch = createSignedFetch({ key: pair.privateJwk, contentDigest: 'sha-512' });
+    const signedFetch = createSignedFetch({ key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-512' });
     const response = await signedFetch(s.origin + '/orders', { method: 'POST', body: BODY, headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(200);
     expectMatched(s.seen[0]);
@@ -109,7 +109,7 @@ describe('createSignedFetch({ contentDigest })', () => {
 
   it('a GET goes without Content-Digest; a bodiless POST gets the digest of empty content', async () => {
     const s = await open();
-    const signedFetch = createSignedFetch({ key: pair.privateJwk, contentDigest: 'sha-256' });
+    const signedFetch = createSignedFetch({ key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' });
     await (await signedFetch(s.origin + '/')).text();
     await (await signedFetch(s.origin + '/ping', { method: 'POST' })).text();
     expect(s.seen[0]!.contentDigest).toBeUndefined();
@@ -120,7 +120,7 @@ describe('createSignedFetch({ contentDigest })', () => {
 
   it('a stream body is read whole (bounded) and sent as digested', async () => {
     const s = await open();
-    const signedFetch = createSignedFetch({ key: pair.privateJwk, contentDigest: 'sha-256' });
+    const signedFetch = createSignedFetch({ key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' });
     const parts = [BODY.slice(0, 10), BODY.slice(10)];
     const body = new ReadableStream<Uint8Array>({
       pull(c) {
@@ -141,7 +141,7 @@ describe('createSignedFetch({ contentDigest })', () => {
       if (req.url === '/form') return { status: 303, headers: { location: '/done' } };
       return undefined;
     });
-    const signedFetch = createSignedFetch({ key: pair.privateJwk, contentDigest: 'sha-256' });
+    const signedFetch = createSignedFetch({ key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' });
     await (await signedFetch(s.origin + '/old', { method: 'POST', body: BODY })).text();
     await (await signedFetch(s.origin + '/form', { method: 'POST', body: BODY })).text();
     const paths = s.seen.map((x) => `${x.method} ${x.path}`);
@@ -154,14 +154,14 @@ describe('createSignedFetch({ contentDigest })', () => {
 
   it('a body over maxBodyBytes rejects with ERR_BODY_TOO_LARGE and nothing is sent', async () => {
     const s = await open();
-    const signedFetch = createSignedFetch({ key: pair.privateJwk, contentDigest: 'sha-256', maxBodyBytes: 16 });
+    const signedFetch = createSignedFetch({ key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256', maxBodyBytes: 16 });
     await expect(signedFetch(s.origin + '/orders', { method: 'POST', body: BODY })).rejects.toMatchObject({ code: 'ERR_BODY_TOO_LARGE' });
     expect(s.seen).toEqual([]);
   });
 
   it('without contentDigest: an origin that requires it answers 403 asking for content-digest; the retry computes and covers it', async () => {
     const s = await open({ mode: 'enforce', requireContentDigest: true });
-    const signedFetch = createSignedFetch({ key: pair.privateJwk });
+    const signedFetch = createSignedFetch({ key: pair.privateJwk, signatureAgent: 'https://agent.example' });
     const response = await signedFetch(s.origin + '/orders', { method: 'POST', body: BODY });
     expect(response.status).toBe(200);
     expect(s.seen).toHaveLength(1);
@@ -169,8 +169,10 @@ describe('createSignedFetch({ contentDigest })', () => {
   });
 
   it('checks contentDigest and maxBodyBytes at creation', () => {
-    expect(() => createSignedFetch({ key: pair.privateJwk, contentDigest: 'md5' as 'sha-256' })).toThrow(TypeError);
-    expect(() => createSignedFetch({ key: pair.privateJwk, contentDigest: 'sha-256', maxBodyBytes: -1 })).toThrow(RangeError);
+    expect(() => createSignedFetch({ key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'md5' as 'sha-256' })).toThrow(TypeError);
+    expect(() => createSignedFetch({ key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256', maxBodyBytes: -1 })).toThrow(
+      RangeError,
+    );
   });
 });
 
@@ -197,7 +199,7 @@ describe('Crawlee CheerioCrawler with createSigningHook({ contentDigest })', () 
       });
       const crawler = new CheerioCrawler(
         {
-          preNavigationHooks: [createSigningHook({ key: pair.privateJwk, contentDigest: 'sha-256' })],
+          preNavigationHooks: [createSigningHook({ key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' })],
           maxRequestRetries: 0,
           useSessionPool: false,
           requestHandler({ request }) {
@@ -238,7 +240,7 @@ describeWithChromium('signBrowserContext({ contentDigest }) on a real chromium p
     });
     try {
       const context = await browser.newContext({ serviceWorkers: 'block' });
-      await signBrowserContext(context, { key: pair.privateJwk, origins: [s.origin], contentDigest: 'sha-256' });
+      await signBrowserContext(context, { key: pair.privateJwk, signatureAgent: 'https://agent.example', origins: [s.origin], contentDigest: 'sha-256' });
       const page = await context.newPage();
       await page.goto(`${s.origin}/`);
       const status = await page.evaluate(

@@ -173,7 +173,10 @@ beforeAll(async () => {
 /** Headers of a POST signed with `contentDigest` over `body`. */
 async function signedPost(url: string, body: string): Promise<Record<string, string>> {
   const headers = { 'content-type': 'application/json' };
-  return { ...headers, ...(await signRequest({ method: 'POST', url, headers, body }, { key: pair.privateJwk, contentDigest: 'sha-256' })) };
+  return {
+    ...headers,
+    ...(await signRequest({ method: 'POST', url, headers, body }, { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' })),
+  };
 }
 
 function options(extra: VerifierOptions = {}): VerifierOptions {
@@ -237,7 +240,10 @@ for (const [name, start] of adapters) {
 
     it('requireContentDigest for POST (enforce): a signature without content-digest gets 403 with Accept-Signature asking for it', async () => {
       const url = await at({ mode: 'enforce', requireContentDigest: ({ method }) => method === 'POST' });
-      const headers = { 'content-type': 'application/json', ...(await signRequest({ method: 'POST', url, headers: {} }, { key: pair.privateJwk })) };
+      const headers = {
+        'content-type': 'application/json',
+        ...(await signRequest({ method: 'POST', url, headers: {} }, { key: pair.privateJwk, signatureAgent: 'https://agent.example' })),
+      };
       const refused = await new Promise<{ status: number; acceptSignature: string | undefined }>((resolve, reject) => {
         const req = httpRequest(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(Buffer.byteLength(BODY)) } }, (res) => {
           res.resume();

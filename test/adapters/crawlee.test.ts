@@ -129,7 +129,9 @@ describe('createSigningHook with CheerioCrawler (got-scraping): every request an
       expect(s.result.outcome, `${s.path}: ${JSON.stringify(s.result.error)}`).toBe('verified');
       // One signature per hop: the previous hop's was removed before re-signing.
       expect(s.result.signatures.map((r) => r.label)).toEqual(['sig1']);
-      expect(s.result.signatures[0]!.signatureAgent?.url).toBe(AGENT);
+      expect(s.result.signatures[0]!.signatureAgent?.url, 'the origin is sent as its well-known directory URL').toBe(
+        `${AGENT}/.well-known/http-message-signatures-directory`,
+      );
       const names = s.headerNames.map((n) => n.toLowerCase());
       expect(names).toEqual(expect.arrayContaining(['signature', 'signature-input', 'signature-agent']));
     }
@@ -177,14 +179,18 @@ describe('createSigningHook with CheerioCrawler (got-scraping): every request an
   it('reports an unusable key on navigation (the crawler fails the request, nothing is sent unsigned)', async () => {
     const site = await verifyingSite(() => ({ html: links() }));
     const handled: string[] = [];
-    await crawler({ key: { kty: 'OKP', crv: 'Ed25519', x: 'AAAA', d: 'AAAA' } }, handled).run([`${site.origin}/`]);
+    await crawler({ key: { kty: 'OKP', crv: 'Ed25519', x: 'AAAA', d: 'AAAA' }, signatureAgent: 'https://agent.example' }, handled).run([`${site.origin}/`]);
     expect(handled).toEqual([`failed ${site.origin}/`]);
     expect(site.count()).toBe(0);
   });
 
   it('checks its options when created', () => {
     expect(() => createSigningHook({} as CrawleeSigningOptions)).toThrow(TypeError);
-    expect(() => createSigningHook({ key: privateJwk, origins: ['not a url'] })).toThrow(TypeError);
+    expect(() => createSigningHook({ key: privateJwk, signatureAgent: 'https://agent.example', origins: ['not a url'] })).toThrow(TypeError);
+    expect(() => createSigningHook({ key: privateJwk } as CrawleeSigningOptions)).toThrow(/options\.signatureAgent is required/);
+    expect(() => createSigningHook({ key: privateJwk, signatureAgent: 'https://agent.example/keys#k1' })).toThrow(
+      expect.objectContaining({ code: 'ERR_SIGNATURE_AGENT_INVALID' }),
+    );
   });
 });
 
@@ -232,7 +238,7 @@ describeWithChromium('createSigningHook in a browser crawler (the page path, on 
   });
 
   it('refuses a page without Playwright routing (e.g. Puppeteer)', async () => {
-    const hook = createSigningHook({ key: privateJwk });
+    const hook = createSigningHook({ key: privateJwk, signatureAgent: 'https://agent.example' });
     await expect(hook({ request: { url: 'http://127.0.0.1/' }, page: { setRequestInterception() {} } })).rejects.toThrow(TypeError);
   });
 });

@@ -17,6 +17,8 @@ import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopbac
 import type { LoopbackServer } from '../helpers/loopback';
 
 const AGENT = 'https://crawler.example';
+/** What the agent's origin is sent as (draft -01: its well-known directory URL). */
+const AGENT_SENT = `${AGENT}/.well-known/http-message-signatures-directory`;
 let privateJwk: Jwk;
 let publicJwk: Jwk;
 let otherThumbprint: string;
@@ -90,8 +92,8 @@ describe('createSignedFetch: every request signed (SPEC 5.1)', () => {
       const sig = seen.result.signatures[0]!;
       expect(sig.covered).toEqual(['"@authority"', '"signature-agent";key="sig1"']);
       expect(sig.tag).toBe('web-bot-auth');
-      expect(sig.signatureAgent?.url).toBe(AGENT);
-      expect(seen.headers['signature-agent']).toBe(`sig1="${AGENT}"`);
+      expect(sig.signatureAgent?.url).toBe(AGENT_SENT);
+      expect(seen.headers['signature-agent']).toBe(`sig1="${AGENT_SENT}"`);
     }
     expect(origin.seen[1]!.body).toBe('a=1');
     expect(nonceOf(origin.seen[0]!)).not.toBe(nonceOf(origin.seen[1]!));
@@ -155,6 +157,12 @@ describe('createSignedFetch: every request signed (SPEC 5.1)', () => {
     expect(() => createSignedFetch(options({ validitySeconds: 0 }))).toThrow(RangeError);
     expect(() => createSignedFetch(options({ fetch: 'no' as unknown as typeof fetch }))).toThrow(TypeError);
     expect(() => createSignedFetch(options({ components: ['bad name'] }))).toThrow(expect.objectContaining({ code: 'ERR_COMPONENT_INVALID' }));
+    // Draft -01: every signed request carries Signature-Agent, so the helper needs one from the start.
+    expect(() => createSignedFetch({ key: privateJwk } as SignedFetchOptions)).toThrow(/options\.signatureAgent is required/);
+    expect(() => createSignedFetch(options({ signatureAgent: 'ftp://crawler.example/keys' }))).toThrow(
+      expect.objectContaining({ code: 'ERR_SIGNATURE_AGENT_INVALID' }),
+    );
+    expect(() => createSignedFetch(options({ signatureAgent: { url: AGENT, type: 'cimd' } }))).toThrow(TypeError);
   });
 
   it('honours an aborted signal without sending anything', async () => {
@@ -187,7 +195,7 @@ describe('createSignedFetch: redirects, each hop signed for its own authority (R
       expect(hop.result.outcome, `${hop.path}: ${JSON.stringify(hop.result.error)}`).toBe('verified');
       // The previous hop's signature is gone: one signature, one Signature-Agent member.
       expect(hop.result.signatures.map((s) => s.label)).toEqual(['sig1']);
-      expect(hop.headers['signature-agent']).toBe(`sig1="${AGENT}"`);
+      expect(hop.headers['signature-agent']).toBe(`sig1="${AGENT_SENT}"`);
     }
     expect(new Set(hops.map(nonceOf)).size).toBe(3);
   });

@@ -60,7 +60,7 @@ afterAll(() => close());
 
 describe('an origin signs its answers; the agent proves them with the origin’s own directory', () => {
   const directory = () => new DirectoryClient({ allow: { http: true, loopback: true } });
-  const signedFetch = () => createSignedFetch({ key: agent.privateJwk, contentDigest: 'sha-256' });
+  const signedFetch = () => createSignedFetch({ key: agent.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' });
   const order = JSON.stringify({ sku: 'tea' });
 
   it('the agent’s signed POST is accepted; the answer verifies: key from the origin’s well-known directory, body matched', async () => {

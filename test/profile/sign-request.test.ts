@@ -76,7 +76,7 @@ describe('signRequest profile defaults (SPEC 5.1, 5.2)', () => {
 
   it('signatureAgent: a URL with a path as given; a bare origin as its well-known URL; { url, type } sends no parameter', async () => {
     const { privateJwk } = await keyPair();
-    const sent = async (signatureAgent: Parameters<typeof signRequest>[1]['signatureAgent']) =>
+    const sent = async (signatureAgent: NonNullable<Parameters<typeof signRequest>[1]['signatureAgent']>) =>
       (await signRequest({ url: 'https://example.com/' }, { key: privateJwk, now: at(NOW), signatureAgent }))['signature-agent'];
     expect(await sent('https://agent.example/jwks.json')).toBe('sig1="https://agent.example/jwks.json"');
     expect(await sent('https://agent.example/keys?v=2')).toBe('sig1="https://agent.example/keys?v=2"');

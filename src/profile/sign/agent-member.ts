@@ -67,3 +67,16 @@ export function signatureAgentUrl(agent: unknown): string {
   if (url.includes('#')) throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', 'signatureAgent must not carry a fragment');
   return type === undefined && isBareOrigin(url) ? wellKnownUrlOf(url) : url;
 }
+
+/**
+ * For helpers that sign every request they make (`createSignedFetch`, `signBrowserContext`,
+ * `createSigningHook`): `signatureAgent` is required and checked when the helper is made.
+ *
+ * @throws TypeError when it is missing or malformed; BotsigError `ERR_SIGNATURE_AGENT_INVALID` as {@link signatureAgentUrl}.
+ */
+export function checkSignatureAgent(agent: unknown): void {
+  if (agent === undefined) {
+    throw new TypeError('options.signatureAgent is required: the https URL of your JWK Set, or your origin (its well-known directory is sent)');
+  }
+  signatureAgentUrl(agent);
+}
