@@ -46,7 +46,6 @@ console.log(`1. external key ${key.alg}, keyid ${key.thumbprint} (the private ke
 
 // 2. The directory, built for the static host's authority and served with the fields of _headers.
 const root = mkdtempSync(join(tmpdir(), 'botsig-example-'));
-let staticPort;
 const staticServer = createServer((req, res) => {
   const path = new URL(req.url, 'http://x').pathname;
   // A minimal reading of _headers: a path line, then indented "Name: value" lines.
@@ -68,7 +67,7 @@ const staticServer = createServer((req, res) => {
 });
 servers.push(staticServer);
 await new Promise((resolve) => staticServer.listen(0, '127.0.0.1', resolve));
-staticPort = staticServer.address().port;
+const staticPort = staticServer.address().port;
 const authority = `127.0.0.1:${staticPort}`;
 const built = await buildStaticDirectory({ keys: [key], authority, maxAgeSeconds: 600 });
 mkdirSync(join(root, '.well-known'));
