@@ -2,6 +2,7 @@ import type { BotsigErrorCode } from '../core/errors';
 import type { Diagnostic } from '../core/diagnostics';
 import type { Clock } from '../core/time';
 import type { DigestAlgorithm } from '../crypto/digest';
+import type { HeaderInput } from '../httpsig/message';
 import type { AlgorithmName, Jwk, SigningKey, VerifyingKey, WebCryptoKey, WebCryptoKeyPair } from '../crypto/types';
 import type { SignatureAgentCard } from './card';
 import type { NonceStore } from './nonce-store';
@@ -42,8 +43,9 @@ export type KeySource = 'static' | 'resolver' | 'directory';
  * - `matched`: the content was read and every sha-256 / sha-512 digest in the field matches;
  * - `failed`: a digest does not match (`ERR_DIGEST_MISMATCH`), or the field names no
  *   algorithm botsig checks or is malformed (`ERR_DIGEST_INVALID`): the signature is `invalid`;
- * - `unchecked`: the content was not given (`ERR_BODY_UNAVAILABLE`: the signature stays
- *   `verified` unless `requireContentDigest` applies) or is larger than `maxBodyBytes`
+ * - `unchecked`: the content could not be read (`ERR_BODY_UNAVAILABLE`: the signature is
+ *   `unverified`, or with `headersOnly` stays `verified` unless `requireContentDigest`
+ *   applies) or is larger than `maxBodyBytes`
  *   (`ERR_BODY_TOO_LARGE`: the signature is `unverified`). Never a match.
  */
 export interface ContentDigestCheck {
@@ -83,9 +85,12 @@ export interface SignatureResult {
   /** Covered component identifiers, serialised (`"@authority"`, `"signature-agent";key="sig1"`). */
   readonly covered: readonly string[];
   /**
-   * The agent identifier: the URL the verifier resolved (the well-known URL for a
-   * `directory` member, the normalised value for `jwks_uri`/`cimd`), or the key's
-   * thumbprint when the key came from elsewhere (static keys, a resolver).
+   * The agent identifier (draft-ietf-webbotauth-httpsig-protocol-01, "Identifiers and Trust
+   * Model"): the URL the verifier resolved, normalised (RFC 3986 §6.2.2–6.2.3) with any query
+   * and fragment discarded (a bare origin: its well-known URL); or the key's thumbprint when no
+   * URL can be attributed: static keys, and a resolver's key without a valid directory response
+   * proof for the covered member's URL. An inline key accepted through a certificate chain is
+   * identified by the subject the chain vouches for.
    */
   readonly agent?: string;
   /**
@@ -127,11 +132,38 @@ export interface VerificationResult {
   readonly diagnostics: readonly Diagnostic[];
 }
 
+/**
+ * The directory response that published a key, as someone fetched it: the proof that lets
+ * key material the verifier did not fetch itself be attributed to a URL
+ * (draft-ietf-webbotauth-httpsig-protocol-01, "Redistributed Key Material").
+ */
+export interface DirectoryResponseProof {
+  /** The URL that was fetched: its authority is the signature's `"@authority";req`, and its identifier the URL attributed. */
+  readonly url: string;
+  /** The response's fields, at least `signature`, `signature-input` and `content-digest`. */
+  readonly headers: HeaderInput;
+  /** The response body exactly as served (a string is encoded as UTF-8). */
+  readonly body: Uint8Array | string;
+}
+
 /** A key a resolver hands back: a public JWK or an imported key, and optionally who it belongs to. */
 export interface ResolvedKey {
   readonly key: VerifyingKey | Jwk;
-  /** Agent identifier to report; defaults to the key's thumbprint. */
+  /**
+   * The Signature-Agent URL the key belongs to. A resolver's key is material the verifier did
+   * not fetch itself, so it is attributed to a URL only with a `proof` that verifies (draft -01
+   * "Redistributed Key Material"): without one the result's `agent` is the key's thumbprint and
+   * a diagnostic (`agent-unproven`) says why. With a proof, `agent` may be left out.
+   */
   readonly agent?: string;
+  /**
+   * The directory response that published the key, with its directory response signatures.
+   * The request is attributed to the URL of `proof` (normalised, query dropped) when: that URL is
+   * the one the Signature-Agent member covered by the signature names; a signature tagged
+   * `http-message-signatures-directory` over `"@authority";req` and `content-digest` proves this
+   * key; its `created` is not in the future; and it carries an `expires` that has not passed.
+   */
+  readonly proof?: DirectoryResponseProof;
 }
 
 /** What a {@link KeyResolver} is asked. */
@@ -417,6 +449,18 @@ export interface VerifyRequestOptions {
    * content makes the signature `unverified` (`ERR_BODY_TOO_LARGE`).
    */
   readonly maxBodyBytes?: number;
+  /**
+   * Headers-only verification: when a signature covers `content-digest` but the content
+   * cannot be read (none was given, a body parser or another reader consumed it first, a
+   * `Request` whose body was used), the signature may still be `verified`, with
+   * `contentDigest.status === 'unchecked'` and `ERR_BODY_UNAVAILABLE` there: the digest is
+   * then the agent's word, not a fact, and whatever reads the body later must check it.
+   * For a forward-auth service that never sees bodies. Content that can be read is always
+   * checked, and `requireContentDigest` still demands it.
+   *
+   * Default false (fail closed): such a signature is `unverified` (`ERR_BODY_UNAVAILABLE`).
+   */
+  readonly headersOnly?: boolean;
 }
 
 export interface SignatureAgentInput {

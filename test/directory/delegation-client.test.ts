@@ -16,6 +16,8 @@ import { DirectoryClient } from '../../src/directory/client';
 import type { DirectoryClientKey, DirectoryClientOptions, FetchLike } from '../../src/directory/client';
 import type { DelegationOptions } from '../../src/directory/delegation/types';
 import { createGuardedFetch } from '../../src/node/guarded-fetch';
+import { importSigningKey } from '../../src/crypto/keys/signing';
+import { signMessage } from '../../src/httpsig/sign';
 import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { MemoryNonceStore } from '../../src/stores/nonce-store';
@@ -318,17 +320,39 @@ describe('over TLS on loopback (x5u, and an http AIA URI without allow.http)', (
 // ---------------------------------------------------------------------------
 
 describe('inline data: directories (SPEC 5.5 rule 5, SPEC 2.3)', () => {
+  // An inline data: directory is an earlier draft's member (draft -01 signers send none): the
+  // request is signed at the HTTP Message Signatures level, and verified with typedSignatureAgent.
   async function signedWith(key: AgentKey, agent: string) {
-    const req = { method: 'GET', url: 'https://origin.example/resource', headers: {} as Record<string, string> };
-    applySignatureHeaders(req.headers, await signRequest(req, { key: key.privateJwk, signatureAgent: agent, now: clock.now }));
+    const headers: Record<string, string> = { 'signature-agent': `sig1="${agent}"` };
+    const req = { method: 'GET', url: 'https://origin.example/resource', headers };
+    const signing = await importSigningKey(key.privateJwk);
+    const created = Math.floor(clock.now() / 1000);
+    const signed = await signMessage(req, {
+      key: signing,
+      label: 'sig1',
+      components: ['@authority', '"signature-agent";key="sig1"'],
+      params: { created, expires: created + 300, keyid: signing.thumbprint, tag: 'web-bot-auth' },
+    });
+    headers['signature-input'] = signed.headers['signature-input'];
+    headers.signature = signed.headers.signature;
     return req;
   }
+  const verifyTyped = (req: Parameters<typeof verifyRequest>[0], directory: DirectoryClient) =>
+    verifyRequest(req, { directory, now: clock.now, nonce: { store: new MemoryNonceStore() }, typedSignatureAgent: true });
+
+  it('without typedSignatureAgent an inline data: member is ignored (draft -01: https only)', async () => {
+    const req = await signedWith(pki.key, dataUrl(withX5c(pki.key, pki.leaf, pki.inter)));
+    const result = await verifyRequest(req, { directory: client({ delegation: delegation() }), now: clock.now, nonce: { store: new MemoryNonceStore() } });
+    expect(result.outcome).toBe('unverified');
+    expect(result.signatures[0]?.error?.code).toBe('ERR_SIGNATURE_AGENT_INVALID');
+    expect(result.diagnostics.map((d) => d.code)).toContain('scheme-unsupported');
+  });
 
   it('a key whose x5c chain reaches an anchor verifies end to end; the agent is the subject the anchor vouches for', async () => {
     const rec = loopbackOnly();
     const c = client({ delegation: delegation() }, rec);
     const req = await signedWith(pki.key, dataUrl(withX5c(pki.key, pki.leaf, pki.inter)));
-    const result = await verifyRequest(req, { directory: c, now: clock.now, nonce: { store: new MemoryNonceStore() } });
+    const result = await verifyTyped(req, c);
     expect(result.outcome).toBe('verified');
     expect(result.agent).toBe('https://sub.example.com/');
     expect(result.signatures[0]?.keySource).toBe('directory');
@@ -345,7 +369,7 @@ describe('inline data: directories (SPEC 5.5 rule 5, SPEC 2.3)', () => {
     const leaf = await leafFor(pki.key, pki.inter, { aia: `${http.origin}/ca/inter.cer`, sanDns: 'crawler.example' });
     routes.set('/ca/inter.cer', { type: 'application/pkix-cert', body: pki.inter.der });
     const req = await signedWith(pki.key, dataUrl(withX5c(pki.key, leaf)));
-    const result = await verifyRequest(req, { directory: client({ delegation: delegation() }), now: clock.now, nonce: { store: new MemoryNonceStore() } });
+    const result = await verifyTyped(req, client({ delegation: delegation() }));
     expect(result.outcome).toBe('verified');
     expect(result.agent).toBe('crawler.example');
   });
@@ -364,7 +388,7 @@ describe('inline data: directories (SPEC 5.5 rule 5, SPEC 2.3)', () => {
     ];
     for (const [name, jwk, message] of cases) {
       const req = await signedWith(pki.key, dataUrl(jwk));
-      const result = await verifyRequest(req, { directory: client({ delegation: delegation() }), now: clock.now, nonce: { store: new MemoryNonceStore() } });
+      const result = await verifyTyped(req, client({ delegation: delegation() }));
       expect(result.outcome, name).toBe('unverified');
       expect(result.signatures[0]?.error?.code, name).toBe('ERR_DELEGATION_INVALID');
       expect(result.signatures[0]?.error?.message, name).toMatch(message);

@@ -110,13 +110,21 @@ describe('SPEC 5.4 freshness of a directory response signature (whole seconds, s
     expect(old.proofs.get(a.verifying.thumbprint)).toStrictEqual({ label: 's', created: NOW_S - 10 * 365 * 86400 });
   });
 
-  it('created = now + skew proves the key; one second later does not; skew 0 is honoured', async () => {
+  it('created in the future is refused whatever the skew (draft -01: MUST reject, as a certificate not yet valid); the current second proves the key', async () => {
     const a = await signer();
-    const edge = await signedResponse(BODY, [{ key: a.signing, label: 's', created: NOW_S + 60 }]);
-    expect((await check(BODY, edge, [a.verifying])).proofs.size).toBe(1);
-    expect(codes(await check(BODY, edge, [a.verifying], { clockSkewSeconds: 59 }))).toEqual(['response-signature-created-future']);
+    const ahead = await signedResponse(BODY, [{ key: a.signing, label: 's', created: NOW_S + 1 }]);
+    expect(codes(await check(BODY, ahead, [a.verifying]))).toEqual(['response-signature-created-future']);
+    expect(codes(await check(BODY, ahead, [a.verifying], { clockSkewSeconds: 3600 }))).toEqual(['response-signature-created-future']);
     const current = await signedResponse(BODY, [{ key: a.signing, label: 's', created: NOW_S }]);
     expect((await check(BODY, current, [a.verifying], { clockSkewSeconds: 0 })).proofs.size).toBe(1);
+    expect((await check(BODY, current, [a.verifying])).proofs.size).toBe(1);
+  });
+
+  it('expires = now - skew still proves the key; one second earlier does not (the skew applies to expires)', async () => {
+    const a = await signer();
+    const edge = await signedResponse(BODY, [{ key: a.signing, label: 's', created: NOW_S - 600, expires: NOW_S - 60 }]);
+    expect((await check(BODY, edge, [a.verifying])).proofs.size).toBe(1);
+    expect(codes(await check(BODY, edge, [a.verifying], { clockSkewSeconds: 59 }))).toEqual(['response-signature-expired']);
   });
 
   for (const bad of [Number.NaN, -1, '60' as unknown as number]) {
@@ -323,7 +331,7 @@ describe('SPEC 5.4: each diagnostic says what happened, at which signature', () 
       { level: 'error', code: 'response-signature-created-missing', message: 'has no created parameter; it could be replayed forever', at: S },
     ]);
     expect(await diagnosticsOf(none, { created: NOW_S + 3600 })).toEqual([
-      { level: 'error', code: 'response-signature-created-future', message: 'was created in the future', at: S },
+      { level: 'error', code: 'response-signature-created-future', message: 'was created in the future (draft -01: rejected, no tolerance)', at: S },
     ]);
     expect(await diagnosticsOf(none, { created: NOW_S - 7200, expires: NOW_S - 3600 })).toEqual([
       { level: 'error', code: 'response-signature-expired', message: 'has expired', at: S },

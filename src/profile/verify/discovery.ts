@@ -7,8 +7,9 @@ import { BotsigError } from '../../core/errors';
 import { isVerifyingKey } from '../../crypto/keys/objects';
 import { importVerifyingKeyLazily as importVerifyingKey } from './lazy-parts';
 import type { Jwk, VerifyingKey } from '../../crypto/types';
-import type { SignatureAgentMember } from '../signature-agent';
-import type { DirectoryResolution, ResolvedKey, VerifyRequestOptions } from '../types';
+import { normalizeUrl, stripUrlSuffix } from '../../core/url';
+import { agentIdentifier, type SignatureAgentMember } from '../signature-agent';
+import type { DirectoryResolution, DirectoryResponseProof, ResolvedKey, VerifyRequestOptions } from '../types';
 import { isThenable, type Context, type Deadline, type Found, type MaybePromise } from './state';
 
 /**
@@ -31,8 +32,11 @@ export async function findKey(
     const lookup = { keyid, label, ...(alg === undefined ? {} : { alg }), ...(first === undefined ? {} : { signatureAgent: first }) };
     const resolved = await options.resolveKey(lookup);
     if (resolved !== undefined && resolved !== null) {
-      const { key, agent } = await fromResolved(resolved);
-      if (key.thumbprint === keyid) return { key, agent: agent ?? key.thumbprint, source: 'resolver' };
+      const { key, agent, proof } = await fromResolved(resolved);
+      if (key.thumbprint === keyid) {
+        const url = agent === undefined && proof === undefined ? undefined : await attribute(ctx, key, agent, proof, candidates);
+        return { key, agent: url ?? key.thumbprint, source: 'resolver' };
+      }
     }
   }
   const directory = options.directory;
@@ -196,12 +200,89 @@ function startDeadline(ms: number): Deadline {
   return deadline;
 }
 
-async function fromResolved(resolved: ResolvedKey | VerifyingKey | Jwk): Promise<{ key: VerifyingKey; agent?: string }> {
+async function fromResolved(resolved: ResolvedKey | VerifyingKey | Jwk): Promise<{ key: VerifyingKey; agent?: string; proof?: DirectoryResponseProof }> {
   if (isVerifyingKey(resolved)) return { key: resolved };
   if (typeof resolved === 'object' && 'key' in resolved && !('kty' in resolved)) {
     const r = resolved as ResolvedKey;
     const key = isVerifyingKey(r.key) ? r.key : await importVerifyingKey(r.key);
-    return typeof r.agent === 'string' ? { key, agent: r.agent } : { key };
+    const proof = typeof r.proof === 'object' && r.proof !== null ? r.proof : undefined;
+    return { key, ...(typeof r.agent === 'string' ? { agent: r.agent } : {}), ...(proof === undefined ? {} : { proof }) };
   }
   return { key: await importVerifyingKey(resolved as Jwk) };
+}
+
+/** The identifier of a member, `undefined` for one without a URL (an inline directory) or a value that is not one. */
+function identifierOf(member: SignatureAgentMember): string | undefined {
+  try {
+    return agentIdentifier(member);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The URL a resolver's key may be attributed to, or `undefined` (with an `agent-unproven`
+ * diagnostic saying why): draft -01 "Redistributed Key Material" attributes key material the
+ * verifier did not fetch itself to a Signature-Agent URL only when it carries, for that key, a
+ * valid directory response signature whose `expires` has not passed. The URL must also be the
+ * one the covered member names: the proof binds the key to that URL, not to any URL.
+ */
+async function attribute(
+  ctx: Context,
+  key: VerifyingKey,
+  agent: string | undefined,
+  proof: DirectoryResponseProof | undefined,
+  candidates: readonly SignatureAgentMember[],
+): Promise<string | undefined> {
+  const unproven = (why: string): undefined => {
+    (ctx.diagnostics ??= []).push({
+      level: 'warning',
+      code: 'agent-unproven',
+      message: `the resolver's key is identified by its thumbprint: ${why} (draft-ietf-webbotauth-httpsig-protocol-01, Redistributed Key Material)`,
+    });
+    return undefined;
+  };
+  if (proof === undefined) return unproven('it names an agent without a directory response signature to prove it');
+  if (typeof proof.url !== 'string') return unproven('its proof has no URL');
+  let url: string;
+  try {
+    url = normalizeUrl(stripUrlSuffix(proof.url, true));
+  } catch {
+    return unproven('its proof URL is not an absolute URL');
+  }
+  if (!candidates.some((m) => identifierOf(m) === url))
+    return unproven('its proof is for a URL that the Signature-Agent member this signature covers does not name');
+  if (agent !== undefined && normalizedOrSelf(agent) !== url) return unproven('the agent it names is not the URL of its proof');
+  let check;
+  try {
+    const { checkDirectoryResponse } = await import('./directory-proof');
+    check = await checkDirectoryResponse(
+      { url: proof.url, status: 200, headers: proof.headers, body: proof.body },
+      new Map([[key.thumbprint, key]]),
+      ctx.nowMs,
+      ctx.p.skewSeconds,
+      MAX_PROOF_SIGNATURES,
+    );
+  } catch {
+    return unproven('its proof cannot be read');
+  }
+  const found = check.proofs.get(key.thumbprint);
+  if (found === undefined) {
+    const first = check.diagnostics.find((d) => d.level === 'error') ?? check.diagnostics[0];
+    return unproven(`no valid directory response signature proves the key${first === undefined ? '' : ` (${first.code})`}`);
+  }
+  if (found.expires === undefined) return unproven('the directory response signature has no expires');
+  if (found.expires < Math.floor(ctx.nowMs / 1000)) return unproven('the directory response signature has expired');
+  return url;
+}
+
+/** A proof names one key: a few signatures are plenty (a hostile resolver's response may carry thousands). */
+const MAX_PROOF_SIGNATURES = 8;
+
+function normalizedOrSelf(url: string): string {
+  try {
+    return normalizeUrl(stripUrlSuffix(url, true));
+  } catch {
+    return url;
+  }
 }
