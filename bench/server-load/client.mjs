@@ -19,6 +19,7 @@ const { dist, privateJwk, agentUrl, poolSize, pools: wanted } = config;
 
 const pools = { none: undefined, botsig: undefined, 'web-bot-auth': undefined };
 const agentHeader = `sig1="${agentUrl}"`;
+let botsigAgentHeader;
 const url = `https://${AUTHORITY}${PATH}`;
 let sample;
 
@@ -30,8 +31,11 @@ if (wanted.includes('botsig')) {
   const pool = new Array(poolSize);
   for (let i = 0; i < poolSize; i++) {
     const h = signRequestSync({ method: 'GET', url, headers: BASE_HEADERS }, { key, signatureAgent: agentUrl, validitySeconds: VALIDITY_SECONDS });
-    if (h['signature-agent'] !== agentHeader) throw new Error(`unexpected Signature-Agent ${h['signature-agent']}`);
-    pool[i] = { ...BASE_HEADERS, 'signature-agent': agentHeader, signature: h.signature, 'signature-input': h['signature-input'] };
+    // The Signature-Agent as botsig serialises the agent's URL (the same on every request).
+    botsigAgentHeader ??= h['signature-agent'];
+    if (h['signature-agent'] !== botsigAgentHeader || !botsigAgentHeader.includes(agentUrl))
+      throw new Error(`unexpected Signature-Agent ${h['signature-agent']}`);
+    pool[i] = { ...BASE_HEADERS, 'signature-agent': botsigAgentHeader, signature: h.signature, 'signature-input': h['signature-input'] };
   }
   pools.botsig = pool;
   const message = toHttpMessage({ method: 'GET', url, headers: pool[0] });

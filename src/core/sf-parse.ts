@@ -5,7 +5,7 @@
  * The parser is a single forward scan over char codes (no per-character slicing),
  * linear in the input, because it runs on the structured fields a verifier sees
  * (Signature-Agent, `;sf` and `;key` components, and any Signature-Input the direct
- * reader of `httpsig/fast-fields.ts` leaves to it). Every bare item keeps its lexical
+ * reader of `httpsig/signature-fields-reader.ts` leaves to it). Every bare item keeps its lexical
  * type, so Integer `1` and Decimal `1.0` stay distinct through a round trip.
  */
 import { base64Decode, base64DecodeRange } from './base64';

@@ -98,7 +98,7 @@ export function createSignatureBaseParts(
  *
  * With `idTexts` and `paramsText` (both or neither), the caller holds each identifier
  * and the `@signature-params` value in canonical serialisation (received so, see
- * `fast-fields.ts`, or built so by a signer) and they are used as they are; `params`
+ * `signature-fields-reader.ts`, or built so by a signer) and they are used as they are; `params`
  * is then not read. Otherwise each identifier is serialised (once, for its line and
  * for `@signature-params`) and the value is serialised from them and `params` after
  * the component lines, so errors come in component order, parameters last.

@@ -5,7 +5,7 @@
 import { BotsigError } from '../core/errors';
 import { isToken } from './component-id';
 import type { HttpMessage } from './message';
-import { queryParamValues } from './query-param';
+import { targetQueryParamValues } from './query-param';
 import { messageTarget } from './target-uri';
 
 function requestOnly(message: HttpMessage, name: string): void {
@@ -55,7 +55,7 @@ export function derivedValue(message: HttpMessage, name: string, qname: string |
     case '@query-param': {
       requestOnly(message, name);
       if (qname === undefined) throw new BotsigError('ERR_COMPONENT_INVALID', '@query-param needs a name parameter');
-      const values = queryParamValues(messageTarget(message).query ?? '', qname);
+      const values = targetQueryParamValues(messageTarget(message), qname);
       if (values.length === 0) throw new BotsigError('ERR_COMPONENT_MISSING', 'covered query parameter is absent');
       return values.length === 1 ? values[0]! : values;
     }

@@ -60,9 +60,9 @@ function dictionaryMemberValue(name: string, lines: readonly string[], key: stri
   if (type !== undefined && type !== 'dictionary') {
     throw new BotsigError('ERR_COMPONENT_UNSUPPORTED', `field ${name} is not a Dictionary, key does not apply`);
   }
-  const parsed = structuredOf(longFieldMemo(lines) ?? shortDictionaryMemo(lines), 'dictionary', name, 'Dictionary');
-  // An agent sends the same Signature-Agent on every request and covers the same
-  // member: the last answer is reused while both repeat.
+  const parsed = structuredOf(longFieldMemo(lines) ?? newMemo(lines), 'dictionary', name, 'Dictionary');
+  // Many signatures of one message covering the same member of a long field: the
+  // last answer is reused while the key repeats.
   if (key === parsed.key) return parsed.member;
   const member = (parsed.value as Dictionary).get(key);
   if (member === undefined) throw new BotsigError('ERR_COMPONENT_MISSING', `field ${name} has no member with the covered key`);
@@ -149,14 +149,9 @@ interface FieldMemo {
 
 // Long fields: one memo per lines array, i.e. per field of a message, checked by
 // pointer comparison of its lines (a message's lines array holds the same strings
-// while it is not changed). Short fields are recomputed, except for `;key`: the last
-// short Dictionary is kept, compared by content (bounded by LONG_FIELD), so that the
-// equal Signature-Agent fields of an agent's successive requests share one parse.
+// while it is not changed); the memo goes with the message. Short fields are
+// recomputed for each use.
 const longFields = new WeakMap<readonly string[], FieldMemo>();
-// A cache, module-level on purpose: it serves successive requests (an agent sends the
-// same Signature-Agent on every one), which share nothing else. It is replaced when
-// other lines come, and checked against the lines on every use.
-let shortDictionary: FieldMemo = newMemo([]);
 
 function newMemo(lines: readonly string[]): FieldMemo {
   return { lines: lines.slice(), plain: undefined, bytes: undefined, structured: undefined };
@@ -174,11 +169,6 @@ function longFieldMemo(lines: readonly string[]): FieldMemo | undefined {
     longFields.set(lines, memo);
   }
   return memo;
-}
-
-function shortDictionaryMemo(lines: readonly string[]): FieldMemo {
-  if (!sameLines(shortDictionary.lines, lines)) shortDictionary = newMemo(lines);
-  return shortDictionary;
 }
 
 /** True when `held` and `lines` are equal strings; `held` then takes the strings of `lines` (pointer tests next time). */

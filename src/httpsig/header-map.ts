@@ -61,13 +61,6 @@ export function addFields(map: Map<string, string[]>, source: unknown, what: str
 
 const UPPERCASE = /[A-Z]/;
 
-// A cache, module-level on purpose: the keys of the last record checked, and whether
-// they were all lowercase. A server hands out records with the same keys in the same
-// order request after request, and its keys are internalised strings, so comparing
-// them is comparing pointers; keeping this across requests is what saves the scan.
-let lastKeys: readonly string[] = [];
-let lastLowercase = false;
-
 /**
  * True when every key of `record` is lowercase; checks each value's type
  * (checkFieldValue: addLine's TypeError), so that filling the map later cannot fail.
@@ -75,17 +68,12 @@ let lastLowercase = false;
 function lowercaseRecord(record: Readonly<Record<string, unknown>>): boolean {
   const keys = Object.keys(record);
   const n = keys.length;
-  let same = n === lastKeys.length;
+  let lowercase = true;
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
-    if (same && k !== lastKeys[i]) same = false;
     checkFieldValue(record[k], 'headers');
+    if (lowercase && UPPERCASE.test(k)) lowercase = false;
   }
-  if (same) return lastLowercase;
-  let lowercase = true;
-  for (let i = 0; i < n && lowercase; i++) if (UPPERCASE.test(keys[i]!)) lowercase = false;
-  lastKeys = keys;
-  lastLowercase = lowercase;
   return lowercase;
 }
 

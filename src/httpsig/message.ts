@@ -5,7 +5,7 @@
  * Conversion is cheap on purpose (it runs once per request): header names are
  * lowercased and field lines kept apart, nothing else (the header maps are built in
  * `header-map.ts`). The target URI is parsed only when a derived component needs it,
- * once per URL (`messageTarget`, in `target-uri.ts`, re-exported here).
+ * once per message (`messageTarget`, in `target-uri.ts`, re-exported here).
  */
 import { addFields, LazyFields } from './header-map';
 

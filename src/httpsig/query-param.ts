@@ -3,6 +3,7 @@
  * then percent-encoding of the UTF-8 octets with the form-urlencoded percent-encode
  * set, except that SP is %20 (the RFC's examples), not "+".
  */
+import type { TargetUri } from './target-uri';
 
 // ASCII alphanumeric, "*", "-", ".", "_" are left as they are.
 const FORM_SAFE = new Uint8Array(128);
@@ -15,7 +16,26 @@ const HEX_CODES = new Uint8Array([...'0123456789ABCDEF'].map((ch) => ch.charCode
  * `query` excludes the leading `?`.
  */
 export function queryParamValues(query: string, encodedName: string): string[] {
-  const ranges = queryIndex(query).get(encodedName);
+  return valuesAt(query, queryIndex(query), encodedName);
+}
+
+/**
+ * {@link queryParamValues} of a message's query: `target` is the message's parsed target
+ * URI (`messageTarget`), with which the query's index is kept, so that every
+ * `@query-param` of the message reads the query once.
+ */
+export function targetQueryParamValues(target: TargetUri, encodedName: string): string[] {
+  const query = target.query ?? '';
+  let index = indexes.get(target);
+  if (index === undefined) indexes.set(target, (index = queryIndex(query)));
+  return valuesAt(query, index, encodedName);
+}
+
+// Each target URI's query index, held as long as the target (that is, its message) is.
+const indexes = new WeakMap<TargetUri, Map<string, number[]>>();
+
+function valuesAt(query: string, index: Map<string, number[]>, encodedName: string): string[] {
+  const ranges = index.get(encodedName);
   if (ranges === undefined) return [];
   const out = new Array<string>(ranges.length >> 1);
   for (let i = 0; i < ranges.length; i += 2) {
@@ -26,24 +46,12 @@ export function queryParamValues(query: string, encodedName: string): string[] {
   return out;
 }
 
-// A cache, module-level on purpose: the index of the last query read. It is a function
-// of the query string alone, so every `@query-param` of a message (and of the next
-// request to the same URL) reuses one parse. messageTarget hands out the same string
-// for one message, so the check is a pointer comparison; an equal string from another
-// message takes the place of the old one, so that the next checks are too.
-let lastQuery: string | undefined;
-let lastIndex: Map<string, number[]> = new Map();
-
 /**
  * The query's parameters by re-encoded name: for each, the `[start, end)` offsets of
  * its values in `query`, in order. One scan of the query however many parameters and
  * `@query-param` components there are (RFC 9421 §2.2.8, WHATWG urlencoded parsing).
  */
 function queryIndex(query: string): Map<string, number[]> {
-  if (query === lastQuery) {
-    lastQuery = query;
-    return lastIndex;
-  }
   const index = new Map<string, number[]>();
   const n = query.length;
   let start = 0;
@@ -66,8 +74,6 @@ function queryIndex(query: string): Map<string, number[]> {
     }
     start = end + 1;
   }
-  lastQuery = query;
-  lastIndex = index;
   return index;
 }
 

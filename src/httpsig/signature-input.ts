@@ -2,7 +2,7 @@
  * The Signature-Input and Signature fields (RFC 9421 §4.1, §4.2) and the
  * `@signature-params` value (§2.3): parsing, serialisation, a typed view of the
  * signature parameters, and reading every signature of a message. Received fields in
- * the common canonical shape are read by `fast-fields.ts`; everything else by the
+ * the common canonical shape are read by `signature-fields-reader.ts`; everything else by the
  * general parser.
  */
 import { BotsigError, isBotsigError } from '../core/errors';
@@ -12,7 +12,7 @@ import { serializeParameters } from '../core/sf-serialize';
 import type { Dictionary, Member, Parameters } from '../core/sf-types';
 import { serializeComponentIdentifier } from './component-id';
 import type { ComponentIdentifier } from './component-id';
-import { readReceivedInputs, readReceivedPair, readReceivedSignatures } from './fast-fields';
+import { readReceivedInputs, readReceivedPair, readReceivedSignatures } from './signature-fields-reader';
 import type { HttpMessage } from './message';
 import type { ReceivedSignatureInput, SignatureEntry, SignatureInput, SignatureParams } from './signature-types';
 
@@ -231,7 +231,7 @@ export function readSignatures(message: HttpMessage): Map<string, SignatureEntry
 /**
  * Internal (verification hot path): {@link readSignatures}, with each input a
  * {@link ReceivedSignatureInput}. A Signature-Input in the common canonical shape is
- * read by the direct reader (`fast-fields.ts`), and each input then carries its
+ * read by the direct reader (`signature-fields-reader.ts`), and each input then carries its
  * received text and typed view, so that the base reuses the text instead of
  * serialising the structure again; any other value is read by the general parser,
  * and its inputs carry no text (their base is serialised). Entries, errors included,

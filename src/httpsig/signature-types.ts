@@ -1,7 +1,7 @@
 /**
  * The shapes a signature's metadata takes once read (RFC 9421 §2.3, §4.1, §4.2): shared
  * by the Signature-Input parser and serialiser (`signature-input.ts`), the direct reader
- * of received fields (`fast-fields.ts`) and the signature base (`base.ts`). Types only.
+ * of received fields (`signature-fields-reader.ts`) and the signature base (`base.ts`). Types only.
  */
 import type { BotsigError } from '../core/errors';
 import type { Parameters } from '../core/sf-types';
@@ -17,7 +17,7 @@ export interface SignatureInput {
 
 /**
  * Internal (verification hot path): a {@link SignatureInput} as `readSignaturesWithTexts`
- * gives it. When the direct reader (`fast-fields.ts`) read it, it also carries the text
+ * gives it. When the direct reader (`signature-fields-reader.ts`) read it, it also carries the text
  * it was received in, which that reader accepts only in canonical form, i.e.
  * byte-identical to what serialising the parsed structure gives (RFC 9421 §2.3, §2.5),
  * and the typed view of its parameters. An input the general parser read has neither:

@@ -1,7 +1,7 @@
 /**
  * The target URI of a request (RFC 9421 §2.2.2-§2.2.8): its parts as derived
  * components use them, with the WHATWG URL parser's normalisation, parsed lazily and
- * once per URL.
+ * once per message.
  */
 import { BotsigError } from '../core/errors';
 
@@ -19,16 +19,9 @@ export interface TargetUri {
   readonly href: string;
 }
 
-// A cache, module-level on purpose: the last URL parsed and its parts. The parts are a
-// function of the URL string alone, so the cache is keyed by it: every derived
-// component of one message (and every request to the same URL) reuses the parse, with
-// no per-message WeakMap entry to create.
-let lastUrl: string | undefined;
-let lastTarget: TargetUri | undefined;
-
 /**
  * The parsed target URI of a request message (any object with its `url`, such as an
- * `HttpMessage`), computed once per URL.
+ * `HttpMessage`), computed once per message.
  *
  * @throws BotsigError `ERR_MESSAGE_INVALID` when the message has no URL or it is not an
  *   absolute URI.
@@ -36,19 +29,17 @@ let lastTarget: TargetUri | undefined;
 export function messageTarget(message: { readonly url?: string | undefined }): TargetUri {
   const url = message.url;
   if (url === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message has no target URI');
-  if (url === lastUrl && lastTarget !== undefined) {
-    // An equal string from another message takes the old one's place: the next test
-    // (the next derived component of this message) is then a pointer comparison, not
-    // one more pass over a long URL.
-    lastUrl = url;
-    return lastTarget;
-  }
+  const held = targets.get(message);
+  if (held !== undefined && held.url === url) return held.target;
   const target = parseTargetUri(url);
   if (target === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message target URI is not an absolute URI');
-  lastUrl = url;
-  lastTarget = target;
+  targets.set(message, { url, target });
   return target;
 }
+
+// The parse of each message's URL, held for as long as the message is (every derived
+// component and check of one message reads it), checked against the URL on each use.
+const targets = new WeakMap<object, { readonly url: string; readonly target: TargetUri }>();
 
 // Characters that the WHATWG URL parser leaves untouched in a path or query of an
 // http(s) URL. Anything else sends the input to the full parser.

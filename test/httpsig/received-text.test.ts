@@ -2,7 +2,7 @@
  * The verifier reuses the text a Signature-Input was received in for the signature
  * base when, and only when, that text is what serialising the parsed structure gives
  * (RFC 9421 §2.3, §2.5; RFC 9651 §4.1). One mechanism decides: the direct reader of
- * the common shape (src/httpsig/fast-fields.ts), which accepts canonical text only;
+ * the common shape (src/httpsig/signature-fields-reader.ts), which accepts canonical text only;
  * whatever it refuses is read by the general parser and its base is serialised. These
  * tests hold the direct reader to the general parser and the serialiser, so the
  * shortcut can never change a base.
@@ -13,7 +13,7 @@ import { base64Encode } from '../../src/core/base64';
 import { generateKeyPair } from '../../src/crypto/generate';
 import { createReceivedSignatureBase, createSignatureBase } from '../../src/httpsig/base';
 import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import { readReceivedInputs, readReceivedSignatures } from '../../src/httpsig/fast-fields';
+import { readReceivedInputs, readReceivedSignatures } from '../../src/httpsig/signature-fields-reader';
 import { toHttpMessage } from '../../src/httpsig/message';
 import {
   parseSignature,
@@ -94,7 +94,7 @@ describe('createReceivedSignatureBase gives createSignatureBase (RFC 9421 §2.5)
   }
 });
 
-describe('the direct readers of Signature-Input and Signature (src/httpsig/fast-fields.ts)', () => {
+describe('the direct readers of Signature-Input and Signature (src/httpsig/signature-fields-reader.ts)', () => {
   // Mostly the shape signers write (String components, Integer and String parameters),
   // with some of everything else mixed in.
   const pick = <T>(often: fc.Arbitrary<T>, rarely: fc.Arbitrary<T>) => fc.oneof({ arbitrary: often, weight: 8 }, { arbitrary: rarely, weight: 1 });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { serializeComponentIdentifier } from '../../src/httpsig/components';
 import { parseSignatureInput } from '../../src/httpsig/signature-input';
 import type { ReceivedSignatureInput, SignatureInput } from '../../src/httpsig/signature-input';
-import { readReceivedInputs } from '../../src/httpsig/fast-fields';
+import { readReceivedInputs } from '../../src/httpsig/signature-fields-reader';
 import { parseSignatureAgent } from '../../src/profile/signature-agent';
 import { agentCandidates, checkCoverage, tagRulesOf } from '../../src/profile/verify/checks';
 import type { Context } from '../../src/profile/verify/state';

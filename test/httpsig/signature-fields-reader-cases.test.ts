@@ -1,5 +1,5 @@
 /**
- * Pins for the direct readers of Signature-Input and Signature (src/httpsig/fast-fields.ts)
+ * Pins for the direct readers of Signature-Input and Signature (src/httpsig/signature-fields-reader.ts)
  * that the mutation run showed unpinned (issue 20). The rule they hold: the direct reader
  * answers only what the general Structured Fields parser (RFC 9651 §4.2, via
  * parseSignatureInput / parseSignature, RFC 9421 §4.1 / §4.2) answers, and keeps received
@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { base64Encode } from '../../src/core/base64';
 import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import { readReceivedInputs, readReceivedPair, readReceivedSignatures } from '../../src/httpsig/fast-fields';
+import { readReceivedInputs, readReceivedPair, readReceivedSignatures } from '../../src/httpsig/signature-fields-reader';
 import { parseSignature, parseSignatureInput, serializeSignatureParams, signatureParams } from '../../src/httpsig/signature-input';
 
 function outcome<T>(f: () => T): T | { code: string } {

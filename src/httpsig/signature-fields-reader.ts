@@ -107,30 +107,14 @@ function registeredParam(s: string, start: number): number {
 }
 const KEY_LENGTH: Readonly<Record<number, number>> = { [CREATED]: 7, [EXPIRES]: 7, [KEYID]: 5, [NONCE]: 5, [TAG]: 3, [ALG]: 3 };
 
-/** An inner list of component identifiers as read: its text (from "(" to ")"), shared by every input that repeats it. */
-interface InnerList {
-  readonly text: string;
-  readonly components: readonly ComponentIdentifier[];
-  readonly idTexts: readonly string[];
-}
-
-// A cache, module-level on purpose (the reading is a pure function of the text): the
-// last inner list read. An agent covers the same components in every request, so they
-// are read once and the inputs that repeat the text share the result (the identifier
-// texts frozen, since `covered` hands them out; the components internal, read only).
-let lastList: InnerList | undefined;
-const MAX_REMEMBERED_LIST = 1024;
-
 // Values that repeat request after request come back as the same string objects: the
-// literal for a registered algorithm name or the Web Bot Auth tag, and the last keyid
-// read. Their hashes are computed once, so the lookups that follow (algorithm registry,
-// key map, nonce scope) hash nothing new. A cache of a pure function, like `lastList`.
+// literal for a registered algorithm name or the Web Bot Auth tag. Their hashes are
+// computed once, so the lookups that follow (algorithm registry, nonce scope) hash
+// nothing new. Constants: nothing here remembers a request.
 const KNOWN_STRINGS: readonly string[] = [...ALGORITHMS, 'web-bot-auth'];
-let lastKeyid = '';
 
 // Component names compared and looked up on every request (the profile's checks, the
 // structured-field table): as literals, these comparisons and lookups are by pointer.
-// Only read when an inner list is not the last one.
 const KNOWN_NAMES: readonly string[] = [
   '@authority',
   '@target-uri',
@@ -172,7 +156,7 @@ class DirectInput implements ReceivedSignatureInput {
 
   constructor(
     readonly label: string,
-    // Shared with other inputs of the same text (see `lastList`): read only.
+    // Internal to verification, which only reads them.
     readonly components: ComponentIdentifier[],
     readonly paramsText: string,
     readonly idTexts: string[],
@@ -228,20 +212,6 @@ class InputReader {
   end = 0;
   /** Where the value's first tab is, -1 when it has none. */
   readonly tab: number;
-  /**
-   * Where the last signatureParams() found the values that change from one request to the
-   * next: `created` and `expires` (the Integer), `nonce` (between its DQUOTEs). 0: absent
-   * (no value starts at 0: the label does).
-   */
-  createdAt = 0;
-  createdEnd = 0;
-  expiresAt = 0;
-  expiresEnd = 0;
-  nonceAt = 0;
-  nonceEnd = 0;
-  /** The registered parameters the last signatureParams() read, one bit each. */
-  seen = 0;
-
   constructor(readonly s: string) {
     this.tab = s.indexOf('\t');
   }
@@ -271,27 +241,18 @@ class InputReader {
     if (k < 0 || s.charCodeAt(k) !== 61 || s.charCodeAt(k + 1) !== 40) return undefined;
     const label = s.slice(i, k);
     const open = k + 1;
-    let j: number;
-    let list = lastList;
-    if (list !== undefined && s.slice(open, open + list.text.length) === list.text) {
-      // The inner list read last time: reading it depends on its text alone (it ends at its ")").
-      j = open + list.text.length - 1;
-    } else {
-      list = this.innerList(open);
-      if (list === undefined) return undefined;
-      j = this.end;
-    }
-    const view = this.signatureParams(j + 1);
+    const list = this.innerList(open);
+    if (list === undefined) return undefined;
+    const view = this.signatureParams(this.end + 1);
     if (view === undefined) return undefined;
-    return new DirectInput(label, list.components as ComponentIdentifier[], s.slice(open, this.end), list.idTexts as string[], view);
+    return new DirectInput(label, list.components, s.slice(open, this.end), list.idTexts, view);
   }
 
   /**
-   * The inner list of component identifiers starting at `open` (on "("), shared, and
-   * remembered as the last one read; sets `end` to its ")". `undefined` when it is not
-   * in the shape this reader takes.
+   * The inner list of component identifiers starting at `open` (on "("); sets `end` to
+   * its ")". `undefined` when it is not in the shape this reader takes.
    */
-  innerList(open: number): InnerList | undefined {
+  innerList(open: number): { components: ComponentIdentifier[]; idTexts: string[] } | undefined {
     const s = this.s;
     let j = open + 1;
     const components: ComponentIdentifier[] = [];
@@ -314,9 +275,7 @@ class InputReader {
       }
     }
     this.end = j;
-    const list: InnerList = { text: s.slice(open, j + 1), components, idTexts: Object.freeze(idTexts) };
-    if (list.text.length <= MAX_REMEMBERED_LIST) lastList = list;
-    return list;
+    return { components, idTexts };
   }
 
   /** A canonical Integer starting at `j`; sets `end`. `undefined` when anything else is there. */
@@ -382,34 +341,21 @@ class InputReader {
       if (which === CREATED || which === EXPIRES) {
         const n = this.integer(j);
         if (n === undefined) return undefined;
-        if (which === CREATED) {
-          created = n;
-          this.createdAt = j;
-          this.createdEnd = this.end;
-        } else {
-          expires = n;
-          this.expiresAt = j;
-          this.expiresEnd = this.end;
-        }
+        if (which === CREATED) created = n;
+        else expires = n;
       } else {
         if (s.charCodeAt(j) !== 34) return undefined;
         const e = plainStringEnd(s, j, this.tab);
         if (e < 0) return undefined;
-        if (which === NONCE) {
-          nonce = s.slice(j + 1, e - 1);
-          this.nonceAt = j + 1;
-          this.nonceEnd = e - 1;
-        } else if (which === KEYID) {
-          const v = s.slice(j + 1, e - 1);
-          keyid = v === lastKeyid ? lastKeyid : (lastKeyid = v);
-        } else if (which === TAG) tag = knownString(s, j + 1, e - 1);
+        if (which === NONCE) nonce = s.slice(j + 1, e - 1);
+        else if (which === KEYID) keyid = s.slice(j + 1, e - 1);
+        else if (which === TAG) tag = knownString(s, j + 1, e - 1);
         else alg = knownString(s, j + 1, e - 1);
         this.end = e;
       }
       i = this.end;
     }
     this.end = i;
-    this.seen = seen;
     return paramsView(seen, created, expires, nonce, alg, keyid, tag);
   }
 }
@@ -435,148 +381,6 @@ function paramsView(
   if (tag !== undefined) view.tag = tag;
   return view;
 }
-
-/**
- * The last one-member Signature-Input that readReceivedPair read in full, as its text
- * with the values that change from one request to the next cut out (`created`,
- * `expires`, the nonce). An agent sends the same text request after request but for
- * those values (same label, components, keyid, algorithm and tag), so the next value
- * is read by comparing the texts between them and reading only the values: no scan of
- * the whole value, no reading of keys. A cache of a pure function, like `lastList`:
- * what it answers is what reading in full answers (test/httpsig/fast-fields-cache.test.ts
- * compares the two over generated values).
- */
-interface Shape {
-  readonly length: number;
-  /** The texts between the cut-out values, in order, and where each starts. */
-  readonly fixed: readonly string[];
-  readonly fixedAt: readonly number[];
-  /** Where each cut-out value is (as InputReader records them); 0: absent. */
-  readonly createdAt: number;
-  readonly createdEnd: number;
-  readonly expiresAt: number;
-  readonly expiresEnd: number;
-  readonly nonceAt: number;
-  readonly nonceEnd: number;
-  readonly seen: number;
-  readonly label: string;
-  readonly components: ComponentIdentifier[];
-  readonly idTexts: string[];
-  /** Where the member's text after its label and "=" starts and ends (`paramsText`). */
-  readonly paramsAt: number;
-  readonly paramsEnd: number;
-  readonly alg: string | undefined;
-  readonly keyid: string | undefined;
-  readonly tag: string | undefined;
-}
-let lastShape: Shape | undefined;
-// Longer values are not remembered (the shape keeps slices of the value alive).
-const MAX_REMEMBERED_SHAPE = 1024;
-// The shapes of the last agents, by keyid (a server hears from many agents in turn): at
-// most MAX_SHAPES, the oldest forgotten first. Any shape found is only a candidate: the
-// comparison decides.
-const shapes = new Map<string, Shape>();
-const MAX_SHAPES = 64;
-
-/** The text between `;keyid="` and the next DQUOTE, '' when there is none: where to look for a shape. */
-function keyidText(s: string): string {
-  const at = s.indexOf(';keyid="');
-  if (at < 0) return '';
-  const end = s.indexOf('"', at + 8);
-  return end < 0 ? '' : s.slice(at + 8, end);
-}
-
-function remember(shape: Shape): void {
-  lastShape = shape;
-  const key = shape.keyid ?? '';
-  shapes.delete(key);
-  if (shapes.size >= MAX_SHAPES) shapes.delete(shapes.keys().next().value!);
-  shapes.set(key, shape);
-}
-
-/** Whether `s` has `shape`'s length and its texts between the values. */
-function alike(s: string, shape: Shape): boolean {
-  if (s.length !== shape.length) return false;
-  const fixed = shape.fixed;
-  const at = shape.fixedAt;
-  for (let k = 0; k < fixed.length; k++) {
-    const text = fixed[k]!;
-    const from = at[k]!;
-    if (s.slice(from, from + text.length) !== text) return false;
-  }
-  return true;
-}
-
-// The characters a String holds on the direct path: PLAIN_TEXT without DQUOTE and HTAB.
-const STRING_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-function shapeOf(s: string, reader: InputReader, input: DirectInput): Shape {
-  // The three spans by start; an absent one is [0, 0), which cuts out nothing.
-  let [a0, a1, b0, b1, c0, c1] = [reader.createdAt, reader.createdEnd, reader.expiresAt, reader.expiresEnd, reader.nonceAt, reader.nonceEnd];
-  // Three compare-and-swaps sort three. Two starts are equal only for two absent spans ([0, 0)), which either order cuts the same.
-  if (b0 < a0) [a0, a1, b0, b1] = [b0, b1, a0, a1];
-  if (c0 < b0) [b0, b1, c0, c1] = [c0, c1, b0, b1];
-  if (b0 < a0) [a0, a1, b0, b1] = [b0, b1, a0, a1];
-  const fixed = [s.slice(0, a0), s.slice(a1, b0), s.slice(b1, c0), s.slice(c1)];
-  const fixedAt = [0, a1, b1, c1];
-  const view = input.view;
-  return {
-    length: s.length,
-    fixed,
-    fixedAt,
-    createdAt: reader.createdAt,
-    createdEnd: reader.createdEnd,
-    expiresAt: reader.expiresAt,
-    expiresEnd: reader.expiresEnd,
-    nonceAt: reader.nonceAt,
-    nonceEnd: reader.nonceEnd,
-    seen: reader.seen,
-    label: input.label,
-    components: input.components,
-    idTexts: input.idTexts,
-    paramsAt: reader.end - input.paramsText.length,
-    paramsEnd: reader.end,
-    alg: view.alg,
-    keyid: view.keyid,
-    tag: view.tag,
-  };
-}
-
-/**
- * The one-member Signature-Input `s` read by its likeness to one that readReceivedPair read
- * in full: the last one, or the last one with the same keyid among the last MAX_SHAPES
- * keyids. `undefined` when it is not alike (then it is read in full).
- */
-export function readLikeLast(s: string): DirectInput | undefined {
-  let shape = lastShape;
-  if (shape === undefined || !alike(s, shape)) {
-    const other = shapes.get(keyidText(s));
-    if (other === undefined || other === shape || !alike(s, other)) return undefined;
-    lastShape = shape = other;
-  }
-  let created: number | undefined;
-  let expires: number | undefined;
-  let nonce: string | undefined;
-  if (shape.createdAt > 0 && (created = integerSpan(s, shape.createdAt, shape.createdEnd)) === undefined) return undefined;
-  if (shape.expiresAt > 0 && (expires = integerSpan(s, shape.expiresAt, shape.expiresEnd)) === undefined) return undefined;
-  if (shape.nonceAt > 0) {
-    nonce = s.slice(shape.nonceAt, shape.nonceEnd);
-    if (!STRING_TEXT.test(nonce)) return undefined;
-  }
-  const view = paramsView(shape.seen, created, expires, nonce, shape.alg, shape.keyid, shape.tag);
-  return new DirectInput(shape.label, shape.components, s.slice(shape.paramsAt, shape.paramsEnd), shape.idTexts, view);
-}
-
-/**
- * The canonical Integer that is exactly `s[start, end)`, as the full reader reads it (what
- * follows it is the shape's text, which followed an Integer there and so is no digit);
- * `undefined` otherwise.
- */
-function integerSpan(s: string, start: number, end: number): number | undefined {
-  const value = readInteger(s, start, spanEnd);
-  return spanEnd.end === end ? value : undefined;
-}
-const spanEnd = { end: 0 };
 
 /**
  * Signature-Input in the common canonical shape, each input with its received text
@@ -616,18 +420,14 @@ export function readReceivedSignatures(s: string): Map<string, Uint8Array> | und
  * for anything else, which the caller then reads in full.
  */
 export function readReceivedPair(inputText: string, sigText: string): { input: ReceivedSignatureInput; signature: Uint8Array } | undefined {
-  let input = readLikeLast(inputText);
-  if (input === undefined) {
-    if (!PLAIN_TEXT.test(inputText)) return undefined;
-    const reader = new InputReader(inputText);
-    let i = 0;
-    while (inputText.charCodeAt(i) === 32) i++;
-    input = reader.member(i);
-    if (input === undefined || nextMember(inputText, reader.end) !== inputText.length) return undefined;
-    if (inputText.length <= MAX_REMEMBERED_SHAPE) remember(shapeOf(inputText, reader, input));
-  }
-  const s = sigText;
+  if (!PLAIN_TEXT.test(inputText)) return undefined;
+  const reader = new InputReader(inputText);
   let i = 0;
+  while (inputText.charCodeAt(i) === 32) i++;
+  const input = reader.member(i);
+  if (input === undefined || nextMember(inputText, reader.end) !== inputText.length) return undefined;
+  const s = sigText;
+  i = 0;
   while (s.charCodeAt(i) === 32) i++;
   const label = input.label;
   const k = i + label.length;
