@@ -27,7 +27,8 @@ afterEach(() => {
 async function manySignatures(n: number, urls: (i: number) => string, type = 'jwks_uri', key?: SigningKey): Promise<MessageObject> {
   const sk = key ?? (await importSigningKey((await keyPair()).privateJwk));
   const members: string[] = [];
-  for (let i = 0; i < n; i++) members.push(`m${i}="${urls(i)}";type=${type}`);
+  // Draft -01 members carry no parameter (a JWK Set URL); other types are the earlier drafts' typed form.
+  for (let i = 0; i < n; i++) members.push(type === 'jwks_uri' ? `m${i}="${urls(i)}"` : `m${i}="${urls(i)}";type=${type}`);
   const base: MessageObject = { method: 'GET', url: 'https://origin.example/', headers: { 'signature-agent': members.join(', ') } };
   const inputs: string[] = [];
   const signatures: string[] = [];
@@ -157,7 +158,7 @@ describe('a signature harvested on one site does not verify on another (authorit
   async function signedFor(url: string) {
     const pair = await keyPair();
     const req = { method: 'GET', url, headers: {} as Record<string, string> };
-    applySignatureHeaders(req.headers, await signRequest(req, { key: pair.privateJwk, now: at(NOW) }));
+    applySignatureHeaders(req.headers, await signRequest(req, { key: pair.privateJwk, signatureAgent: 'https://agent.example', now: at(NOW) }));
     return { req, publicJwk: pair.publicJwk };
   }
 
@@ -185,7 +186,16 @@ describe('a signature harvested on one site does not verify on another (authorit
   it('a signature covering @target-uri instead of @authority is held to the same list', async () => {
     const pair = await keyPair();
     const req = { method: 'GET', url: 'https://victim.example/x', headers: {} as Record<string, string> };
-    applySignatureHeaders(req.headers, await signRequest(req, { key: pair.privateJwk, now: at(NOW), components: ['@target-uri'], replaceComponents: true }));
+    applySignatureHeaders(
+      req.headers,
+      await signRequest(req, {
+        key: pair.privateJwk,
+        signatureAgent: 'https://agent.example',
+        now: at(NOW),
+        components: ['@target-uri'],
+        replaceComponents: true,
+      }),
+    );
     const r = await verifyRequest(req, { keys: [pair.publicJwk], now: at(NOW), authorities: ['origin.example'] });
     expect(r.signatures[0]!.error?.code).toBe('ERR_AUTHORITY_NOT_ALLOWED');
   });
@@ -205,7 +215,7 @@ describe('one agent cannot lock every other agent out (nonce flood)', () => {
     const sk = await importSigningKey(flooder.privateJwk);
     const sign = async (key: SigningKey | typeof other.privateJwk) => {
       const req = { method: 'GET', url: 'https://origin.example/', headers: {} as Record<string, string> };
-      applySignatureHeaders(req.headers, await signRequest(req, { key, now: at(NOW), validitySeconds: 86_400 }));
+      applySignatureHeaders(req.headers, await signRequest(req, { signatureAgent: 'https://agent.example', key, now: at(NOW), validitySeconds: 86_400 }));
       return req;
     };
     let accepted = 0;
@@ -236,7 +246,10 @@ describe('nonces: bounded length, state owned by the verifier', () => {
   it('a 15 KB nonce is refused (ERR_NONCE_TOO_LONG) before the store sees it; maxLength is configurable', async () => {
     const pair = await keyPair();
     const req = { method: 'GET', url: 'https://origin.example/', headers: {} as Record<string, string> };
-    applySignatureHeaders(req.headers, await signRequest(req, { key: pair.privateJwk, now: at(NOW), nonce: 'n'.repeat(15_000) }));
+    applySignatureHeaders(
+      req.headers,
+      await signRequest(req, { key: pair.privateJwk, signatureAgent: 'https://agent.example', now: at(NOW), nonce: 'n'.repeat(15_000) }),
+    );
     const calls: unknown[] = [];
     const store = { checkAndRecord: (...a: unknown[]) => (calls.push(a), true) };
     const r = await verifyRequest(req, { keys: [pair.publicJwk], now: at(NOW), nonce: { store } });
@@ -249,7 +262,7 @@ describe('nonces: bounded length, state owned by the verifier', () => {
   it('two verifiers in one process share no nonce store', async () => {
     const pair = await keyPair();
     const req = { method: 'GET', url: 'https://origin.example/', headers: {} as Record<string, string> };
-    applySignatureHeaders(req.headers, await signRequest(req, { key: pair.privateJwk, now: at(NOW) }));
+    applySignatureHeaders(req.headers, await signRequest(req, { key: pair.privateJwk, signatureAgent: 'https://agent.example', now: at(NOW) }));
     const a = createVerifier({ keys: [pair.publicJwk], now: at(NOW) });
     const b = createVerifier({ keys: [pair.publicJwk], now: at(NOW) });
     expect((await a.verify(req)).outcome).toBe('verified');
@@ -260,7 +273,7 @@ describe('nonces: bounded length, state owned by the verifier', () => {
   it('a store that refuses one agent by quota reports ERR_NONCE_QUOTA_EXCEEDED (unverified), not a generic failure', async () => {
     const pair = await keyPair();
     const req = { method: 'GET', url: 'https://origin.example/', headers: {} as Record<string, string> };
-    applySignatureHeaders(req.headers, await signRequest(req, { key: pair.privateJwk, now: at(NOW) }));
+    applySignatureHeaders(req.headers, await signRequest(req, { key: pair.privateJwk, signatureAgent: 'https://agent.example', now: at(NOW) }));
     const store = {
       checkAndRecord: () => {
         throw new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', 'this agent holds its share');

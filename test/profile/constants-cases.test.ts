@@ -22,11 +22,14 @@ describe('the Signature-Agent vocabulary (SPEC 2.3, 4.1)', () => {
     // SPEC 2.3: an inline `data:` directory must have the directory media type (SPEC 2.1 rule 5).
     expect(sa.DIRECTORY_MEDIA_TYPE).toBe('application/http-message-signatures-directory+json');
     const body = Buffer.from('{"keys":[]}').toString('base64');
-    const inline = sa.parseSignatureAgent(`sig1="data:application/http-message-signatures-directory+json;base64,${body}"`);
+    // An earlier draft's member: read with typedSignatureAgent (draft -01 ignores it).
+    const typed = { typedSignatureAgent: true };
+    expect(sa.parseSignatureAgent(`sig1="data:application/http-message-signatures-directory+json;base64,${body}"`).members).toHaveLength(0);
+    const inline = sa.parseSignatureAgent(`sig1="data:application/http-message-signatures-directory+json;base64,${body}"`, typed);
     expect(inline.members).toHaveLength(1);
     expect(inline.members[0]!.inline?.mediaType).toBe('application/http-message-signatures-directory+json');
     expect(new TextDecoder().decode(inline.members[0]!.inline!.body)).toBe('{"keys":[]}');
-    const wrongType = sa.parseSignatureAgent(`sig1="data:application/json;base64,${body}"`);
+    const wrongType = sa.parseSignatureAgent(`sig1="data:application/json;base64,${body}"`, typed);
     expect(wrongType.members).toHaveLength(0);
 
     // SPEC 2.3 `type`: every type botsig supports, in registry order; each round-trips.
@@ -34,7 +37,9 @@ describe('the Signature-Agent vocabulary (SPEC 2.3, 4.1)', () => {
     const urls = { directory: 'https://agent.example', jwks_uri: 'https://agent.example/jwks.json', cimd: 'https://agent.example/card.json' };
     const header = sa.serializeSignatureAgent(sa.SIGNATURE_AGENT_TYPES.map((type, i) => ({ key: `k${i}`, url: urls[type], type })));
     expect(header).toBe('k0="https://agent.example", k1="https://agent.example/jwks.json";type=jwks_uri, k2="https://agent.example/card.json";type=cimd');
-    expect(sa.parseSignatureAgent(header).members.map((m) => m.type)).toEqual(['directory', 'jwks_uri', 'cimd']);
+    expect(sa.parseSignatureAgent(header, typed).members.map((m) => m.type)).toEqual(['directory', 'jwks_uri', 'cimd']);
+    // Draft -01: a member without parameters is a JWK Set URL, whatever its path.
+    expect(sa.parseSignatureAgent('k1="https://agent.example/jwks.json"').members.map((m) => m.type)).toEqual(['jwks_uri']);
   });
 });
 

@@ -104,8 +104,8 @@ describe('one parse per value per options object, handed out frozen', () => {
     expect([(member(a) as { url: string }).url, (member(b) as { url: string }).url]).toEqual(['https://a.example', 'https://c.example']);
   });
 
-  it('an inline directory (data:) is frozen with its member', async () => {
-    const o = await options();
+  it("an inline directory (data:, an earlier draft's member read with typedSignatureAgent) is frozen with its member", async () => {
+    const o = { ...(await options()), typedSignatureAgent: true };
     const req = await withAgent(['"data:application/http-message-signatures-directory+json;base64,e30="']);
     const r = await verifyRequest(req, o);
     const m = member(r) as { inline?: object } | undefined;

@@ -151,14 +151,14 @@ describe('a resolver (resolveKey): what it is asked and which answers count', ()
     }
   });
 
-  it('a VerifyingKey, a JWK, { key } and { key, agent }: verified; agent the thumbprint unless a string agent is given', async () => {
+  it('a VerifyingKey, a JWK, { key } and { key, agent }: verified; agent the thumbprint (a named agent needs a directory response proof, draft -01)', async () => {
     const k = await me();
     for (const [answer, agent] of [
       [k.verifying, k.verifying.thumbprint],
       [k.publicJwk, k.verifying.thumbprint],
       [{ key: k.publicJwk }, k.verifying.thumbprint],
       [{ key: k.verifying }, k.verifying.thumbprint],
-      [{ key: k.publicJwk, agent: 'https://bot.example' }, 'https://bot.example'],
+      [{ key: k.publicJwk, agent: 'https://bot.example' }, k.verifying.thumbprint],
       [{ key: k.publicJwk, agent: 42 }, k.verifying.thumbprint],
       // A JWK that happens to have a member named key is still a JWK.
       [{ ...k.publicJwk, key: 'not a key' }, k.verifying.thumbprint],

@@ -8,6 +8,10 @@ import type { Jwk, VerifyingKey } from '../../src/crypto/types';
 import { parseComponentIdentifier } from '../../src/httpsig/components';
 import type { MessageObject } from '../../src/httpsig/message';
 import { signMessage } from '../../src/httpsig/sign';
+import { createSignatureBaseParts } from '../../src/httpsig/base';
+import { toHttpMessage } from '../../src/httpsig/message';
+import { signBase } from '../../src/crypto/keys/base';
+import { base64Encode } from '../../src/core/base64';
 import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import type { SignRequestOptions, VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
@@ -46,10 +50,26 @@ interface Signed {
 async function signed(
   opts: Partial<SignRequestOptions> & { url?: string; method?: string; headers?: Record<string, string>; noAgent?: boolean } = {},
 ): Promise<Signed> {
-  const { url, method, headers, noAgent, ...rest } = opts;
+  const { url, method, headers, noAgent, signatureAgent, ...rest } = opts;
   const pair = await keyPair();
   const req = { method: method ?? 'GET', url: url ?? 'https://example.com/path/to?q=1', headers: { ...(headers ?? {}) } };
-  const out = await signRequest(req, { key: pair.privateJwk, ...(noAgent ? {} : { signatureAgent: AGENT }), now: at(NOW), ...rest });
+  if (noAgent === true && (rest.tag === undefined || rest.tag === 'web-bot-auth')) {
+    // The signer requires a Signature-Agent for web-bot-auth (draft -01): a request without one is made at the HTTP Message Signatures level.
+    const sk = await importSigningKey(pair.privateJwk);
+    const out = await signMessage(req, {
+      key: sk,
+      label: 'sig1',
+      components: ['@authority'],
+      params: { created: NOW, expires: NOW + 300, keyid: sk.thumbprint, alg: 'ed25519', tag: 'web-bot-auth' },
+    });
+    req.headers['signature-input'] = out.headers['signature-input'];
+    req.headers.signature = out.headers.signature;
+    return { req, publicJwk: pair.publicJwk, vk: await importVerifyingKey(pair.publicJwk) };
+  }
+  // A bare origin is sent as is ({ type: 'directory' }), as deployed agents send it: the verifier's bare-origin dialect resolves it.
+  const agent = signatureAgent ?? AGENT;
+  const sent = typeof agent === 'string' && /^https?:\/\/[^/?#]+\/?$/i.test(agent) ? { url: agent, type: 'directory' as const } : agent;
+  const out = await signRequest(req, { key: pair.privateJwk, ...(noAgent ? {} : { signatureAgent: sent }), now: at(NOW), ...rest });
   applySignatureHeaders(req.headers, out);
   return { req, publicJwk: pair.publicJwk, vk: await importVerifyingKey(pair.publicJwk) };
 }
@@ -388,7 +408,7 @@ describe('algorithms: Ed25519, ECDSA P-256, RSA-PSS; algorithms option', () => {
 });
 
 describe('key resolver (resolveKey)', () => {
-  it('a resolver returning a JWK, a VerifyingKey or { key, agent } verifies; it sees keyid, label, alg and the covered member', async () => {
+  it('a resolver returning a JWK, a VerifyingKey or { key, agent } verifies; it sees keyid, label, alg and the covered member; without a proof the agent is the thumbprint (draft -01)', async () => {
     const s = await signed();
     const lookups: unknown[] = [];
     for (const answer of [s.publicJwk, s.vk, { key: s.publicJwk, agent: 'crawler-42' }]) {
@@ -402,7 +422,9 @@ describe('key resolver (resolveKey)', () => {
       });
       expect(r.outcome).toBe('verified');
       expect(r.signatures[0]!.keySource).toBe('resolver');
-      expect(r.agent).toBe(answer === s.publicJwk || answer === s.vk ? s.vk.thumbprint : 'crawler-42');
+      // Draft -01 "Redistributed Key Material": a named agent without a directory response proof is not attributed.
+      expect(r.agent).toBe(s.vk.thumbprint);
+      expect(r.diagnostics.some((d) => d.code === 'agent-unproven')).toBe(answer !== s.publicJwk && answer !== s.vk);
     }
     expect(lookups[0]).toMatchObject({ keyid: s.vk.thumbprint, label: 'sig1', alg: 'ed25519', signatureAgent: { key: 'sig1', url: AGENT } });
   });
@@ -813,12 +835,8 @@ describe('coverage rules (SPEC 5.1; NOTES "Signing profile")', () => {
     expect(onlyOuter.signatures.map((x) => x.outcome)).toEqual(['unverified', 'verified']);
     expect(onlyOuter.outcome).toBe('verified');
 
-    const partial = await signRequest(inner.req, {
-      key: other.privateJwk,
-      now: at(NOW),
-      signatureAgent: 'https://proxy.example',
-      components: ['"signature";key="sig1"'],
-    });
+    // botsig's signer completes a chain (draft -01), so the incomplete ones are signed by hand here.
+    const partial = await signedExactly(inner.req, other.privateJwk, ['"@authority"', '"signature";key="sig1"']);
     const r1 = await verifyRequest(
       { ...inner.req, headers: { ...inner.req.headers, ...partial } },
       { keys: [inner.publicJwk, other.publicJwk], now: at(NOW), nonce: freshNonce() },
@@ -826,12 +844,7 @@ describe('coverage rules (SPEC 5.1; NOTES "Signing profile")', () => {
     expect(r1.signatures[1]!.error?.code).toBe('ERR_REQUIRED_COMPONENT');
     expect(r1.signatures[1]!.error?.message).toContain('Signature-Input');
 
-    const missing = await signRequest(inner.req, {
-      key: other.privateJwk,
-      now: at(NOW),
-      signatureAgent: 'https://proxy.example',
-      components: coverAll.slice(0, 2),
-    });
+    const missing = await signedExactly(inner.req, other.privateJwk, ['"@authority"', ...coverAll.slice(0, 2)]);
     const r2 = await verifyRequest(
       { ...inner.req, headers: { ...inner.req.headers, ...missing } },
       { keys: [inner.publicJwk, other.publicJwk], now: at(NOW), nonce: freshNonce() },
@@ -840,6 +853,24 @@ describe('coverage rules (SPEC 5.1; NOTES "Signing profile")', () => {
     expect(r2.signatures[1]!.error?.message).toContain('every component');
   });
 });
+
+/** A second signature (sig2) over exactly `components`, as a signer that does not complete chains would send it. */
+async function signedExactly(req: MessageObject, privateJwk: Jwk, components: string[]): Promise<Record<string, string>> {
+  const key = await importSigningKey(privateJwk);
+  const message = toHttpMessage(req);
+  const params = new Map([
+    ['created', sfInteger(NOW)],
+    ['keyid', sfString(key.thumbprint)],
+    ['expires', sfInteger(NOW + 300)],
+    ['tag', sfString('web-bot-auth')],
+  ]);
+  const { base, signatureParams } = createSignatureBaseParts(message, { label: 'sig2', components: components.map(parseComponentIdentifier), params });
+  const headers = req.headers as Record<string, string>;
+  return {
+    'signature-input': `${headers['signature-input']}, sig2=${signatureParams}`,
+    signature: `${headers.signature}, sig2=:${base64Encode(await signBase(key, base))}:`,
+  };
+}
 
 describe('several signatures on one request, each judged on its own (RFC 9421 §4.3)', () => {
   it('one verified + one invalid → verified, with both verdicts in Signature-Input order', async () => {
@@ -898,7 +929,7 @@ describe('several signatures on one request, each judged on its own (RFC 9421 §
   it('a non-web-bot-auth signature is skipped; the other verifies', async () => {
     const first = await signed({ tag: 'some-other-profile', noAgent: true });
     const other = await otherKeyPair();
-    const second = await signRequest(first.req, { key: other.privateJwk, now: at(NOW) });
+    const second = await signRequest(first.req, { key: other.privateJwk, signatureAgent: 'https://agent.example', now: at(NOW) });
     const r = await verifyRequest(
       { ...first.req, headers: { ...first.req.headers, ...second } },
       { keys: [other.publicJwk], now: at(NOW), nonce: freshNonce() },
@@ -912,7 +943,7 @@ describe('several signatures on one request, each judged on its own (RFC 9421 §
 
   it('invalid + skipped → invalid, the request error explains the invalid one', async () => {
     const first = await signed({ tag: 'some-other-profile', noAgent: true });
-    const second = await signRequest(first.req, { key: (await keyPair()).privateJwk, now: at(NOW) });
+    const second = await signRequest(first.req, { signatureAgent: 'https://agent.example', key: (await keyPair()).privateJwk, now: at(NOW) });
     const req = { ...first.req, url: 'https://evil.example/path/to?q=1', headers: { ...first.req.headers, ...second } };
     const r = await verifyRequest(req, opts(first));
     expect(r.outcome).toBe('invalid');

@@ -209,7 +209,7 @@ describe('a verifier built with directory options (its client loaded on first us
 });
 
 describe('DirectoryClient.resolveFresh', () => {
-  const jwksMember = (url: string) => parseSignatureAgent(`sig1="${url}";type=jwks_uri`).members[0]!;
+  const jwksMember = (url: string) => parseSignatureAgent(`sig1="${url}"`).members[0]!;
 
   it('answers only while resolve() would answer from a fresh entry, never fetching', async () => {
     const { c, client, fetched } = await setup(60);
@@ -221,7 +221,7 @@ describe('DirectoryClient.resolveFresh', () => {
     c.t += 61_000;
     expect(client.resolveFresh(m), 'stale').toBeUndefined();
     expect(fetched).toEqual([JWKS_A]);
-    expect(client.resolveFresh(parseSignatureAgent('sig1="data:application/json,{}";type=jwks_uri').members[0] ?? m)).toBeUndefined();
+    expect(client.resolveFresh({ url: 'data:application/json,{}', type: 'jwks_uri', scheme: 'data', index: 0 })).toBeUndefined();
     expect(() => client.resolveFresh({ url: 1 } as never)).toThrow(TypeError);
   });
 
