@@ -2,8 +2,9 @@
  * `botsig rotate`: plans a key switch without a gap (SPEC 2.2 rotation rules):
  * when to publish the next key, when to switch, when the current key retires
  * (its `exp`) and when its private half can be destroyed; with `--write`, puts
- * `nbf` on the next key's JWK file and `exp` on the current one's, which
- * `botsig serve`, `createDirectoryHandler` and `KeyRing` then follow.
+ * `nbf` on the next key's JWK file and `exp` on the current one's: a `KeyRing` then
+ * signs and publishes by them, and `createDirectoryHandler` (`botsig serve`) drops
+ * the current key at its `exp`.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, readFile, rename, unlink, writeFile } from 'node:fs/promises';

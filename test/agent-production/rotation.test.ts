@@ -259,3 +259,28 @@ describe('botsig rotate', () => {
     }
   });
 });
+
+describe('KeyRing with an external key', () => {
+  it('signs with and publishes a key whose private half is elsewhere', async () => {
+    const { externalSigningKey } = await import('../../src/crypto/keys/external');
+    const { importSigningKey } = await import('../../src/crypto/keys/signing');
+    const pair = await generateKeyPair('ecdsa-p256-sha256');
+    const inner = await importSigningKey(pair.privateJwk);
+    const external = await externalSigningKey({ publicJwk: pair.publicJwk, sign: (d) => inner.sign(d) });
+    const next = await generateKeyPair('ed25519');
+    const clock = simulatedClock(T0);
+    const ring = new KeyRing(
+      [
+        { key: external, exp: T0 + 1000 },
+        { key: next.privateJwk, nbf: T0 + 500 },
+      ],
+      { now: clock.now, publishAheadSeconds: 400 },
+    );
+    const handler = ring.directoryHandler({ maxAgeSeconds: 300, authorities: ['agent.example'] });
+    const verifier = cachingVerifier(clock, () => handler);
+    expect(await ring.signingKey()).toBe(external);
+    expect(await verifier.verify(await signedAt(external, clock))).toEqual({ outcome: 'verified', keyid: external.thumbprint });
+    clock.set(T0 + 100);
+    expect(await listed(handler)).toEqual([external.thumbprint, jwkThumbprintSync(next.publicJwk)]);
+  });
+});
