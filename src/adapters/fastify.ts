@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import type { VerificationResult } from '../profile/types';
+import { noteConsumedBody } from '../node/body';
 import { resolveNodeVerifier, toMessage } from '../node/http';
 import { isVerifier, rejectionHeaders, warnIfNoAuthorities } from '../verifier';
 import type { Rejection, Verifier, VerifierOptions } from '../verifier';
@@ -66,7 +67,7 @@ export const botsig: FastifyPluginCallback<FastifyBotsigOptions> = Object.assign
     if (!fastify.hasRequestDecorator('botsig')) fastify.decorateRequest('botsig', undefined);
     fastify.addHook('onRequest', async function botsigHook(request: FastifyRequest, reply: FastifyReply) {
       const { result, challenge } = await verifier.handle(toMessage(request.raw, { trustProxy }));
-      request.botsig = result;
+      request.botsig = noteConsumedBody(request.raw, result, CONSUMED_BY, REGISTER_FIRST);
       if (challenge === undefined) return;
       await sendRejection(reply, challenge);
       return reply;
@@ -79,6 +80,9 @@ export const botsig: FastifyPluginCallback<FastifyBotsigOptions> = Object.assign
     [Symbol.for('fastify.display-name')]: 'botsig',
   },
 );
+
+const CONSUMED_BY = 'an onRequest hook or plugin registered before botsig read request.raw';
+const REGISTER_FIRST = 'register botsig before plugins that read the raw body, or let Fastify parse it after botsig';
 
 async function sendRejection(reply: FastifyReply, rejection: Rejection | Response): Promise<void> {
   if (rejection instanceof Response) {

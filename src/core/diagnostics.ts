@@ -116,7 +116,9 @@ export type DiagnosticCode =
   | 'registry-too-many-lines'
   | 'registry-content-type'
   | 'registry-entry-directory'
-  | 'registry-entry-failed';
+  | 'registry-entry-failed'
+  // Origin adapters (node/body.ts): the request content was read by something mounted before botsig.
+  | 'body-consumed';
 
 /**
  * A finding about untrusted input that does not stop processing: a key dropped

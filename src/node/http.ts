@@ -10,7 +10,7 @@ import type { MessageObject } from '../httpsig/message';
 import type { VerificationResult } from '../profile/types';
 import { createVerifier, forwardedOrigin, isValidAuthority, isVerifier, rejectionHeaders, warnIfNoAuthorities } from '../verifier';
 import type { Rejection, TrustProxy, Verifier, VerifierOptions } from '../verifier';
-import { bodyWasRead, nodeBodyReader } from './body';
+import { bodyWasRead, nodeBodyReader, noteConsumedBody } from './body';
 import { installNodeDefaults } from './defaults';
 
 /** A request as Node's HTTP/1.1 or HTTP/2 (compatibility API) servers hand it out. */
@@ -181,6 +181,9 @@ export function resolveNodeVerifier(verifierOrOptions: Verifier | VerifierOption
   return createNodeVerifier(verifierOrOptions ?? {});
 }
 
+const CONSUMED_BY = 'express.json(), express.raw() or another body parser mounted before it';
+const MOUNT_FIRST = 'mount botsig before body parsers (app.use(botsig()) first), or keep the raw bytes as req.rawBody';
+
 /** A connect-style middleware; without `next` it resolves once the request is judged (and answered, if blocked). */
 export type NodeMiddleware = (req: NodeRequest, res: NodeResponse, next?: (error?: unknown) => void) => Promise<void>;
 
@@ -207,7 +210,7 @@ export function createNodeMiddleware(verifierOrOptions?: Verifier | VerifierOpti
   return async function botsigMiddleware(req, res, next) {
     try {
       const { result, challenge } = await verifier.handle(toMessage(req, messageOptions));
-      req.botsig = result;
+      req.botsig = noteConsumedBody(req, result, CONSUMED_BY, MOUNT_FIRST);
       if (challenge !== undefined) {
         await writeRejection(res, challenge);
         // The route will not read what the digest check left in the request: let it drain, as Node does for unread bodies.

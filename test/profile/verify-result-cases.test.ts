@@ -219,11 +219,14 @@ describe('Content-Digest: content that is not given', () => {
     return add({ method: 'POST', url: 'https://example.com/a', headers }, { label: 'sig1', components: ['@authority', 'content-digest'] });
   }
 
-  it('not required: the signature verifies, its digest unchecked', async () => {
+  it('not required: unverified (fail closed), saying which signature; with headersOnly it verifies, its digest unchecked', async () => {
     const r = await verifyRequest(await covering(), await options());
-    expect(r.outcome).toBe('verified');
-    expect(r.contentDigest?.status).toBe('unchecked');
-    expect(r.signatures[0]!.contentDigest?.error?.code).toBe('ERR_BODY_UNAVAILABLE');
+    expect(r.signatures[0]).toMatchObject({ outcome: 'unverified', error: { code: 'ERR_BODY_UNAVAILABLE' } });
+    expect(r.signatures[0]!.error!.message.startsWith('the Content-Digest covered by signature "sig1" was not checked: ')).toBe(true);
+    const h = await verifyRequest(await covering(), await options({ headersOnly: true }));
+    expect(h.outcome).toBe('verified');
+    expect(h.contentDigest?.status).toBe('unchecked');
+    expect(h.signatures[0]!.contentDigest?.error?.code).toBe('ERR_BODY_UNAVAILABLE');
   });
 
   it('required: unverified, ERR_BODY_UNAVAILABLE, saying which signature', async () => {

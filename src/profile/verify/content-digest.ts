@@ -65,8 +65,9 @@ export function loadContentDigestCheck(): Promise<typeof import('../body/check')
  * and returns the failed result, or `undefined` to go on:
  * - a digest that does not match, or a field botsig cannot check: `invalid`;
  * - content larger than `maxBodyBytes`: `unverified` (`ERR_BODY_TOO_LARGE`);
- * - content not given: `unverified` (`ERR_BODY_UNAVAILABLE`) when `requireContentDigest`
- *   applies, else the signature goes on with `contentDigest.status === 'unchecked'`.
+ * - content that cannot be read: `unverified` (`ERR_BODY_UNAVAILABLE`), fail closed; only
+ *   with `headersOnly` (and `requireContentDigest` not applying) does the signature go on,
+ *   with `contentDigest.status === 'unchecked'`.
  */
 export async function checkCoveredContentDigest(ctx: Context, d: Draft, covered: readonly ComponentIdentifier[]): Promise<SignatureResult | undefined> {
   const check = await loadContentDigestCheck();
@@ -77,7 +78,7 @@ export async function checkCoveredContentDigest(ctx: Context, d: Draft, covered:
   if (result.status === 'failed' && error !== undefined) {
     return fail(d, 'invalid', error.code, `the Content-Digest covered by signature "${d.label}" is not the content's: ${error.message}`);
   }
-  if (result.status === 'unchecked' && error !== undefined && (error.code !== 'ERR_BODY_UNAVAILABLE' || contentDigestRequired(ctx))) {
+  if (result.status === 'unchecked' && error !== undefined && (error.code !== 'ERR_BODY_UNAVAILABLE' || !ctx.p.headersOnly || contentDigestRequired(ctx))) {
     return fail(d, 'unverified', error.code, `the Content-Digest covered by signature "${d.label}" was not checked: ${error.message}`);
   }
   return undefined;

@@ -70,6 +70,7 @@ export const VERIFY_OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
   'verifiedSignatureMemo',
   'requireContentDigest',
   'maxBodyBytes',
+  'headersOnly',
   'profile',
 ];
 /** @internal */
@@ -211,6 +212,7 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     verifiedMemo: prepareVerifiedMemo(options.verifiedSignatureMemo),
     requireContentDigest: checkContentDigestRequirement(options.requireContentDigest),
     maxBodyBytes: checkMaxBodyBytes(options.maxBodyBytes),
+    headersOnly: checkHeadersOnly(options.headersOnly),
     tags: profile.tags,
     profileName: profile.name,
   };
@@ -349,6 +351,13 @@ export function checkContentDigestRequirement(value: unknown): ContentDigestRequ
 export function checkMaxBodyBytes(value: unknown): number {
   if (value === undefined) return DEFAULT_VERIFY_MAX_BODY_BYTES;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new TypeError('options.maxBodyBytes must be a non-negative integer');
+  return value;
+}
+
+/** `headersOnly`: a boolean, default false (a covered digest whose content cannot be read fails). */
+function checkHeadersOnly(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new TypeError('options.headersOnly must be a boolean');
   return value;
 }
 

@@ -89,6 +89,8 @@ export interface Prepared {
   readonly requireContentDigest: ContentDigestRequirement | undefined;
   /** Most bytes of content read to check a covered Content-Digest. */
   readonly maxBodyBytes: number;
+  /** `headersOnly`: a covered digest whose content cannot be read leaves the signature verified (unchecked). */
+  readonly headersOnly: boolean;
   /** Successful verifications of reusable signatures (`verifiedSignatureMemo`); `undefined` when turned off. */
   readonly verifiedMemo: VerifiedMemo | undefined;
   /** `options.profile` by tag; `undefined` for the default (`web-bot-auth` with the options-wide rules). */
