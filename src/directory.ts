@@ -20,6 +20,9 @@ export { MemoryDirectoryCache } from './directory/cache';
 export type { DirectoryCache, DirectoryCacheEntry, MemoryDirectoryCacheOptions } from './directory/cache';
 export { createDirectoryHandler, DEFAULT_DIRECTORY_MAX_AGE_SECONDS, DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS } from './directory/handler';
 export type { DirectoryHandlerKey, DirectoryHandlerKeyEntry, DirectoryHandlerOptions, DirectoryRequestInfo } from './directory/handler';
+export type { ServedRequestInfo } from './directory/serve-document';
+export type { DirectoryMediaTypeKind } from './directory/document/media-type';
+export type { DirectoryResponseInput } from './profile/verify/directory-proof';
 export { parseDirectory, parseDirectorySync, isKeyUsableAt, DEFAULT_MAX_KEYS } from './directory/document/parse';
 export { buildDirectory } from './directory/document/build';
 export { isDirectoryMediaType, directoryMediaTypeKind, LEGACY_DIRECTORY_MEDIA_TYPE } from './directory/document/media-type';
@@ -30,7 +33,7 @@ export { verifyDirectoryResponse, DIRECTORY_RESPONSE_TAG } from './directory/res
 export type { DirectoryResponseCheck, KeyProof, VerifyDirectoryResponseOptions } from './directory/response-signatures';
 export { planKeySwitch, planRotation } from './directory/rotation';
 export { KeyRing } from './directory/key-ring';
-export type { KeyRingDirectoryOptions, KeyRingEntry, KeyRingOptions } from './directory/key-ring';
+export type { KeyRingDirectoryOptions, KeyRingEntry, KeyRingOptions, Slot as KeyRingSlot } from './directory/key-ring';
 export { buildStaticDirectory, caddySnippet, nginxLocation, staticHeadersFile, vercelJson } from './directory/static-host';
 export type { StaticDirectory, StaticDirectoryOptions } from './directory/static-host';
 export type { KeySwitchOptions, KeySwitchPlan, KeySwitchStep, RotationKey, RotationOptions, RotationPlan } from './directory/rotation';

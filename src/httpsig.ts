@@ -44,7 +44,7 @@ export type { ParseRawHttpMessageOptions, RawHttpMessage } from './httpsig/raw';
 export { importSigningKey } from './crypto/keys/signing';
 export { importVerifyingKey } from './crypto/keys/verifying';
 export { keyForAlgorithm } from './crypto/keys/binding';
-export type { AlgorithmName, BoundVerifyingKey, Jwk, SigningKey, VerifyingKey } from './crypto/types';
+export type { AlgorithmName, BoundVerifyingKey, Jwk, SigningKey, VerifyingKey, WebCryptoKey, WebCryptoKeyPair } from './crypto/types';
 
 // Structured Fields (RFC 9651), for building component identifiers and parameters.
 export { innerList, item, sfBinary, sfBoolean, sfDate, sfDecimal, sfDisplayString, sfInteger, sfString, sfToken } from './core/sf-items';

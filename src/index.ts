@@ -31,6 +31,7 @@ export type {
   ParsedSignatureAgent,
   ParseSignatureAgentOptions,
   SignatureAgentMember,
+  SignatureAgentCompat,
   SignatureAgentMemberInput,
   SignatureAgentType,
 } from './profile/signature-agent';
@@ -39,6 +40,7 @@ export type {
   DelegationForm,
   DirectoryResolution,
   DirectoryResolvedKey,
+  DirectoryResponseProof,
   ErrorInfo,
   KeyDelegation,
   KeyDirectory,
@@ -98,7 +100,7 @@ export type { GeneratedKeyPair } from './crypto/generate';
 export { getCryptoProvider, setCryptoProvider } from './crypto/provider';
 export { ALGORITHMS, joseAlgToHttpSig, toAlgorithmName } from './crypto/registry';
 export { isRfc9421TestKey } from './crypto/rfc9421-example-keys';
-export type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, SigningKey, VerifyingKey } from './crypto/types';
+export type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, SigningKey, VerifyingKey, WebCryptoKey, WebCryptoKeyPair } from './crypto/types';
 
 // Accept-Signature (client side) and URLs
 export { parseAcceptSignature } from './httpsig/accept-signature';
@@ -106,6 +108,6 @@ export { normalizeUrl } from './core/url';
 
 // Errors and diagnostics
 export { BotsigError, isBotsigError } from './core/errors';
-export type { BotsigErrorCode } from './core/errors';
+export type { BotsigErrorCode, BotsigErrorOptions } from './core/errors';
 export type { Diagnostic, DiagnosticCode } from './core/diagnostics';
 export type { Clock } from './core/time';

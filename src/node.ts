@@ -14,6 +14,7 @@ export { createGuardedFetch, DEFAULT_GUARDED_FETCH_TIMEOUT_MS } from './node/gua
 export type { GuardedConnect, GuardedConnectTarget, GuardedFetchAllow, GuardedFetchOptions, GuardedLookup } from './node/guarded-fetch';
 export { createNodeMiddleware, createNodeVerifier, toMessage, writeRejection } from './node/http';
 export { nodeBodyReader } from './node/body';
+export type { NodeBodySource } from './node/body';
 export type { NodeMiddleware, NodeRequest, NodeResponse, ToMessageOptions } from './node/http';
 export { installNodeDefaults } from './node/defaults';
 export { toNodeHandler } from './node/directory-server';

@@ -47,7 +47,7 @@ export function thumbprintInput(jwk: Jwk): string {
  * RFC 7638 JWK SHA-256 thumbprint, base64url without padding, computed with the
  * platform's `crypto.subtle`.
  *
- * @throws BotsigError `ERR_KEY_INVALID` (see {@link thumbprintInput}).
+ * @throws BotsigError `ERR_KEY_INVALID` for a JWK without the members its key type's thumbprint hashes.
  * @example
  * await jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' });
  * // 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k' (RFC 8037 §A.3)
@@ -62,7 +62,7 @@ export async function jwkThumbprint(jwk: Jwk): Promise<string> {
 /**
  * The synchronous form of {@link jwkThumbprint}, hashing with botsig's own SHA-256 (`crypto/sha256.ts`).
  *
- * @throws BotsigError `ERR_KEY_INVALID` (see {@link thumbprintInput}).
+ * @throws BotsigError `ERR_KEY_INVALID` for a JWK without the members its key type's thumbprint hashes.
  */
 export function jwkThumbprintSync(jwk: Jwk): string {
   return base64UrlEncode(sha256(utf8(thumbprintInput(jwk))));

@@ -9,6 +9,25 @@ export type AlgorithmName = 'ed25519' | 'ecdsa-p256-sha256' | 'ecdsa-p384-sha384
 /** Every registry name, including the ones botsig recognises and refuses (HMAC). */
 export type RegisteredAlgorithmName = AlgorithmName | 'hmac-sha256';
 
+/**
+ * A WebCrypto key, as far as botsig's signatures need to name one: the DOM library's
+ * `CryptoKey` and Node's `webcrypto.CryptoKey` both fit. Declared structurally so that
+ * botsig's declarations compile without the DOM library.
+ */
+export interface WebCryptoKey {
+  /** `'public'`, `'private'` or `'secret'`. */
+  readonly type: string;
+  readonly extractable: boolean;
+  readonly algorithm: { readonly name: string };
+  readonly usages: readonly string[];
+}
+
+/** A WebCrypto key pair (the DOM library's `CryptoKeyPair`), structurally. */
+export interface WebCryptoKeyPair {
+  readonly privateKey: WebCryptoKey;
+  readonly publicKey: WebCryptoKey;
+}
+
 /** A JSON Web Key (RFC 7517) as found in directories and key files. */
 export interface Jwk {
   kty: string;

@@ -28,7 +28,7 @@ export interface DirectoryCacheEntry {
   readonly url: string;
   /** The response body exactly as received, decoded as UTF-8 (a byte order mark is kept). */
   readonly body: string;
-  /** The fields of {@link CACHED_HEADER_NAMES} that the response had; repeated lines joined with ", ". */
+  /** The header fields a cache entry keeps (`content-type`, `cache-control`, `etag`, `content-digest`, `signature`, …) that the response had; repeated lines joined with ", ". */
   readonly headers: Readonly<Record<string, string>>;
   /** When the request was sent (ms since the epoch). */
   readonly requestedAtMs: number;

@@ -45,7 +45,8 @@ export type KeyRingDirectoryOptions = Omit<DirectoryHandlerOptions, 'keys' | 'no
   readonly clockSkewSeconds?: number;
 };
 
-interface Slot {
+/** One key of a {@link KeyRing} as its rotation plan sees it (`KeyRing.plan()`). */
+export interface Slot {
   readonly entry: KeyRingEntry;
   /** What `planRotation` reads: the bounds and a JWK with any `nbf`/`exp` members. */
   readonly privateJwk: Jwk;

@@ -25,7 +25,7 @@ export interface RotationOptions {
   /**
    * How long before its `nbf` a key is published. It should be at least the
    * directory's `Cache-Control: max-age`, so that every verifier's cached copy
-   * has the key before the first signature with it. Default {@link DEFAULT_PUBLISH_AHEAD_SECONDS}.
+   * has the key before the first signature with it. Default 86,400 (one day).
    */
   readonly publishAheadSeconds?: number;
 }

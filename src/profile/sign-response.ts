@@ -11,7 +11,7 @@ import type { Clock } from '../core/time';
 import type { DigestAlgorithm } from '../crypto/digest';
 import { importSigningKey } from '../crypto/keys/signing';
 import { isSigningKey } from '../crypto/keys/objects';
-import type { AlgorithmName, Jwk, SigningKey } from '../crypto/types';
+import type { AlgorithmName, Jwk, SigningKey, WebCryptoKey, WebCryptoKeyPair } from '../crypto/types';
 import type { ComponentIdentifier } from '../httpsig/components';
 import { isHttpMessage, toHttpMessage } from '../httpsig/message';
 import type { HttpMessage, MessageInput } from '../httpsig/message';
@@ -25,7 +25,7 @@ const DEFAULT_VALIDITY_SECONDS = 300;
 /** Options of {@link signResponse}. */
 export interface SignResponseOptions {
   /** The origin's private key: a private JWK, a CryptoKey (pair), or a key from `importSigningKey()`. */
-  readonly key: Jwk | CryptoKey | CryptoKeyPair | SigningKey;
+  readonly key: Jwk | WebCryptoKey | WebCryptoKeyPair | SigningKey;
   /** Needed only for RSA JWKs without `alg`. */
   readonly alg?: AlgorithmName;
   /** The request this response answers: its components are covered with `;req` (RFC 9421 §2.4). */

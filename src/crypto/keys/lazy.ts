@@ -7,7 +7,7 @@
  */
 import type { ExternalSigningKeyOptions } from './external';
 import type { ImportKeyOptions } from './material';
-import type { Jwk, SigningKey, VerifyingKey } from '../types';
+import type { Jwk, SigningKey, VerifyingKey, WebCryptoKey, WebCryptoKeyPair } from '../types';
 
 /**
  * Imports a private key for signing (RFC 9421 §3.1): a private JWK, a `CryptoKeyPair`, an
@@ -21,7 +21,7 @@ import type { Jwk, SigningKey, VerifyingKey } from '../types';
  * @example
  * const key = await importSigningKey(privateJwk);
  */
-export async function importSigningKey(key: Jwk | CryptoKey | CryptoKeyPair | SigningKey, options?: ImportKeyOptions): Promise<SigningKey> {
+export async function importSigningKey(key: Jwk | WebCryptoKey | WebCryptoKeyPair | SigningKey, options?: ImportKeyOptions): Promise<SigningKey> {
   const { importSigningKey: load } = await import('./signing');
   return load(key, options);
 }
@@ -37,7 +37,7 @@ export async function importSigningKey(key: Jwk | CryptoKey | CryptoKeyPair | Si
  * @example
  * const key = await importVerifyingKey(publicJwk);
  */
-export async function importVerifyingKey(key: Jwk | CryptoKey | VerifyingKey, options?: ImportKeyOptions): Promise<VerifyingKey> {
+export async function importVerifyingKey(key: Jwk | WebCryptoKey | VerifyingKey, options?: ImportKeyOptions): Promise<VerifyingKey> {
   const { importVerifyingKey: load } = await import('./verifying');
   return load(key, options);
 }

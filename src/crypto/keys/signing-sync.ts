@@ -19,7 +19,7 @@ import { isSigningKey, makeSigningKey } from './objects';
  *
  * @throws BotsigError `ERR_CRYPTO_UNSUPPORTED` for anything but Ed25519 keys,
  *   `ERR_KEY_INVALID` for bad or mismatched `x`/`d`, `ERR_ALG_MISMATCH`,
- *   `ERR_ALG_NOT_ALLOWED`, `ERR_ALG_UNKNOWN` (see {@link importVerifyingKey}).
+ *   `ERR_ALG_NOT_ALLOWED`, `ERR_ALG_UNKNOWN` (as `importVerifyingKey` does).
  * @throws TypeError when `jwk` is not an object.
  * @example
  * const key = importSigningKeySync(ed25519PrivateJwk);

@@ -8,7 +8,7 @@ import { BotsigError } from '../../core/errors';
 import { getCryptoProvider } from '../provider';
 import { algorithmForJwk, algorithmFromWebCryptoKey } from '../registry';
 import { jwkThumbprintSync } from '../thumbprint';
-import type { AlgorithmName, Jwk, SigningKey } from '../types';
+import type { AlgorithmName, Jwk, SigningKey, WebCryptoKey, WebCryptoKeyPair } from '../types';
 import { webCryptoSigner, webCryptoVerifier } from '../webcrypto';
 import { forgetIfSame, keyCache, sameSnapshot, snapshot } from './cache';
 import { cryptoKeyAlgorithm, exportJwk, isCryptoKey, isCryptoKeyPair, publicFromExported } from './crypto-key';
@@ -47,7 +47,7 @@ import { isSigningKey, makeSigningKey, toPlainBytes } from './objects';
  * const key = await importSigningKey(privateJwk);
  * const signature = await key.sign(new TextEncoder().encode(base));
  */
-export async function importSigningKey(key: Jwk | CryptoKey | CryptoKeyPair | SigningKey, options?: ImportKeyOptions): Promise<SigningKey> {
+export async function importSigningKey(key: Jwk | WebCryptoKey | WebCryptoKeyPair | SigningKey, options?: ImportKeyOptions): Promise<SigningKey> {
   if (typeof key !== 'object' || key === null) throw new TypeError('key must be a JWK, a CryptoKey, a CryptoKeyPair or a SigningKey');
   const opts = checkOptions(options);
   if (isSigningKey(key)) {

@@ -6,7 +6,7 @@ import { BotsigError } from '../../core/errors';
 import { getCryptoProvider } from '../provider';
 import { ALGORITHMS, algorithmForJwk, jwkFitsAlgorithm } from '../registry';
 import { jwkThumbprintSync } from '../thumbprint';
-import type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, VerifyingKey } from '../types';
+import type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, VerifyingKey, WebCryptoKey } from '../types';
 import { webCryptoVerifier } from '../webcrypto';
 import { keyForAlgorithm, makeUnboundKey } from './binding';
 import { forgetIfSame, keyCache, sameSnapshot, snapshot, type ImportedVerify, type ProviderCache } from './cache';
@@ -39,7 +39,7 @@ import { isVerifyingKey, makeVerifyingKey } from './objects';
  * const key = await importVerifyingKey({ kty: 'OKP', crv: 'Ed25519', x: '…' });
  * const ok = await key.verify(base, signature);
  */
-export async function importVerifyingKey(key: Jwk | CryptoKey | VerifyingKey, options?: ImportKeyOptions): Promise<VerifyingKey> {
+export async function importVerifyingKey(key: Jwk | WebCryptoKey | VerifyingKey, options?: ImportKeyOptions): Promise<VerifyingKey> {
   if (typeof key !== 'object' || key === null) throw new TypeError('key must be a JWK, a CryptoKey or a VerifyingKey');
   const opts = checkOptions(options);
   if (isVerifyingKey(key)) {

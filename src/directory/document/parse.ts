@@ -33,7 +33,7 @@ export interface ParsedDirectory {
 }
 
 export interface ParseDirectoryOptions {
-  /** Where the document was fetched from. The well-known URI (see {@link isWellKnownUrl}) makes `kid` checks strict when `source` is not given. */
+  /** Where the document was fetched from. The well-known URI (`/.well-known/http-message-signatures-directory`) makes `kid` checks strict when `source` is not given. */
   readonly url?: string;
   /**
    * `well-known` and `inline` (a `data:` member of type `directory`) require

@@ -89,7 +89,7 @@ function limit(value: unknown, name: string, fallback: number, allowInfinity: bo
  * rule 5: a global store): a nonce accepted by one verifier is refused by all,
  * and one agent cannot hold more than `maxEntriesPerScope` nonces fleet-wide.
  *
- * One atomic script per check ({@link NONCE_SCRIPT}, sent as `EVALSHA`) on the
+ * One atomic script per check (a Lua script, sent as `EVALSHA`) on the
  * scope's sorted set `<prefix>{<sha256(scope)>}` (members: nonces; scores: their
  * expiries): expired members are removed; a member already there is a replay
  * (`false`); a scope already holding `maxEntriesPerScope` unexpired nonces gets
