@@ -63,7 +63,7 @@ describe('requests: POST with content-digest', () => {
         headers,
         await signRequest(
           { method: 'POST', url: URL_, headers, body: BODY },
-          { key: agent.pair.privateJwk, contentDigest: alg, components: ['@method', '@path'] },
+          { key: agent.pair.privateJwk, signatureAgent: 'https://agent.example/jwks.json', contentDigest: alg, components: ['@method', '@path'] },
         ),
       );
       expect(headers['content-digest']).toBe(oracleDigest(BODY, alg));

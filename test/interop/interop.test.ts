@@ -32,11 +32,13 @@ import { verifyRequest } from '../../src/profile/verify-request';
 import { MemoryNonceStore } from '../../src/stores/nonce-store';
 
 const AGENT = 'https://crawler.example';
+/** What botsig sends for that origin (draft -01: a member is the JWK Set URL, fetched as sent). */
+const AGENT_SENT = `${AGENT}/.well-known/http-message-signatures-directory`;
 const URL_ = 'https://origin.example/articles/42?page=2';
 const BODY = '{"query":"botsig interop"}';
 const subtle = webcrypto.subtle;
 
-type PlainRequest = { method: string; url: string; headers: Record<string, string> };
+type PlainRequest = { method: string; url: string; headers: Record<string, string>; body?: string };
 
 interface Keys {
   privateJwk: Jwk;
@@ -85,6 +87,7 @@ function postRequest(headers: Record<string, string> = {}): PlainRequest {
     method: 'POST',
     url: URL_,
     headers: { 'user-agent': 'ExampleBot/1.0 (+https://crawler.example/bot)', 'content-type': 'application/json', 'content-digest': contentDigest, ...headers },
+    body: BODY,
   };
 }
 
@@ -132,7 +135,7 @@ async function signedByBotsig(variant: 'profile' | 'extended'): Promise<PlainReq
   const signed = withHeaders(req, { ...headers });
   // What the peers are asked to check is what botsig claims to have signed.
   expect(signed.headers['signature-input']).toContain(`sig1=(${COVERED[variant].join(' ')});created=`);
-  expect(signed.headers['signature-agent']).toBe(`sig1="${AGENT}"`);
+  expect(signed.headers['signature-agent']).toBe(`sig1="${AGENT_SENT}"`);
   return signed;
 }
 

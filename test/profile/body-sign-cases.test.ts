@@ -47,9 +47,17 @@ describe('option checks say what is wrong', () => {
 
   it('maxBodyBytes: 0 signs empty content and refuses any other', async () => {
     const key = (await keyPair()).privateJwk;
-    const empty = await signRequest({ method: 'POST', url: URL_, headers: {}, body: '' }, { key, contentDigest: 'sha-256', maxBodyBytes: 0 });
+    const empty = await signRequest(
+      { method: 'POST', url: URL_, headers: {}, body: '' },
+      { signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256', maxBodyBytes: 0 },
+    );
     expect(empty['content-digest']).toBe(await createContentDigest(''));
-    await expect(signRequest({ method: 'POST', url: URL_, headers: {}, body: 'x' }, { key, contentDigest: 'sha-256', maxBodyBytes: 0 })).rejects.toMatchObject({
+    await expect(
+      signRequest(
+        { method: 'POST', url: URL_, headers: {}, body: 'x' },
+        { signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256', maxBodyBytes: 0 },
+      ),
+    ).rejects.toMatchObject({
       code: 'ERR_BODY_TOO_LARGE',
     });
   });
@@ -58,10 +66,16 @@ describe('option checks say what is wrong', () => {
     expect(DEFAULT_SIGN_MAX_BODY_BYTES).toBe(16 * 1024 * 1024);
     const exact = new Uint8Array(DEFAULT_SIGN_MAX_BODY_BYTES);
     const key = (await keyPair()).privateJwk;
-    const signed = await signRequest({ method: 'POST', url: URL_, headers: {}, body: exact }, { key, contentDigest: 'sha-256' });
+    const signed = await signRequest(
+      { method: 'POST', url: URL_, headers: {}, body: exact },
+      { signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256' },
+    );
     expect(signed['content-digest']).toBe(await createContentDigest(exact));
     await expect(
-      signRequest({ method: 'POST', url: URL_, headers: {}, body: new Uint8Array(DEFAULT_SIGN_MAX_BODY_BYTES + 1) }, { key, contentDigest: 'sha-256' }),
+      signRequest(
+        { method: 'POST', url: URL_, headers: {}, body: new Uint8Array(DEFAULT_SIGN_MAX_BODY_BYTES + 1) },
+        { signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256' },
+      ),
     ).rejects.toMatchObject({ code: 'ERR_BODY_TOO_LARGE' });
   });
 });

@@ -36,7 +36,7 @@ async function text(body: unknown): Promise<string> {
 
 async function sign(message: MessageObject | Request, extra: Partial<SignRequestOptions> = {}): Promise<Record<string, string>> {
   const pair = await keyPair();
-  const headers = await signRequest(message, { key: pair.privateJwk, contentDigest: 'sha-256', ...extra });
+  const headers = await signRequest(message, { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256', ...extra });
   return { ...headers };
 }
 
@@ -50,7 +50,13 @@ type Body = Exclude<MessageObject['body'], undefined>;
 
 async function signedPost(body: Body, alg: DigestAlgorithm = 'sha-256'): Promise<{ headers: Record<string, string> }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  applySignatureHeaders(headers, await signRequest({ method: 'POST', url: URL_, headers, body }, { key: (await keyPair()).privateJwk, contentDigest: alg }));
+  applySignatureHeaders(
+    headers,
+    await signRequest(
+      { method: 'POST', url: URL_, headers, body },
+      { signatureAgent: 'https://agent.example', key: (await keyPair()).privateJwk, contentDigest: alg },
+    ),
+  );
   return { headers };
 }
 
@@ -86,7 +92,7 @@ describe('signRequest({ contentDigest }): every body form, both algorithms, roun
         headers: { 'content-type': 'application/json' },
         duplex: 'half',
       } as RequestInit);
-      const headers = await signRequest(request, { key: (await keyPair()).privateJwk, contentDigest: alg });
+      const headers = await signRequest(request, { signatureAgent: 'https://agent.example', key: (await keyPair()).privateJwk, contentDigest: alg });
       expect(request.bodyUsed).toBe(false);
       applySignatureHeaders(request, headers);
       const result = await verify(request);
@@ -124,7 +130,7 @@ describe('signRequest({ contentDigest }): every body form, both algorithms, roun
     );
     let called = false;
     const pair = await keyPair();
-    const a = await signRequest({ method: 'POST', url: URL_, headers: {}, body }, { key: pair.privateJwk });
+    const a = await signRequest({ method: 'POST', url: URL_, headers: {}, body }, { key: pair.privateJwk, signatureAgent: 'https://agent.example' });
     const b = await signRequest(
       {
         method: 'POST',
@@ -135,7 +141,7 @@ describe('signRequest({ contentDigest }): every body form, both algorithms, roun
           return '';
         },
       },
-      { key: pair.privateJwk },
+      { key: pair.privateJwk, signatureAgent: 'https://agent.example' },
     );
     expect(pulled).toBe(false);
     expect(called).toBe(false);
@@ -212,10 +218,16 @@ describe('signRequest({ contentDigest }): every body form, both algorithms, roun
   it('misuse is a TypeError / RangeError: an unknown algorithm, a bad cap, a frozen object with a stream body', async () => {
     const pair = await keyPair();
     const m = { method: 'POST', url: URL_, headers: {}, body: BODY };
-    await expect(signRequest(m, { key: pair.privateJwk, contentDigest: 'md5' as DigestAlgorithm })).rejects.toBeInstanceOf(TypeError);
-    await expect(signRequest(m, { key: pair.privateJwk, contentDigest: 'sha-256', maxBodyBytes: -1 })).rejects.toBeInstanceOf(RangeError);
+    await expect(
+      signRequest(m, { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'md5' as DigestAlgorithm }),
+    ).rejects.toBeInstanceOf(TypeError);
+    await expect(
+      signRequest(m, { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256', maxBodyBytes: -1 }),
+    ).rejects.toBeInstanceOf(RangeError);
     const frozen = Object.freeze({ method: 'POST', url: URL_, headers: {}, body: stream([BODY]) });
-    await expect(signRequest(frozen, { key: pair.privateJwk, contentDigest: 'sha-256' })).rejects.toBeInstanceOf(TypeError);
+    await expect(signRequest(frozen, { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' })).rejects.toBeInstanceOf(
+      TypeError,
+    );
     expect(frozen.body.locked).toBe(false);
   });
 
@@ -273,7 +285,13 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
     const pair = await keyPair();
     for (const field of ['md5=:HUXZLQLMuI/KZ5KDcJPcOA==:', 'sha=:abc=:', 'unixsum=:AAAA:', 'sha-256=:AAAA:']) {
       const headers = { 'content-digest': field };
-      applySignatureHeaders(headers, await signRequest({ method: 'POST', url: URL_, headers }, { key: pair.privateJwk, components: ['content-digest'] }));
+      applySignatureHeaders(
+        headers,
+        await signRequest(
+          { method: 'POST', url: URL_, headers },
+          { key: pair.privateJwk, signatureAgent: 'https://agent.example', components: ['content-digest'] },
+        ),
+      );
       const result = await verify({ method: 'POST', url: URL_, headers, body: BODY });
       expect(result.outcome, field).toBe('invalid');
       expect(result.error?.code, field).toBe('ERR_DIGEST_INVALID');
@@ -287,7 +305,10 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
       const headers = { 'content-digest': field };
       applySignatureHeaders(
         headers,
-        await signRequest({ method: 'POST', url: URL_, headers }, { key: pair.privateJwk, components: [`"content-digest";key="${key}"`] }),
+        await signRequest(
+          { method: 'POST', url: URL_, headers },
+          { key: pair.privateJwk, signatureAgent: 'https://agent.example', components: [`"content-digest";key="${key}"`] },
+        ),
       );
       return verify({ method: 'POST', url: URL_, headers, body: BODY });
     };
@@ -297,11 +318,30 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
     expect(md5.error?.code).toBe('ERR_DIGEST_INVALID');
   });
 
-  it('content not given: the signature stays verified, contentDigest says unchecked (ERR_BODY_UNAVAILABLE), never matched', async () => {
+  it('content not given: unverified, ERR_BODY_UNAVAILABLE (fail closed); with headersOnly verified, contentDigest unchecked, never matched', async () => {
     const { headers } = await signedPost(BODY);
     const result = await verify({ method: 'POST', url: URL_, headers });
-    expect(result.outcome).toBe('verified');
-    expect(result.contentDigest).toMatchObject({ status: 'unchecked', error: { code: 'ERR_BODY_UNAVAILABLE' } });
+    expect(result.outcome).toBe('unverified');
+    expect(result.error?.code).toBe('ERR_BODY_UNAVAILABLE');
+    expect(result.signatures[0]!.contentDigest).toMatchObject({ status: 'unchecked', error: { code: 'ERR_BODY_UNAVAILABLE' } });
+    const headersOnly = await verify({ method: 'POST', url: URL_, headers }, { headersOnly: true });
+    expect(headersOnly.outcome).toBe('verified');
+    expect(headersOnly.contentDigest).toMatchObject({ status: 'unchecked', error: { code: 'ERR_BODY_UNAVAILABLE' } });
+    // Content that is given is still checked with headersOnly.
+    const tampered = await verify({ method: 'POST', url: URL_, headers, body: BODY + ' ' }, { headersOnly: true });
+    expect(tampered.outcome).toBe('invalid');
+    expect(tampered.error?.code).toBe('ERR_DIGEST_MISMATCH');
+    // And requireContentDigest still demands it.
+    const required = await verify({ method: 'POST', url: URL_, headers }, { headersOnly: true, requireContentDigest: true });
+    expect(required.outcome).toBe('unverified');
+    expect(required.error?.code).toBe('ERR_BODY_UNAVAILABLE');
+  });
+
+  it('headersOnly must be a boolean', async () => {
+    const { headers } = await signedPost(BODY);
+    await expect(verify({ method: 'POST', url: URL_, headers }, { headersOnly: 'yes' as unknown as boolean })).rejects.toThrow(
+      new TypeError('options.headersOnly must be a boolean'),
+    );
   });
 
   it('content over maxBodyBytes: unverified, ERR_BODY_TOO_LARGE, whatever requireContentDigest says', async () => {
@@ -324,8 +364,20 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
       reads++;
       return BODY;
     };
-    applySignatureHeaders(headers, await signRequest({ method: 'POST', url: URL_, headers, body: BODY }, { key: pair.privateJwk, contentDigest: 'sha-256' }));
-    applySignatureHeaders(headers, await signRequest({ method: 'POST', url: URL_, headers, body: BODY }, { key: pair.privateJwk, contentDigest: 'sha-256' }));
+    applySignatureHeaders(
+      headers,
+      await signRequest(
+        { method: 'POST', url: URL_, headers, body: BODY },
+        { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
+      ),
+    );
+    applySignatureHeaders(
+      headers,
+      await signRequest(
+        { method: 'POST', url: URL_, headers, body: BODY },
+        { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
+      ),
+    );
     expect(headers['signature-input']).toContain('sig2=');
     // Count the hashing too: both signatures cover the same field, so the body is hashed once.
     const subtle = globalThis.crypto.subtle;
@@ -352,7 +404,7 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
 
   it('a signature that does not cover content-digest never reads the content', async () => {
     const pair = await keyPair();
-    const headers = { ...(await signRequest({ method: 'POST', url: URL_, headers: {} }, { key: pair.privateJwk })) };
+    const headers = { ...(await signRequest({ method: 'POST', url: URL_, headers: {} }, { key: pair.privateJwk, signatureAgent: 'https://agent.example' })) };
     let read = false;
     const result = await verify({
       method: 'POST',
@@ -386,15 +438,16 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
       headers,
       body: () => Promise.reject(new Error('socket closed')),
     });
-    expect(broken.outcome).toBe('verified');
-    expect(broken.contentDigest).toMatchObject({ status: 'unchecked', error: { code: 'ERR_BODY_UNAVAILABLE' } });
+    expect(broken.outcome).toBe('unverified');
+    expect(broken.error?.code).toBe('ERR_BODY_UNAVAILABLE');
+    expect(broken.signatures[0]!.contentDigest).toMatchObject({ status: 'unchecked', error: { code: 'ERR_BODY_UNAVAILABLE' } });
   });
 });
 
 describe('requireContentDigest', () => {
   it('true: a signature that does not cover content-digest is invalid (ERR_CONTENT_DIGEST_REQUIRED)', async () => {
     const pair = await keyPair();
-    const headers = { ...(await signRequest({ method: 'POST', url: URL_, headers: {} }, { key: pair.privateJwk })) };
+    const headers = { ...(await signRequest({ method: 'POST', url: URL_, headers: {} }, { key: pair.privateJwk, signatureAgent: 'https://agent.example' })) };
     const result = await verify({ method: 'POST', url: URL_, headers, body: BODY }, { requireContentDigest: true });
     expect(result.outcome).toBe('invalid');
     expect(result.error?.code).toBe('ERR_CONTENT_DIGEST_REQUIRED');
@@ -420,7 +473,10 @@ describe('requireContentDigest', () => {
       },
     };
     const plain = async (method: string, url: string): Promise<VerificationResult> =>
-      verifyRequest({ method, url, headers: { ...(await signRequest({ method, url, headers: {} }, { key: pair.privateJwk })) } }, options);
+      verifyRequest(
+        { method, url, headers: { ...(await signRequest({ method, url, headers: {} }, { key: pair.privateJwk, signatureAgent: 'https://agent.example' })) } },
+        options,
+      );
     expect((await plain('POST', URL_)).error?.code).toBe('ERR_CONTENT_DIGEST_REQUIRED');
     expect(seen).toEqual([{ method: 'POST', path: '/checkout', url: URL_ }]);
     expect((await plain('GET', URL_)).outcome).toBe('verified');

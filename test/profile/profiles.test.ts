@@ -183,7 +183,7 @@ describe('profiles with several tags, and the default', () => {
   it("a tag's rules override the options; unset ones take them", async () => {
     const key = [pair.publicJwk];
     const req = { method: 'GET', url: URL_, headers: {} as Record<string, string> };
-    const headers = await signRequest(req, { key: pair.privateJwk, now, validitySeconds: 600 });
+    const headers = await signRequest(req, { key: pair.privateJwk, signatureAgent: 'https://agent.example', now, validitySeconds: 600 });
     const signed = { ...req, headers: { ...headers } };
     expect(
       (await verifyRequest(signed, { keys: key, now, profile: { name: 'short', tags: { 'web-bot-auth': { maxValiditySeconds: 300 } } } })).error?.code,
@@ -208,7 +208,7 @@ describe('profiles with several tags, and the default', () => {
 
   it('WEB_BOT_AUTH_PROFILE given explicitly verifies exactly as no profile', async () => {
     const req = { method: 'GET', url: URL_, headers: {} as Record<string, string> };
-    const headers = await signRequest(req, { key: pair.privateJwk, now });
+    const headers = await signRequest(req, { key: pair.privateJwk, signatureAgent: 'https://agent.example', now });
     const signed = { ...req, headers: { ...headers } };
     const plain = await verifyRequest(signed, { keys: [pair.publicJwk], now });
     const explicit = await verifyRequest(signed, { keys: [pair.publicJwk], now, profile: WEB_BOT_AUTH_PROFILE });

@@ -57,7 +57,7 @@ describe('property: sign then verify is always verified (SPEC 5.1, 5.3)', () => 
             key,
             now: at(NOW),
             components: [...derived, ...extras.map(([n]) => n)],
-            ...(withAgent ? { signatureAgent: 'https://agent.example' } : {}),
+            signatureAgent: withAgent ? 'https://agent.example' : 'https://agent.example/jwks.json',
           });
           const result = await verifyRequest({ ...req, headers: { ...headers, ...signed } }, options);
           expect(result.outcome, `${m} ${url} ${JSON.stringify(result.signatures[0]?.error)}`).toBe('verified');

@@ -42,7 +42,7 @@ describe('the Signature-Agent parse cache belongs to the prepared options', () =
     const lenient = await verifyRequest(req, { keys: [pair.publicJwk], now: at(NOW), nonce: freshNonce(), allowHttpSignatureAgent: true });
     const strictAgain = await verifyRequest(req, { keys: [pair.publicJwk], now: at(NOW), nonce: freshNonce() });
     expect(strict.diagnostics.map((d) => d.code)).toContain('http-not-allowed');
-    expect(lenient.signatures[0]!.signatureAgent?.url).toBe('http://agent.example');
+    expect(lenient.signatures[0]!.signatureAgent?.url).toBe('http://agent.example/.well-known/http-message-signatures-directory');
     expect(strictAgain.diagnostics.map((d) => d.code)).toContain('http-not-allowed');
   });
 });
@@ -56,9 +56,9 @@ describe('what signing remembers belongs to the signing key', () => {
       const a = await signRequest(req, { key: keyA, signatureAgent: 'https://a.example', now: at(NOW) });
       const b = await signRequest(req, { key: keyB, signatureAgent: { url: 'https://b.example/jwks.json', type: 'jwks_uri' }, now: at(NOW) });
       const a2 = await signRequest(req, { key: keyA, signatureAgent: 'https://a2.example', now: at(NOW) });
-      expect(a['signature-agent']).toBe('sig1="https://a.example"');
-      expect(b['signature-agent']).toBe('sig1="https://b.example/jwks.json";type=jwks_uri');
-      expect(a2['signature-agent']).toBe('sig1="https://a2.example"');
+      expect(a['signature-agent']).toBe('sig1="https://a.example/.well-known/http-message-signatures-directory"');
+      expect(b['signature-agent']).toBe('sig1="https://b.example/jwks.json"');
+      expect(a2['signature-agent']).toBe('sig1="https://a2.example/.well-known/http-message-signatures-directory"');
       expect(a['signature-input']).toContain('("@authority" "signature-agent";key="sig1")');
     }
   });

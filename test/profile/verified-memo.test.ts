@@ -42,7 +42,10 @@ type Req = { method: string; url: string; headers: Record<string, string> };
 async function signedRequest(privateJwk: Jwk, opts: { nonce?: string | false; created?: number; url?: string } = {}): Promise<Req> {
   const req: Req = { method: 'GET', url: opts.url ?? 'https://example.com/articles', headers: {} };
   const created = opts.created ?? NOW;
-  applySignatureHeaders(req.headers, await signRequest(req, { key: privateJwk, created, expires: created + 300, nonce: opts.nonce ?? false }));
+  applySignatureHeaders(
+    req.headers,
+    await signRequest(req, { key: privateJwk, signatureAgent: 'https://agent.example', created, expires: created + 300, nonce: opts.nonce ?? false }),
+  );
   return req;
 }
 

@@ -494,7 +494,13 @@ describe.each(CLIENT_KINDS)('verifyRequest with RedisNonceStore (%s)', (kind: Cl
 
   async function signed(nonce: string, at: number, validitySeconds = 300): Promise<{ method: string; url: string; headers: Record<string, string> }> {
     const request = { method: 'GET', url: 'https://origin.example/page', headers: {} as Record<string, string> };
-    const headers = await signRequest(request, { key: pair.privateJwk, nonce, created: at, expires: at + validitySeconds });
+    const headers = await signRequest(request, {
+      key: pair.privateJwk,
+      signatureAgent: 'https://agent.example',
+      nonce,
+      created: at,
+      expires: at + validitySeconds,
+    });
     return { ...request, headers: { ...headers } };
   }
 

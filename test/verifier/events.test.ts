@@ -27,7 +27,11 @@ const AGENT_ID = `${AGENT}/.well-known/http-message-signatures-directory`;
 async function signed(options: { nonce?: string | false; agent?: boolean } = {}): Promise<Request> {
   const headers = await signRequest(
     { method: 'GET', url: URL_HTTPS, headers: {} },
-    { key: pair.privateJwk, ...(options.nonce === undefined ? {} : { nonce: options.nonce }), ...(options.agent === true ? { signatureAgent: AGENT } : {}) },
+    {
+      key: pair.privateJwk,
+      ...(options.nonce === undefined ? {} : { nonce: options.nonce }),
+      signatureAgent: options.agent === true ? AGENT : 'https://static.example/jwks.json',
+    },
   );
   return new Request(URL_HTTPS, { headers: { ...headers } });
 }
@@ -162,7 +166,7 @@ describe('onDirectoryLookup', () => {
     const failing: DirectoryLookupEvent[] = [];
     const w = createVerifier({ directory: directory(true), onDirectoryLookup: (e) => failing.push(e) });
     expect((await w.verify(await signed({ agent: true }))).outcome).toBe('unverified');
-    expect(failing).toEqual([{ result: 'failed', url: AGENT, code: 'ERR_DIRECTORY_FETCH', latencyMs: expect.any(Number) }]);
+    expect(failing).toEqual([{ result: 'failed', url: AGENT_ID, code: 'ERR_DIRECTORY_FETCH', latencyMs: expect.any(Number) }]);
   });
 
   it('reports a fresh hit when the directory answers from its cache', async () => {

@@ -23,7 +23,7 @@ beforeAll(async () => {
 const URL_HTTPS = 'https://site.example/page';
 
 async function signed(url: string, extra: Partial<SignRequestOptions> = {}, headers: Record<string, string> = {}): Promise<Request> {
-  const sig = await signRequest({ method: 'GET', url, headers }, { key: pair.privateJwk, ...extra });
+  const sig = await signRequest({ method: 'GET', url, headers }, { key: pair.privateJwk, signatureAgent: 'https://agent.example', ...extra });
   return new Request(url, { headers: { ...headers, ...sig } });
 }
 
@@ -194,7 +194,10 @@ describe('transport and proxy rules on web-standard Requests', () => {
   it('X-Forwarded-Proto / Forwarded are read only with trustProxy; a forged X-Forwarded-Host does not change @authority', async () => {
     const url = 'http://internal:8080/page';
     const signedForPublic = async (headers: Record<string, string>) => {
-      const sig = await signRequest({ method: 'GET', url: 'https://shop.example/page', headers }, { key: pair.privateJwk });
+      const sig = await signRequest(
+        { method: 'GET', url: 'https://shop.example/page', headers },
+        { key: pair.privateJwk, signatureAgent: 'https://agent.example' },
+      );
       return new Request(url, { headers: { ...headers, ...sig } });
     };
     const headers = { 'x-forwarded-host': 'shop.example', 'x-forwarded-proto': 'https' };
@@ -210,7 +213,7 @@ describe('transport and proxy rules on web-standard Requests', () => {
 
   it('a message object is taken as it is (its builder applied the rules)', async () => {
     const v = staticVerifier({ trustProxy: true });
-    const sig = await signRequest({ method: 'GET', url: URL_HTTPS }, { key: pair.privateJwk });
+    const sig = await signRequest({ method: 'GET', url: URL_HTTPS }, { key: pair.privateJwk, signatureAgent: 'https://agent.example' });
     const result = await v.verify({ method: 'GET', url: URL_HTTPS, headers: { ...sig, 'x-forwarded-proto': 'http' } });
     expect(result.outcome).toBe('verified');
   });
