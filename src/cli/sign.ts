@@ -7,8 +7,6 @@ import { Option } from 'commander';
 import type { Command } from 'commander';
 import { isBotsigError } from '../core/errors';
 import { signRequest } from '../profile/sign-request';
-import { SIGNATURE_AGENT_TYPES } from '../profile/signature-agent';
-import type { SignatureAgentType } from '../profile/signature-agent';
 import type { SignRequestOptions } from '../profile/types';
 import {
   algorithmOption,
@@ -36,7 +34,7 @@ interface SignOptions {
   key?: string;
   alg?: string;
   agent?: string;
-  agentType: SignatureAgentType;
+  agentType?: 'jwks_uri' | 'directory';
   component?: string[];
   method?: string;
   header?: string[];
@@ -104,7 +102,9 @@ async function buildSigned(target: string, options: SignOptions): Promise<Signed
 
   const signOptions: SignRequestOptions = {
     key: loaded.key,
-    ...(options.agent === undefined ? {} : { signatureAgent: { url: options.agent, type: options.agentType } }),
+    ...(options.agent === undefined
+      ? {}
+      : { signatureAgent: options.agentType === undefined ? options.agent : { url: options.agent, type: options.agentType } }),
     ...(components.length === 0 ? {} : { components }),
     ...(options.label === undefined ? {} : { label: options.label }),
     ...(options.validity === undefined ? {} : { validitySeconds: options.validity }),
@@ -226,8 +226,13 @@ export function registerSign(program: Command, run: (action: () => Promise<numbe
     .argument('<url>', 'the request URL')
     .option('-k, --key <file>', 'private key file (JWK or PEM; "-" reads it from stdin)')
     .option('--alg <alg>', 'algorithm for RSA keys that do not name one')
-    .option('-a, --agent <url>', 'Signature-Agent: where verifiers find your key directory (an origin for type directory)')
-    .addOption(new Option('--agent-type <type>', 'Signature-Agent type').choices([...SIGNATURE_AGENT_TYPES]).default('directory'))
+    .option('-a, --agent <url>', 'Signature-Agent (required): the https URL of your JWK Set; an origin is sent as its well-known directory URL')
+    .addOption(
+      new Option('--agent-type <type>', 'jwks_uri: send --agent as given, even an origin; directory: send the bare origin, as earlier drafts did').choices([
+        'jwks_uri',
+        'directory',
+      ]),
+    )
     .option('-c, --component <component>', 'extra covered component, e.g. @method, @path, @query, x-intent; repeatable', collect)
     .option('-X, --method <method>', 'request method (default GET, or POST with --data)')
     .option('-H, --header <header>', 'request header "Name: value"; repeatable', collect)
@@ -251,7 +256,7 @@ export function registerSign(program: Command, run: (action: () => Promise<numbe
         '  $ botsig sign --key agent.jwk --agent https://bot.example https://origin.example/page\n' +
         "  $ botsig sign --key agent.jwk --agent https://bot.example -X POST -d '{\"q\":1}' -H 'Content-Type: application/json' --send https://origin.example/api\n" +
         '  $ botsig sign --key - --agent https://bot.example https://origin.example/page < agent.jwk\n' +
-        "  $ botsig sign --key agent.jwk -H 'Content-Type: application/json' --data - --send https://origin.example/api < body.json",
+        "  $ botsig sign --key agent.jwk --agent https://bot.example -H 'Content-Type: application/json' --data - --send https://origin.example/api < body.json",
     )
     .action((target: string, options: SignOptions) => run(() => sign(target, options)));
 }

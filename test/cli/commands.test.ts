@@ -50,7 +50,7 @@ describe('usage mistakes: exit 2, one line, no stack trace', () => {
     for (const args of [
       ['directory', '--key', 'no-such.jwk'],
       ['serve', '--key', 'no-such.jwk'],
-      ['sign', '--key', 'no-such.jwk', 'https://example.com/'],
+      ['sign', '--key', 'no-such.jwk', '--agent', 'https://agent.example', 'https://example.com/'],
       ['verify', '--key', 'no-such.jwk', 'https://example.com/'],
     ]) {
       const r = await runCli(args, { cwd: dir.path });
@@ -73,7 +73,7 @@ describe('usage mistakes: exit 2, one line, no stack trace', () => {
     const gen = await runCli(['keygen', '--out', join(dir.path, 'pub-test.jwk'), '--json']);
     const pub = join(dir.path, 'public.jwk');
     await writeFile(pub, JSON.stringify((JSON.parse(gen.stdout) as { publicJwk: unknown }).publicJwk));
-    const r = await runCli(['sign', '--key', pub, 'https://example.com/']);
+    const r = await runCli(['sign', '--key', pub, '--agent', 'https://agent.example', 'https://example.com/']);
     expect(r.code).toBe(2);
     expect(isOneLineError(r.stderr), r.stderr).toBe(true);
     expect(r.stderr).toContain('holds a public key');
@@ -105,7 +105,7 @@ describe('usage mistakes: exit 2, one line, no stack trace', () => {
       [['--agent', 'https://bot.example/not/an/origin'], 'ERR_SIGNATURE_AGENT_INVALID'],
       [['--component', '"@unknown"'], 'cannot sign'],
     ] as Array<[string[], string]>) {
-      const r = await runCli(['sign', '--key', key, ...args, 'https://example.com/']);
+      const r = await runCli(['sign', '--key', key, '--agent', 'https://agent.example', ...args, 'https://example.com/']);
       expect(r.code, args.join(' ')).toBe(2);
       expect(isOneLineError(r.stderr), r.stderr).toBe(true);
       expect(r.stderr).toContain(message);

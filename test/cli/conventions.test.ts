@@ -75,7 +75,7 @@ function jsonError(r: { stdout: string; stderr: string }): { code: string; messa
 
 describe('"-" reads stdin for --key and --data', () => {
   it('sign --key - signs with the key piped in, as with the file', async () => {
-    const r = await runCli(['sign', '--key', '-', '--json', 'https://origin.example/'], { input: keyText });
+    const r = await runCli(['sign', '--key', '-', '--agent', 'https://agent.example', '--json', 'https://origin.example/'], { input: keyText });
     expect(r.code, r.stderr).toBe(0);
     const headers = JSON.parse(r.stdout) as Record<string, string>;
     expect(keyidOf(headers['signature-input']!)).toBe(thumbprint);
@@ -85,7 +85,9 @@ describe('"-" reads stdin for --key and --data', () => {
     const body = '{"q": "from stdin"}\n';
     const digest = await createContentDigest(body);
     for (const flag of ['-', '@-']) {
-      const r = await runCli(['sign', '--key', keyFile, '--data', flag, '--json', 'https://origin.example/api'], { input: body });
+      const r = await runCli(['sign', '--key', keyFile, '--agent', 'https://agent.example', '--data', flag, '--json', 'https://origin.example/api'], {
+        input: body,
+      });
       expect(r.code, r.stderr).toBe(0);
       expect((JSON.parse(r.stdout) as Record<string, string>)['content-digest'], flag).toBe(digest);
     }
@@ -97,14 +99,16 @@ describe('"-" reads stdin for --key and --data', () => {
       received.push(text);
       res.end('ok');
     });
-    const sent = await runCli(['sign', '--key', keyFile, '--data', '-', '--send', `${origin.origin}/submit`], { input: body });
+    const sent = await runCli(['sign', '--key', keyFile, '--agent', 'https://agent.example', '--data', '-', '--send', `${origin.origin}/submit`], {
+      input: body,
+    });
     expect(sent.code, sent.stderr).toBe(0);
     expect(received).toEqual([body]);
     expect(origin.requests[0]!.method).toBe('POST');
   });
 
   it('verify --key - with a URL and headers; verify --data - checks the piped body', async () => {
-    const signed = await runCli(['sign', '--key', keyFile, '--data', 'the body', '--json', 'https://origin.example/v']);
+    const signed = await runCli(['sign', '--key', keyFile, '--agent', 'https://agent.example', '--data', 'the body', '--json', 'https://origin.example/v']);
     expect(signed.code, signed.stderr).toBe(0);
     const headers = Object.entries(JSON.parse(signed.stdout) as Record<string, string>).flatMap(([n, v]) => ['-H', `${n}: ${v}`]);
 
@@ -136,8 +140,11 @@ describe('"-" reads stdin for --key and --data', () => {
 
   it('only one input may read stdin: a clear usage error, exit 2', async () => {
     const cases: Array<[string[], string]> = [
-      [['sign', '--key', '-', '--data', '-', 'https://origin.example/'], 'stdin can feed only one input, but --key - and --data - both ask for it'],
-      [['sign', '--key', '-', '--data', '@-', 'https://origin.example/'], '--key - and --data -'],
+      [
+        ['sign', '--key', '-', '--agent', 'https://agent.example', '--data', '-', 'https://origin.example/'],
+        'stdin can feed only one input, but --key - and --data - both ask for it',
+      ],
+      [['sign', '--key', '-', '--agent', 'https://agent.example', '--data', '@-', 'https://origin.example/'], '--key - and --data -'],
       [['verify', '--key', '-', '--key', '-', 'https://origin.example/'], '--key - is given twice'],
       [['verify', '--key', '-', '--data', '-', 'https://origin.example/'], '--key - and --data -'],
       [['verify', '--key', '-'], '--key - and the raw request (no URL given)'],
@@ -154,13 +161,13 @@ describe('"-" reads stdin for --key and --data', () => {
   });
 
   it('--key - with nothing piped in is a key error, not a crash', async () => {
-    const r = await runCli(['sign', '--key', '-', 'https://origin.example/'], { input: '' });
+    const r = await runCli(['sign', '--key', '-', '--agent', 'https://agent.example', 'https://origin.example/'], { input: '' });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('botsig: --key - reads the key from stdin, but stdin is empty\n');
   });
 
   it('a public key on stdin where a private one is needed names stdin, not a file called "-"', async () => {
-    const r = await runCli(['sign', '--key', '-', 'https://origin.example/'], { input: publicText });
+    const r = await runCli(['sign', '--key', '-', '--agent', 'https://agent.example', 'https://origin.example/'], { input: publicText });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('botsig: the key on stdin (--key -) holds a public key');
   });
@@ -169,14 +176,22 @@ describe('"-" reads stdin for --key and --data', () => {
 describe('--json: every error is one JSON object on stdout, exit code unchanged', () => {
   it('usage mistakes (exit 2) of each command that takes --json', async () => {
     const cases: Array<{ args: string[]; code: string; message: string; input?: string }> = [
-      { args: ['sign', '--key', 'no-such.jwk', 'https://origin.example/'], code: 'ERR_KEY_FILE', message: 'key file no-such.jwk does not exist' },
-      { args: ['sign', '--key', keyFile, 'not a url'], code: 'ERR_USAGE', message: 'not an absolute URL' },
       {
-        args: ['sign', '--key', keyFile, '--data', '@no-such-body.txt', 'https://origin.example/'],
+        args: ['sign', '--key', 'no-such.jwk', '--agent', 'https://agent.example', 'https://origin.example/'],
+        code: 'ERR_KEY_FILE',
+        message: 'key file no-such.jwk does not exist',
+      },
+      { args: ['sign', '--key', keyFile, '--agent', 'https://agent.example', 'not a url'], code: 'ERR_USAGE', message: 'not an absolute URL' },
+      {
+        args: ['sign', '--key', keyFile, '--agent', 'https://agent.example', '--data', '@no-such-body.txt', 'https://origin.example/'],
         code: 'ERR_INPUT',
         message: 'data file no-such-body.txt does not exist',
       },
-      { args: ['sign', '--key', '-', '--data', '-', 'https://origin.example/'], code: 'ERR_USAGE', message: 'stdin can feed only one input' },
+      {
+        args: ['sign', '--key', '-', '--agent', 'https://agent.example', '--data', '-', 'https://origin.example/'],
+        code: 'ERR_USAGE',
+        message: 'stdin can feed only one input',
+      },
       { args: ['verify'], code: 'ERR_INPUT', message: 'stdin is empty', input: '' },
       { args: ['verify'], code: 'ERR_INPUT', message: 'not a raw HTTP request', input: 'this is not http\n' },
       { args: ['check', 'not a url'], code: 'ERR_USAGE', message: 'not an absolute http(s) URL' },
@@ -222,7 +237,7 @@ describe('--json: every error is one JSON object on stdout, exit code unchanged'
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^botsig: unknown option '--json'/);
-    const dashed = await runCli(['sign', '--key', keyFile, '--', '--json']);
+    const dashed = await runCli(['sign', '--key', keyFile, '--agent', 'https://agent.example', '--', '--json']);
     expect(dashed.code).toBe(2);
     expect(dashed.stdout).toBe('');
     expect(dashed.stderr).toContain('not an absolute URL');
@@ -230,7 +245,7 @@ describe('--json: every error is one JSON object on stdout, exit code unchanged'
 
   it('failures (exit 1): sign --send to a closed port is ERR_REQUEST_FAILED', async () => {
     const port = await closedPort();
-    const args = ['sign', '--key', keyFile, '--send', `http://127.0.0.1:${port}/`];
+    const args = ['sign', '--key', keyFile, '--agent', 'https://agent.example', '--send', `http://127.0.0.1:${port}/`];
     const plain = await runCli(args);
     expect(plain.code).toBe(1);
     expect(isOneLineError(plain.stderr), plain.stderr).toBe(true);
@@ -244,7 +259,7 @@ describe('--json: every error is one JSON object on stdout, exit code unchanged'
   it('failures (exit 1): sign --send --timeout against a server that never answers', async () => {
     const silent = await startLoopbackServer(() => new Promise<void>(() => undefined));
     const started = Date.now();
-    const r = await runCli(['sign', '--key', keyFile, '--send', '--timeout', '1', '--json', `${silent.origin}/`]);
+    const r = await runCli(['sign', '--key', keyFile, '--agent', 'https://agent.example', '--send', '--timeout', '1', '--json', `${silent.origin}/`]);
     expect(r.code).toBe(1);
     expect(jsonError(r)).toEqual({ code: 'ERR_REQUEST_FAILED', message: `request to ${silent.origin} timed out after 1 s` });
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -273,7 +288,10 @@ describe('argument errors: one "botsig: …" line on stderr, exit 2', () => {
     [['sign', '--jsno', 'https://origin.example/'], /^botsig: unknown option '--jsno' \(did you mean --json\?\); see 'botsig sign --help'\n$/],
     [['sign', '--key'], /^botsig: option '-k, --key <file>' argument missing; see 'botsig sign --help'\n$/],
     [['sign', '--key', 'k.jwk'], /^botsig: missing required argument 'url'; see 'botsig sign --help'\n$/],
-    [['sign', '--key', 'k.jwk', 'https://a.example/', 'https://b.example/'], /^botsig: too many arguments for 'sign'.*; see 'botsig sign --help'\n$/],
+    [
+      ['sign', '--key', 'k.jwk', '--agent', 'https://agent.example', 'https://a.example/', 'https://b.example/'],
+      /^botsig: too many arguments for 'sign'.*; see 'botsig sign --help'\n$/,
+    ],
     [
       ['verify', '--scheme', 'ftp'],
       /^botsig: option '--scheme <scheme>' argument 'ftp' is invalid\. Allowed choices are https, http; see 'botsig verify --help'\n$/,
@@ -460,7 +478,7 @@ describe('a JWK without its key members is malformed, not a public key', () => {
     const file = join(dir.path, `malformed-${name.replace(/[^a-z0-9]+/gi, '-')}.jwk`);
     await writeFile(file, JSON.stringify(jwk()));
     const runs = [
-      ['sign', '--key', file, 'https://origin.example/'],
+      ['sign', '--key', file, '--agent', 'https://agent.example', 'https://origin.example/'],
       ['directory', '--key', file],
       ['serve', '--key', file],
       ['verify', '--no-directory', '--key', file, 'https://origin.example/'],
@@ -473,7 +491,9 @@ describe('a JWK without its key members is malformed, not a public key', () => {
       expect(r.stderr).not.toContain('holds a public key');
     }
     // And from stdin, as JSON.
-    const json = await runCli(['sign', '--key', '-', '--json', 'https://origin.example/'], { input: JSON.stringify(jwk()) });
+    const json = await runCli(['sign', '--key', '-', '--agent', 'https://agent.example', '--json', 'https://origin.example/'], {
+      input: JSON.stringify(jwk()),
+    });
     expect(json.code).toBe(2);
     const error = jsonError(json);
     expect(error.code).toBe('ERR_KEY_FILE');
@@ -485,7 +505,7 @@ describe('a JWK without its key members is malformed, not a public key', () => {
       [{ kty: 'oct', k: 'c2VjcmV0' }, 'a symmetric (kty "oct") key'],
       [{ kty: 'PQC', pub: 'AAAA' }, 'key type "PQC"'],
     ] as const) {
-      const r = await runCli(['sign', '--key', '-', 'https://origin.example/'], { input: JSON.stringify(jwk) });
+      const r = await runCli(['sign', '--key', '-', '--agent', 'https://agent.example', 'https://origin.example/'], { input: JSON.stringify(jwk) });
       expect(r.code).toBe(2);
       expect(isOneLineError(r.stderr), r.stderr).toBe(true);
       expect(r.stderr).toContain(`holds an unsupported key: ${message}`);
@@ -493,7 +513,7 @@ describe('a JWK without its key members is malformed, not a public key', () => {
   });
 
   it('a well-formed public JWK is still "a public key" for sign, and usable for verify', async () => {
-    const r = await runCli(['sign', '--key', '-', 'https://origin.example/'], { input: publicText });
+    const r = await runCli(['sign', '--key', '-', '--agent', 'https://agent.example', 'https://origin.example/'], { input: publicText });
     expect(r.stderr).toContain('holds a public key; a private key is needed here');
     expect(classifyJwk(pub())).toEqual({ kind: 'public' });
     expect(classifyJwk(JSON.parse(keyText) as Record<string, unknown>)).toEqual({ kind: 'private' });

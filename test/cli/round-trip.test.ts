@@ -183,7 +183,7 @@ describe('sign (headers) → verify', () => {
     const privateJwk = JSON.parse(await readFile(keyFile, 'utf8')) as Record<string, unknown>;
     const { d: _d, ...publicJwk } = privateJwk;
     await writeFile(publicFile, JSON.stringify(publicJwk));
-    const signed = await runCli(['sign', '--key', keyFile, '--json', 'https://origin.example/static']);
+    const signed = await runCli(['sign', '--key', keyFile, '--agent', 'https://agent.example', '--json', 'https://origin.example/static']);
     const headers = JSON.parse(signed.stdout) as Record<string, string>;
     expect(headers['signature-agent']).toBeUndefined();
     const args = ['verify', '--no-directory', '--key', publicFile, '--json'];
