@@ -31,7 +31,10 @@ describe.each(CASES)('externalSigningKey over a non-extractable WebCrypto key ($
     expect(pair.privateKey.extractable).toBe(false);
     await expect(crypto.subtle.exportKey('jwk', pair.privateKey)).rejects.toThrow();
     const publicJwk = publicMembers(await crypto.subtle.exportKey('jwk', pair.publicKey));
-    const key = await externalSigningKey({ publicJwk, sign: async (data) => new Uint8Array(await crypto.subtle.sign(sign, pair.privateKey, data)) });
+    const key = await externalSigningKey({
+      publicJwk,
+      sign: async (data) => new Uint8Array(await crypto.subtle.sign(sign, pair.privateKey, data as Uint8Array<ArrayBuffer>)),
+    });
     expect(key.thumbprint).toBe(jwkThumbprintSync(publicJwk));
     // The same key through importSigningKey(pair) (its public half exports) has the same keyid.
     expect((await importSigningKey(pair)).thumbprint).toBe(key.thumbprint);
@@ -51,7 +54,7 @@ describe.each(CASES)('externalSigningKey over a non-extractable WebCrypto key ($
     const a = (await crypto.subtle.generateKey(params, false, ['sign', 'verify'])) as CryptoKeyPair;
     const b = (await crypto.subtle.generateKey(params, false, ['sign', 'verify'])) as CryptoKeyPair;
     const aJwk = publicMembers(await crypto.subtle.exportKey('jwk', a.publicKey));
-    const signWith = (k: CryptoKey) => async (data: Uint8Array) => new Uint8Array(await crypto.subtle.sign(sign, k, data));
+    const signWith = (k: CryptoKey) => async (data: Uint8Array) => new Uint8Array(await crypto.subtle.sign(sign, k, data as Uint8Array<ArrayBuffer>));
     await expect(externalSigningKey({ publicJwk: aJwk, sign: signWith(b.privateKey) })).rejects.toMatchObject({ code: 'ERR_KEY_INVALID' });
     let current = a.privateKey;
     const key = await externalSigningKey({ publicJwk: aJwk, sign: (d) => signWith(current)(d) });
