@@ -31,6 +31,7 @@ export default defineConfig({
       'test/readme/**',
       'test/scripts/**',
       'test/cli/**',
+      'test/examples.test.ts',
       'test/gate/**',
       'test/adapters/playwright.test.ts',
       'test/adapters/crawlee.test.ts',
