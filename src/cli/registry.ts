@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import type { Diagnostic } from '../core/diagnostics';
 import { DirectoryClient } from '../directory/client';
 import { RegistryClient } from '../directory/registry/client';
-import type { RegistryEntryStatus, RegistryStatus } from '../directory/registry/client';
+import type { RegistryEntryStatus, RegistryStatus } from '../directory/registry/types';
 import { REGISTRY_DEFAULTS } from '../directory/registry/parse';
 import { createGuardedFetch } from '../node/guarded-fetch';
 import { Report } from './check/report';

@@ -19,7 +19,7 @@ import type { Jwk, VerifyingKey } from '../crypto/types';
 import { createGuardedFetch } from '../node/guarded-fetch';
 import { createNodeVerifier } from '../node/http';
 import { RegistryClient } from '../directory/registry/client';
-import type { RegistryStatus } from '../directory/registry/client';
+import type { RegistryStatus } from '../directory/registry/types';
 import { MemoryNonceStore } from '../profile/memory-nonce-store';
 import { trustedAgentProtocolProfile } from '../profile/profiles';
 import type { NonceStore } from '../profile/nonce-store';

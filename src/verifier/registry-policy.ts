@@ -7,7 +7,7 @@
 import type { CardTrigger, SignatureAgentCard } from '../profile/card';
 import type { Challenge } from '../profile/challenge';
 import type { VerificationResult } from '../profile/types';
-import type { RegistryMatch } from '../directory/registry/client';
+import type { RegistryMatch } from '../directory/registry/types';
 import type { PolicyDecision, PolicyRequest, Rejection, VerifierPolicy } from './types';
 
 /** What the policy needs of a registry: a `RegistryClient`, or anything that answers the same way. */

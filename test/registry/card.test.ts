@@ -13,7 +13,8 @@ import { parseSignatureAgentCard } from '../../src/directory/card/parse';
 import type { ParseSignatureAgentCardOptions } from '../../src/directory/card/parse';
 import { DirectoryClient } from '../../src/directory/client';
 import { verifyDirectoryResponse } from '../../src/directory/response-signatures';
-import { signRequest } from '../../src/profile/sign-request';
+import { signMessage } from '../../src/httpsig/sign';
+import type { SigningKey } from '../../src/crypto/types';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer } from '../helpers/loopback';
 import { cloudflareVectors } from '../helpers/vectors';
@@ -32,6 +33,26 @@ function refusal(input: unknown, options?: ParseSignatureAgentCardOptions): stri
 }
 
 const codes = (diagnostics: ReadonlyArray<{ code: string; at?: string }>): string[] => diagnostics.map((d) => `${d.at ?? ''}: ${d.code}`);
+
+/**
+ * A request naming a card with the earlier drafts' `;type=cimd` member. botsig's signer no
+ * longer sends typed members (draft -01), so it is signed at the RFC 9421 level; verifiers
+ * read it only with `typedSignatureAgent`.
+ */
+async function signedAsCimd(request: { method: string; url: string }, key: SigningKey, cardUrl: string, now: () => number): Promise<Record<string, string>> {
+  const created = Math.floor(now() / 1000);
+  const agent = `sig1="${cardUrl}";type=cimd`;
+  const signed = await signMessage(
+    { ...request, headers: { 'signature-agent': agent } },
+    {
+      key,
+      label: 'sig1',
+      components: ['@authority', '"signature-agent";key="sig1"'],
+      params: { created, keyid: key.thumbprint, alg: key.alg, expires: created + 300, tag: 'web-bot-auth' },
+    },
+  );
+  return { 'signature-agent': agent, ...signed.headers };
+}
 
 describe('Cloudflare card vectors (vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_signature_agent_card_v1.json)', () => {
   type CardVector = { name: string; url: string; valid: boolean; error?: string; card: Record<string, unknown> };
@@ -258,8 +279,11 @@ describe('cards on 127.0.0.1 through the DirectoryClient (type=cimd)', () => {
     expect(resolution.card).toMatchObject({ client_id: `${srv.origin}/bot`, client_name: 'Example Bot', web_bot_auth: wba });
 
     const request = { method: 'GET', url: 'https://origin.example/page', headers: {} as Record<string, string> };
-    const headers = await signRequest(request, { key: a.signing, signatureAgent: { url: `${srv.origin}/bot`, type: 'cimd' }, now: clock.now });
-    const result = await verifyRequest({ ...request, headers: { ...headers } }, { directory, now: clock.now, allowHttpSignatureAgent: true });
+    const headers = await signedAsCimd(request, a.signing, `${srv.origin}/bot`, clock.now);
+    const result = await verifyRequest(
+      { ...request, headers: { ...headers } },
+      { directory, now: clock.now, allowHttpSignatureAgent: true, typedSignatureAgent: true },
+    );
     expect(result.outcome).toBe('verified');
     expect(result.agent).toBe(`${srv.origin}/bot`);
     expect(result.card).toBe(resolution.card);
@@ -279,8 +303,11 @@ describe('cards on 127.0.0.1 through the DirectoryClient (type=cimd)', () => {
     });
     const directory = client(clock);
     const request = { method: 'GET', url: 'https://origin.example/', headers: {} as Record<string, string> };
-    const headers = await signRequest(request, { key: a.signing, signatureAgent: { url: `${srv.origin}/bot`, type: 'cimd' }, now: clock.now });
-    const result = await verifyRequest({ ...request, headers: { ...headers } }, { directory, now: clock.now, allowHttpSignatureAgent: true });
+    const headers = await signedAsCimd(request, a.signing, `${srv.origin}/bot`, clock.now);
+    const result = await verifyRequest(
+      { ...request, headers: { ...headers } },
+      { directory, now: clock.now, allowHttpSignatureAgent: true, typedSignatureAgent: true },
+    );
     expect(result.outcome).toBe('verified');
     expect(result.card?.client_name).toBe('Far Keys');
     expect(srv.requests.map((r) => r.path)).toEqual(['/bot', '/keys']);

@@ -22,7 +22,7 @@ import { importSigningKey } from '../../src/crypto/keys/lazy';
 import { DirectoryClient } from '../../src/directory/client';
 import type { DirectoryClientOptions } from '../../src/directory/client';
 import { RegistryClient } from '../../src/directory/registry/client';
-import type { RegistryClientLimits, RegistryClientOptions, RegistryStatus } from '../../src/directory/registry/client';
+import type { RegistryClientLimits, RegistryClientOptions, RegistryStatus } from '../../src/directory/registry/types';
 import type { VerificationResult } from '../../src/profile/types';
 import { testKey, TestClock } from '../directory/client-fixtures';
 import type { TestKey } from '../directory/client-fixtures';
@@ -87,6 +87,7 @@ function client(
 }
 
 /** A verified result as verifyRequest reports it (only what the listing reads). */
+/** A verified result: with an agent URL, its keys came from that URL's directory; without one, from static keys. */
 function verified(agent: string | undefined, ...keyids: Array<string | undefined>): VerificationResult {
   const signatures = (keyids.length === 0 ? ['unknown-keyid'] : keyids).map((keyid, i) => ({
     label: `sig${i + 1}`,
@@ -96,6 +97,7 @@ function verified(agent: string | undefined, ...keyids: Array<string | undefined
     params: {},
     covered: [],
     agent,
+    keySource: agent === undefined ? ('static' as const) : ('directory' as const),
   }));
   return { outcome: 'verified', agent, malformed: false, diagnostics: [], signatures } as unknown as VerificationResult;
 }
@@ -287,7 +289,7 @@ describe('the listing (lookup, lookupAgent: O(1), first entry wins)', () => {
     expect(c.lookupAgent('https://keys.example/jwks#main')).toBeUndefined();
   });
 
-  it('a verified result without an agent is matched by the key of its first verified signature; a later one does not count', async () => {
+  it('a result verified with static keys is matched by the key of its first verified signature; a later one does not count', async () => {
     const w = web();
     const clock = new TestClock();
     const inline = (name: string, k: TestKey): string =>
@@ -296,7 +298,8 @@ describe('the listing (lookup, lookupAgent: O(1), first entry wins)', () => {
     const c = client(w, clock.now);
     await c.refresh();
     expect(c.lookup(verified(undefined, a.thumbprint))).toMatchObject({ by: 'key', card: { client_name: 'A' } });
-    expect(c.lookup(verified('https://unlisted.example/', b.thumbprint))?.card?.client_name).toBe('B');
+    // A key is no identifier: B's key served from an unlisted URL does not make that URL B.
+    expect(c.lookup(verified('https://unlisted.example/', b.thumbprint))).toBeUndefined();
     // The first verified signature decides, even when a later one is listed.
     expect(c.lookup(verified(undefined, 'unlisted', a.thumbprint))).toBeUndefined();
     expect(c.lookup(verified(undefined, undefined, a.thumbprint))).toBeUndefined();

@@ -9,7 +9,7 @@ import { createSignatureAgentCardHandler } from '../../src/directory/card/handle
 import { DirectoryClient } from '../../src/directory/client';
 import type { DirectoryClientOptions } from '../../src/directory/client';
 import { RegistryClient } from '../../src/directory/registry/client';
-import type { RegistryClientOptions } from '../../src/directory/registry/client';
+import type { RegistryClientOptions } from '../../src/directory/registry/types';
 import type { VerificationResult } from '../../src/profile/types';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
 import type { LoopbackServer } from '../helpers/loopback';
@@ -26,13 +26,15 @@ function registryClient(clock: TestClock, url: string, extra: Partial<RegistryCl
 }
 
 /** A verified result as verifyRequest reports it (only what the listing reads). */
+/** A verified result; `keySource` static when the agent is the key's thumbprint (a static key), else the directory at `agent`. */
 function verified(agent: string, keyid = 'unknown-keyid'): VerificationResult {
+  const keySource = agent === keyid ? 'static' : 'directory';
   return {
     outcome: 'verified',
     agent,
     malformed: false,
     diagnostics: [],
-    signatures: [{ label: 'sig1', outcome: 'verified', skipped: false, keyid, params: {}, covered: [], agent }],
+    signatures: [{ label: 'sig1', outcome: 'verified', skipped: false, keyid, params: {}, covered: [], agent, keySource }],
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * registryPolicy: "allow only the agents my registry lists, for these purposes", in an
- * Express app on 127.0.0.1 with real agents (a signed card, a directory listed through an
- * inline card, a directory not listed), and its rules one by one.
+ * Express app on 127.0.0.1 with real agents (a card naming its directory as jwks_uri, a
+ * directory listed through an inline card, a directory not listed), and its rules one by one.
+ * Draft -01: each agent signs with its JWK Set URL; a card is found through the registry.
  */
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -11,7 +12,7 @@ import { createSignatureAgentCardHandler } from '../../src/directory/card/handle
 import { DirectoryClient } from '../../src/directory/client';
 import { createDirectoryHandler } from '../../src/directory/handler';
 import { RegistryClient } from '../../src/directory/registry/client';
-import type { RegistryMatch } from '../../src/directory/registry/client';
+import type { RegistryMatch } from '../../src/directory/registry/types';
 import { generateKeyPair } from '../../src/crypto/generate';
 import type { GeneratedKeyPair } from '../../src/crypto/generate';
 import { signRequest } from '../../src/profile/sign-request';
@@ -27,7 +28,9 @@ const WELL_KNOWN = '/.well-known/http-message-signatures-directory';
 
 interface TestAgent {
   pair: GeneratedKeyPair;
-  signatureAgent: SignatureAgentInput;
+  signatureAgent: string | SignatureAgentInput;
+  /** The identifier the verifier reports: the directory URL. */
+  id: string;
 }
 
 let cardAgent: TestAgent;
@@ -36,27 +39,34 @@ let unlistedAgent: TestAgent;
 let registryServer: LoopbackServer;
 
 beforeAll(async () => {
-  // A: a signed Signature Agent Card (type=cimd), purpose search, trigger fetcher.
+  // A: a Signature Agent Card served at its client_id, naming A's directory as jwks_uri, purpose
+  // search, trigger fetcher; A signs with that directory's URL.
   const a = await generateKeyPair('ed25519');
+  const aDirectory = await startFetchHandlerServer(createDirectoryHandler({ keys: [a.privateJwk] }));
   let cardHandler: ((r: Request) => Promise<Response>) | undefined;
   const cardServer = await startFetchHandlerServer((r) => cardHandler!(r));
   cardHandler = createSignatureAgentCardHandler({
-    card: { client_id: `${cardServer.origin}/bot`, client_name: 'Search Bot', web_bot_auth: { purpose: 'search', trigger: 'fetcher' } },
-    keys: [a.privateJwk],
+    card: {
+      client_id: `${cardServer.origin}/bot`,
+      client_name: 'Search Bot',
+      jwks_uri: `${aDirectory.origin}${WELL_KNOWN}`,
+      web_bot_auth: { purpose: 'search', trigger: 'fetcher' },
+    },
     allowHttp: true,
   });
-  cardAgent = { pair: a, signatureAgent: { url: `${cardServer.origin}/bot`, type: 'cimd' } };
-  // B: a plain directory, listed through an inline card naming it as jwks_uri, purpose ai-training.
+  cardAgent = { pair: a, signatureAgent: `${aDirectory.origin}${WELL_KNOWN}`, id: `${aDirectory.origin}${WELL_KNOWN}` };
+  // B: a plain directory, listed through an inline card naming it as jwks_uri, purpose ai-training;
+  // B signs with its origin (sent as the well-known URL).
   const b = await generateKeyPair('ed25519');
   const bDirectory = await startFetchHandlerServer(createDirectoryHandler({ keys: [b.privateJwk] }));
-  listedDirectoryAgent = { pair: b, signatureAgent: { url: bDirectory.origin } };
+  listedDirectoryAgent = { pair: b, signatureAgent: { url: bDirectory.origin }, id: `${bDirectory.origin}${WELL_KNOWN}` };
   // C: a directory nobody listed.
   const c = await generateKeyPair('ed25519');
   const cDirectory = await startFetchHandlerServer(createDirectoryHandler({ keys: [c.privateJwk] }));
-  unlistedAgent = { pair: c, signatureAgent: { url: cDirectory.origin } };
+  unlistedAgent = { pair: c, signatureAgent: { url: cDirectory.origin }, id: `${cDirectory.origin}${WELL_KNOWN}` };
 
   const inline = { client_name: 'Training Bot', jwks_uri: `${bDirectory.origin}${WELL_KNOWN}`, web_bot_auth: { purpose: 'ai-training', trigger: 'crawler' } };
-  const text = `# the agents this origin knows\n${cardAgent.signatureAgent.url}\ndata:application/json,${encodeURIComponent(JSON.stringify(inline))}\n`;
+  const text = `# the agents this origin knows\n${cardServer.origin}/bot\ndata:application/json,${encodeURIComponent(JSON.stringify(inline))}\n`;
   registryServer = await startLoopbackServer((_req, res) => {
     res.setHeader('content-type', 'text/plain');
     res.setHeader('cache-control', 'max-age=300');
@@ -73,7 +83,9 @@ async function startApp(policy: Omit<RegistryPolicyOptions, 'registry'>, loaded 
   const app = express();
   app.use(botsig({ directory, allowHttpSignatureAgent: true, allowInsecure: true, policy: registryPolicy({ registry, ...policy }) }));
   app.use((req, res) => {
-    res.json({ outcome: req.botsig?.outcome, agent: req.botsig?.agent, card: req.botsig?.card?.client_name ?? null });
+    // The card the registry lists for the agent (draft -01: the verifier resolves no card itself).
+    const listed = req.botsig === undefined ? undefined : registry.lookup(req.botsig);
+    res.json({ outcome: req.botsig?.outcome, agent: req.botsig?.agent, card: listed?.card?.client_name ?? null });
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -101,7 +113,7 @@ describe('registryPolicy in an Express app', () => {
     try {
       const a = await get(`${app.origin}/page`, cardAgent);
       expect(a.status).toBe(200);
-      expect(await a.json()).toEqual({ outcome: 'verified', agent: cardAgent.signatureAgent.url as string, card: 'Search Bot' });
+      expect(await a.json()).toEqual({ outcome: 'verified', agent: cardAgent.id, card: 'Search Bot' });
 
       const b = await get(`${app.origin}/page`, listedDirectoryAgent);
       expect(b.status).toBe(403);

@@ -14,107 +14,26 @@
  * keep the last good registry. Cards are fetched a few at a time, without redirects,
  * each revalidated when its own freshness ends. `close()` (or the `signal`) stops it:
  * no timer, no new fetch.
+ *
+ * Beside it: `types.ts` (options, status, matches), `read-card.ts` (one fetched entry to a
+ * card or a directory), `listing.ts` (the O(1) listing and which results it attaches a card to).
  */
 import type { Diagnostic } from '../../core/diagnostics';
-import { BotsigError, isBotsigError } from '../../core/errors';
+import { isBotsigError } from '../../core/errors';
 import { systemClock } from '../../core/time';
 import type { Clock } from '../../core/time';
-import { normalizeUrl, tryParseUrl } from '../../core/url';
-import { importVerifyingKey } from '../../crypto/keys/verifying';
-import type { VerifyingKey } from '../../crypto/types';
+import { tryParseUrl } from '../../core/url';
 import type { SignatureAgentCard } from '../../profile/card';
 import type { ErrorInfo, VerificationResult } from '../../profile/types';
 import type { DirectoryCacheEntry } from '../cache';
-import { parseSignatureAgentCard } from '../card/parse';
-import { cardResponseFailure, carriesCardProof } from '../card/signatures';
 import { DirectoryClient, fetchContextOf } from '../client';
-import type { DirectoryClientOptions } from '../client';
 import { fetchEntry } from '../client/fetch-step';
 import type { FetchContext } from '../client/types';
+import { buildListing, EMPTY_LISTING, lookupResult, type Listing } from './listing';
 import { parseRegistry, REGISTRY_DEFAULTS } from './parse';
 import type { ParsedRegistry, RegistryEntry } from './parse';
-
-/** Bounds of a {@link RegistryClient}. */
-export interface RegistryClientLimits {
-  /** Largest registry, in bytes. Default 1 MiB. */
-  readonly maxBytes?: number;
-  /** Most entries kept. Default 10,000. */
-  readonly maxEntries?: number;
-  /** Most lines read. Default 100,000. */
-  readonly maxLines?: number;
-  /** Longest line, in characters. Default 16,384. */
-  readonly maxLineLength?: number;
-  /** Cards fetched at once. Default 4. */
-  readonly cardConcurrency?: number;
-}
-
-/** Options of {@link RegistryClient}. */
-export interface RegistryClientOptions {
-  /** The registry's URL (`https`; `http` or a private host only when the directory client allows it). */
-  readonly url: string;
-  /**
-   * The `DirectoryClient` whose guards and outbound budget every fetch uses (pass the
-   * verifier's, so both share one budget), or options for a new one. Default: a new
-   * `DirectoryClient` with its defaults.
-   */
-  readonly directory?: DirectoryClient | DirectoryClientOptions;
-  /** Milliseconds since the epoch; default `Date.now`. */
-  readonly now?: Clock;
-  /** Shortest time between two fetches of the registry (and of one card), whatever `Cache-Control` says. Default 60. */
-  readonly minIntervalSeconds?: number;
-  /** Longest time between two fetches of the registry. Default 3,600. */
-  readonly maxIntervalSeconds?: number;
-  readonly limits?: RegistryClientLimits;
-  /** Aborting it closes the client (as {@link RegistryClient.close}). */
-  readonly signal?: AbortSignal;
-  /** Called after each refresh with the status, for logs and metrics. Errors it throws are ignored. */
-  readonly onRefresh?: (status: RegistryStatus) => void;
-}
-
-/** What became of one entry. */
-export interface RegistryEntryStatus {
-  readonly entry: RegistryEntry;
-  /**
-   * `card`: a card (fetched, or inline); `directory`: the URL serves a key directory, not a
-   * card (the draft's example lists such URLs): listed by its URL, without a card;
-   * `pending`: not fetched yet; `failed`: never fetched successfully (see `error`).
-   */
-  readonly state: 'card' | 'directory' | 'pending' | 'failed';
-  readonly card?: SignatureAgentCard;
-  /** The last failure (also set while an older card is still served). */
-  readonly error?: ErrorInfo;
-}
-
-/** The registry as the client holds it. */
-export interface RegistryStatus {
-  readonly url: string;
-  /** A registry has been loaded at least once (the listing answers). */
-  readonly loaded: boolean;
-  /** The last registry fetch failed; the last good registry is in use. */
-  readonly stale: boolean;
-  /** When the registry was last fetched or revalidated successfully (ms). */
-  readonly fetchedAtMs?: number;
-  readonly lastError?: ErrorInfo;
-  /** When the next poll is due (ms); absent once closed. */
-  readonly nextRefreshAtMs?: number;
-  readonly entries: number;
-  /** Entries with a card or a directory in the listing. */
-  readonly resolved: number;
-  /** The registry's line diagnostics, then each entry's (`at: 'line N …'`). */
-  readonly diagnostics: readonly Diagnostic[];
-}
-
-/** A verified agent found in the registry. */
-export interface RegistryMatch {
-  readonly entry: RegistryEntry;
-  /** The registry's copy of the card; `undefined` for a directory entry or a card not fetched yet. */
-  readonly card: SignatureAgentCard | undefined;
-  /**
-   * `identifier`: the agent identifier is the entry's URL, its card's `client_id` or its
-   * card's `jwks_uri`; `key`: the signature's key is one of the card's inline keys.
-   */
-  readonly by: 'identifier' | 'key';
-}
+import { readRegistryCard } from './read-card';
+import type { RegistryClientLimits, RegistryClientOptions, RegistryEntryStatus, RegistryMatch, RegistryStatus } from './types';
 
 interface CardState {
   readonly entry: RegistryEntry;
@@ -129,12 +48,6 @@ interface CardState {
   error: ErrorInfo | undefined;
 }
 
-interface Index {
-  readonly byIdentifier: ReadonlyMap<string, RegistryMatch>;
-  readonly byKey: ReadonlyMap<string, RegistryMatch>;
-}
-
-const EMPTY_INDEX: Index = Object.freeze({ byIdentifier: new Map(), byKey: new Map() });
 const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
 /** First wait after a failure; doubles per failure, up to `maxIntervalSeconds`. */
 const BACKOFF_BASE_MS = 30_000;
@@ -142,9 +55,6 @@ const BACKOFF_BASE_MS = 30_000;
 const LIMITED_RETRY_MS = 5_000;
 /** Shortest timer: a tick never reschedules itself in a tight loop. */
 const MIN_TICK_MS = 1_000;
-/** Members only a key directory has, and none of a card's. */
-const CARD_MEMBERS = ['client_id', 'client_name', 'client_uri', 'logo_uri', 'contacts', 'jwks', 'jwks_uri', 'web_bot_auth'];
-
 function seconds(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 31_536_000) {
@@ -158,34 +68,8 @@ function info(error: unknown, fallback: string): ErrorInfo {
   return { code: 'ERR_INTERNAL', message: fallback };
 }
 
-/** The identifier a verifier reports for a URL (NOTES "Keys and identity"), or undefined. */
-function identifierOf(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  const parsed = tryParseUrl(url);
-  if (parsed === undefined) return undefined;
-  parsed.hash = '';
-  try {
-    return normalizeUrl(parsed.href);
-  } catch {
-    return undefined;
-  }
-}
-
 function entryKey(entry: RegistryEntry): string {
   return entry.kind === 'https' ? entry.url : `data ${entry.text}`;
-}
-
-/** A JSON object that is a key set rather than a card: `keys`, and no card member. */
-function looksLikeDirectory(body: string): boolean {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body.charCodeAt(0) === 0xfeff ? body.slice(1) : body);
-  } catch {
-    return false;
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return false;
-  const o = doc as Record<string, unknown>;
-  return Object.prototype.hasOwnProperty.call(o, 'keys') && !CARD_MEMBERS.some((m) => Object.prototype.hasOwnProperty.call(o, m));
 }
 
 /**
@@ -208,7 +92,7 @@ export class RegistryClient {
   private readonly maxIntervalMs: number;
   private readonly limits: Required<RegistryClientLimits>;
   private readonly onRefresh: ((status: RegistryStatus) => void) | undefined;
-  private index: Index = EMPTY_INDEX;
+  private listing: Listing = EMPTY_LISTING;
   private parsed: ParsedRegistry | undefined;
   private stored: DirectoryCacheEntry | undefined;
   private cards = new Map<string, CardState>();
@@ -277,32 +161,20 @@ export class RegistryClient {
   }
 
   /**
-   * The entry listing the agent of a verified result, in O(1): by the agent identifier
-   * (the entry's URL, its card's `client_id` or `jwks_uri`), else by the verified
-   * signature's key (one of the card's inline keys). `undefined` when the result is not
-   * verified or the agent is not listed. Allocates nothing.
+   * The entry listing the agent of a verified result, in O(1): its first verified
+   * signature by the identifier it was verified under (the entry's URL, its card's
+   * `client_id` or `jwks_uri`), or, for a signature verified with a static key, by that
+   * key (one of a card's inline keys). A key served under another URL never matches a
+   * card (`./listing.ts`). `undefined` when the result is not verified or the agent is
+   * not listed. Allocates nothing.
    */
   lookup(result: VerificationResult): RegistryMatch | undefined {
-    if (result.outcome !== 'verified') return undefined;
-    const index = this.index;
-    const agent = result.agent;
-    if (agent !== undefined) {
-      const hit = index.byIdentifier.get(agent);
-      if (hit !== undefined) return hit;
-    }
-    if (index.byKey.size === 0) return undefined;
-    const signatures = result.signatures;
-    for (let i = 0; i < signatures.length; i++) {
-      const s = signatures[i]!;
-      if (s.outcome !== 'verified') continue;
-      return s.keyid === undefined ? undefined : index.byKey.get(s.keyid);
-    }
-    return undefined;
+    return lookupResult(this.listing, result);
   }
 
   /** The entry listing an agent identifier (a verifier's `result.agent`), or undefined. O(1). */
   lookupAgent(identifier: string): RegistryMatch | undefined {
-    return this.index.byIdentifier.get(identifier);
+    return this.listing.byIdentifier.get(identifier);
   }
 
   /** What became of each entry, in registry order. */
@@ -421,7 +293,7 @@ export class RegistryClient {
     if (force || this.parsed === undefined || now >= this.registryDueAtMs) changed = await this.fetchRegistry();
     if (this.closedFlag) return;
     changed = (await this.fetchCards()) || changed;
-    if (changed && !this.closedFlag) this.index = this.buildIndex();
+    if (changed && !this.closedFlag) this.listing = buildListing(this.cards.values());
   }
 
   /** One fetch of the registry; true when the entries changed. */
@@ -556,7 +428,7 @@ export class RegistryClient {
       return false;
     }
     try {
-      const built = await this.readCard(entry.text, fetched);
+      const built = await readRegistryCard(this.ctx, this.directory, entry.text, fetched);
       state.kind = built.kind;
       state.card = built.card;
       state.thumbprints = built.thumbprints;
@@ -586,70 +458,5 @@ export class RegistryClient {
         at,
       } satisfies Diagnostic,
     ]);
-  }
-
-  /** A fetched entry turned into its listing: a card (checked, signatures included) or a key directory. */
-  private async readCard(
-    text: string,
-    fetched: DirectoryCacheEntry,
-  ): Promise<{ kind: 'card' | 'directory'; card: SignatureAgentCard | undefined; thumbprints: readonly string[]; diagnostics: readonly Diagnostic[] }> {
-    if (looksLikeDirectory(fetched.body)) {
-      return {
-        kind: 'directory',
-        card: undefined,
-        thumbprints: [],
-        diagnostics: [{ level: 'warning', code: 'registry-entry-directory', message: 'the entry serves a key directory, not a card; listed by its URL' }],
-      };
-    }
-    const parsed = parseSignatureAgentCard(fetched.body, { allowHttp: this.ctx.s.allowHttp, maxBytes: this.ctx.s.maxBytes, maxKeys: this.ctx.s.maxKeys });
-    const diagnostics = [...parsed.diagnostics];
-    const card = parsed.card;
-    // Fetched from this URL: a client_id it carries must be that URL (simple string comparison).
-    if (card.client_id === undefined) {
-      diagnostics.push({ level: 'warning', code: 'card-client-id-missing', message: 'the card has no client_id; it is listed by the registry URL only' });
-    } else if (card.client_id !== text && card.client_id !== fetched.url) {
-      throw new BotsigError('ERR_CARD_INVALID', 'client_id must match the card URL (simple string comparison)');
-    }
-    if (carriesCardProof(fetched)) {
-      // A signed card is checked with its own keys, inline or at its jwks_uri (the draft's
-      // Security Considerations: "If signatures are present, clients MUST verify them").
-      const keys = new Map<string, VerifyingKey>();
-      if (parsed.keys.length === 0 && card.jwks_uri !== undefined) {
-        const scheme = card.jwks_uri.startsWith('http:') ? 'http' : 'https';
-        const resolution = await this.directory.resolve({ url: card.jwks_uri, type: 'jwks_uri', scheme, index: 0 });
-        for (const { key } of resolution.keys) keys.set(key.thumbprint, key);
-      }
-      for (const k of parsed.keys) {
-        try {
-          const key = await importVerifyingKey(k.jwk, k.alg === undefined ? undefined : { alg: k.alg });
-          keys.set(key.thumbprint, key);
-        } catch {
-          // A key that cannot be imported proves nothing; its signature is reported as unknown-key.
-        }
-      }
-      const failure = await cardResponseFailure(fetched, keys, this.ctx.s);
-      if (failure !== undefined) {
-        throw new BotsigError('ERR_CARD_INVALID', `the card carries a signature that does not verify (${failure.code}); refused`);
-      }
-    }
-    return { kind: 'card', card, thumbprints: parsed.keys.map((k) => k.thumbprint), diagnostics };
-  }
-
-  /** The listing: identifiers and keys to entries (the first entry wins a collision). */
-  private buildIndex(): Index {
-    const byIdentifier = new Map<string, RegistryMatch>();
-    const byKey = new Map<string, RegistryMatch>();
-    for (const state of this.cards.values()) {
-      const entry = state.entry;
-      // Listed by its URL even before its card is fetched: a verifier resolving it as a cimd member checks it itself.
-      const byId: RegistryMatch = Object.freeze({ entry, card: state.card, by: 'identifier' });
-      const ids = [entry.kind === 'https' ? identifierOf(entry.url) : undefined, identifierOf(state.card?.client_id), identifierOf(state.card?.jwks_uri)];
-      for (const id of ids) if (id !== undefined && !byIdentifier.has(id)) byIdentifier.set(id, byId);
-      if (state.thumbprints.length > 0) {
-        const byK: RegistryMatch = Object.freeze({ entry, card: state.card, by: 'key' });
-        for (const t of state.thumbprints) if (!byKey.has(t)) byKey.set(t, byK);
-      }
-    }
-    return { byIdentifier, byKey };
   }
 }
