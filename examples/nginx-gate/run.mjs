@@ -37,6 +37,21 @@ function nginxBinary() {
   throw new Error('nginx not found: install it (apt-get install nginx) or set NGINX');
 }
 
+/** The `botsig` command's script: the `bin` of the package that has it installed here. */
+function botsigCommand() {
+  const require = createRequire(import.meta.url);
+  for (const name of ['botsig-cli', 'botsig']) {
+    try {
+      const manifest = require.resolve(`${name}/package.json`);
+      const bin = JSON.parse(readFileSync(manifest, 'utf8')).bin?.botsig;
+      if (typeof bin === 'string') return join(dirname(manifest), bin);
+    } catch {
+      // not installed: try the next one
+    }
+  }
+  throw new Error('the botsig command is not installed here (npm install)');
+}
+
 /** The server block of nginx.conf, for plain http on 127.0.0.1:<port> with the local ports. */
 function localServerBlock(port, gatePort, appPort) {
   return readFileSync(join(here, 'nginx.conf'), 'utf8')
@@ -90,7 +105,7 @@ try {
     allowInsecure: true, // nginx listens on plain http here
   };
   writeFileSync(join(dir, 'gate.json'), JSON.stringify(config, null, 2));
-  const cli = join(dirname(createRequire(import.meta.url).resolve('botsig/package.json')), 'dist', 'cli.js');
+  const cli = botsigCommand();
   const gate = spawn(process.execPath, [cli, 'gate', '--config', join(dir, 'gate.json'), '--listen', `127.0.0.1:${gatePort}`], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
