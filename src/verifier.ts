@@ -11,7 +11,7 @@
  * - `verifier/responses.ts`: rejections as `Response`s;
  * - `verifier/types.ts`: the public types.
  */
-export { createVerifier, isVerifier, warnIfNoAuthorities } from './verifier/create';
+export { createVerifier, isVerifier, warnIfNoAuthorities, warnIfProcessLocalNonces } from './verifier/create';
 export { challengeResponse, rejectionHeaders } from './verifier/responses';
 export { forwardedOrigin, trustedHops } from './verifier/transport';
 export type { ForwardedOrigin } from './verifier/transport';

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyReque
 import type { VerificationResult } from '../profile/types';
 import { noteConsumedBody } from '../node/body';
 import { resolveNodeVerifier, toMessage } from '../node/http';
-import { isVerifier, rejectionHeaders, warnIfNoAuthorities } from '../verifier';
+import { isVerifier, rejectionHeaders, warnIfNoAuthorities, warnIfProcessLocalNonces } from '../verifier';
 import type { Rejection, Verifier, VerifierOptions } from '../verifier';
 
 declare module 'fastify' {
@@ -59,6 +59,7 @@ export const botsig: FastifyPluginCallback<FastifyBotsigOptions> = Object.assign
         }
       }
       warnIfNoAuthorities(verifier, 'fastify');
+      warnIfProcessLocalNonces(verifier, 'fastify');
     } catch (error) {
       done(error as Error);
       return;

@@ -6,7 +6,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { VerificationResult } from '../profile/types';
-import { challengeResponse, createVerifier, isVerifier, warnIfNoAuthorities } from '../verifier';
+import { challengeResponse, createVerifier, isVerifier, warnIfNoAuthorities, warnIfProcessLocalNonces } from '../verifier';
 import type { TransportInfo, Verifier, VerifierOptions } from '../verifier';
 
 declare module 'hono' {
@@ -58,6 +58,7 @@ export type HonoBotsigOptions = VerifierOptions | Verifier;
 export function botsig(options?: HonoBotsigOptions): MiddlewareHandler<BotsigEnv> {
   const verifier = isVerifier(options) ? options : createVerifier(options ?? {});
   warnIfNoAuthorities(verifier, 'hono');
+  warnIfProcessLocalNonces(verifier, 'hono');
   return async function botsigMiddleware(c, next) {
     const { result, challenge } = await verifier.handle(c.req.raw, nodeTransport(c.env));
     c.set('botsig', result);

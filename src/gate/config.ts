@@ -137,6 +137,7 @@ const VERIFY_PASS_THROUGH = [
   'discovery',
   'maxSignatures',
   'verifiedSignatureMemo',
+  'headersOnly',
 ] as const;
 
 const TOP_LEVEL = [
@@ -421,6 +422,7 @@ function passThrough(raw: Json): Record<string, unknown> {
       case 'allowInsecure':
       case 'allowTestKeys':
       case 'allowHttpSignatureAgent':
+      case 'headersOnly':
         optionalBoolean(value, key);
         break;
       case 'requiredComponents':

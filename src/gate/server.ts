@@ -20,6 +20,7 @@
  * listeners stop accepting, every request already accepted is answered (up to
  * `shutdownTimeoutSeconds`), then the process ends.
  */
+import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -125,12 +126,39 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
   res.end(body);
 }
 
+/**
+ * Several gate workers (`node:cluster`, as pm2's cluster mode runs them) would each keep
+ * their own memory nonce store, so a nonce one worker has seen would verify again at
+ * another: without a shared store (`redis`) a worker refuses to start.
+ * @throws GateConfigError (`config.redis`) in a cluster worker without `redis`.
+ */
+function refuseWorkersWithoutSharedStore(config: GateConfig): void {
+  if (!cluster.isWorker || config.redis !== undefined) return;
+  // The IPC channel to the primary would keep this worker alive after the CLI reports the error.
+  cluster.worker?.disconnect();
+  throw new GateConfigError(
+    'ERR_GATE_CONFIG',
+    `config.redis is required when the gate runs as several workers (this process is node:cluster worker ${cluster.worker?.id ?? '?'}): ` +
+      'each worker would keep its own nonces in memory, so a signed request replayed to another worker would verify again',
+    'config.redis',
+  );
+}
+
 /** Starts the gate: stores, verifier, listeners. */
 export async function startGate(options: StartGateOptions): Promise<RunningGate> {
   const { logger } = options;
   const startedAt = Date.now();
+  refuseWorkersWithoutSharedStore(options.config);
   const metrics = await createGateMetrics();
   const resources: GateResources = await createResources(options.config, logger, metrics);
+  if (options.config.redis === undefined) {
+    // Said at warn level on every start: what a memory store does not protect.
+    logger.log('warn', 'nonce store in memory (this process only)', {
+      nonceStore: resources.nonceStoreName,
+      risk: 'a restart forgets every nonce, and other gate processes keep their own: a signed request replayed after a restart or to another gate verifies again',
+      fix: 'set "redis" so that every gate shares one nonce store (docs/deployment.md)',
+    });
+  }
   let runtime: GateRuntime;
   try {
     runtime = await buildRuntime(options.config, resources, options.readKeyFile);

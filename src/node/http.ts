@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { MessageObject } from '../httpsig/message';
 import type { VerificationResult } from '../profile/types';
-import { createVerifier, forwardedOrigin, isValidAuthority, isVerifier, rejectionHeaders, warnIfNoAuthorities } from '../verifier';
+import { createVerifier, forwardedOrigin, isValidAuthority, isVerifier, rejectionHeaders, warnIfNoAuthorities, warnIfProcessLocalNonces } from '../verifier';
 import type { Rejection, TrustProxy, Verifier, VerifierOptions } from '../verifier';
 import { bodyWasRead, nodeBodyReader, noteConsumedBody } from './body';
 import { installNodeDefaults } from './defaults';
@@ -205,6 +205,7 @@ export type NodeMiddleware = (req: NodeRequest, res: NodeResponse, next?: (error
 export function createNodeMiddleware(verifierOrOptions?: Verifier | VerifierOptions): NodeMiddleware {
   const verifier = resolveNodeVerifier(verifierOrOptions);
   warnIfNoAuthorities(verifier, 'node');
+  warnIfProcessLocalNonces(verifier, 'node');
   // One options object for every request.
   const messageOptions: ToMessageOptions = { trustProxy: verifier.trustProxy };
   return async function botsigMiddleware(req, res, next) {

@@ -13,6 +13,7 @@ import { createChallenge } from '../profile/challenge';
 import type { Challenge } from '../profile/challenge';
 import type { VerificationResult } from '../profile/types';
 import { verifyRequest } from '../profile/verify-request';
+import { noncesStayInProcess, warnIfNoncesStayInProcess } from './deployment';
 import { emitVerification } from './events';
 import { originNonceMinter } from './origin-nonce';
 import { buildChallengeOptions, buildVerifyOptions, checkTrustProxy } from './options';
@@ -20,7 +21,8 @@ import { checkDecision, policyRequest } from './policy';
 import { adjust } from './transport';
 import type { HandleResult, TransportInfo, Verifier, VerifierOptions } from './types';
 
-const verifiers = new WeakSet<Verifier>();
+/** Every verifier made here, and whether its nonces stay in this process. */
+const verifiers = new WeakMap<Verifier, boolean>();
 
 // Process-wide on purpose: a deployment warning, said once however many middlewares are built.
 let warnedNoAuthorities = false;
@@ -38,6 +40,16 @@ export function warnIfNoAuthorities(verifier: Verifier, adapter: string): void {
     `botsig (${adapter}): no "authorities" configured, so a signature made for another site verifies here too; ` +
       `set authorities: ['your.host.example'] (docs/security-model.md).`,
   );
+}
+
+/**
+ * Adapters call this when they are set up, with the verifier they use: one warning per
+ * process when this process is a `node:cluster` worker (as far as the platform can tell,
+ * see `./deployment`) and the verifier's nonces stay in memory.
+ * @internal
+ */
+export function warnIfProcessLocalNonces(verifier: Verifier, adapter: string): void {
+  warnIfNoncesStayInProcess(verifiers.get(verifier) === true, adapter);
 }
 
 /** True for objects made by {@link createVerifier}. */
@@ -111,6 +123,8 @@ export function createVerifier(options: VerifierOptions = {}): Verifier {
   };
 
   const verifier: Verifier = Object.freeze({ mode, trustProxy, verifyOptions, verify, decide, handle });
-  verifiers.add(verifier);
+  const inProcess = noncesStayInProcess(options.nonce);
+  verifiers.set(verifier, inProcess);
+  warnIfNoncesStayInProcess(inProcess, 'createVerifier');
   return verifier;
 }
