@@ -4,50 +4,89 @@
  * process. Isomorphic: no `node:*`.
  */
 import { BotsigError } from '../core/errors';
+import { siteOfAgent } from '../core/site';
 import { systemClock, type Clock } from '../core/time';
 import {
-  DEFAULT_NONCE_STORE_MAX_ENTRIES,
-  DEFAULT_NONCE_STORE_MAX_ENTRIES_PER_SCOPE,
+  DEFAULT_NONCE_STORE_CAPACITY_BYTES,
   DEFAULT_NONCE_STORE_MAX_NONCE_LENGTH,
   DEFAULT_NONCE_STORE_MAX_SCOPE_LENGTH,
+  DEFAULT_NONCE_STORE_SITE_FLOOR_DIVISOR,
+  NONCE_ENTRY_OVERHEAD_BYTES,
+  NONCE_SCOPE_OVERHEAD_BYTES,
+  NONCE_SITE_OVERHEAD_BYTES,
   type NonceStore,
 } from './nonce-store';
 
 export interface MemoryNonceStoreOptions {
   /**
-   * Upper bound on remembered entries, all scopes together (unexpired nonces plus
-   * one marker per suspended scope). Default 100,000.
+   * What the store may hold, in bytes as it counts them (a nonce: its characters plus
+   * `NONCE_ENTRY_OVERHEAD_BYTES`; an agent and a site holding nonces: their names plus
+   * a fixed overhead; bench/replay.mjs measures the real figure). Default 32 MiB.
    */
-  readonly maxEntries?: number;
+  readonly capacityBytes?: number;
   /**
-   * Upper bound on the unexpired nonces one scope (one agent identity) may hold;
-   * beyond it that scope's new nonces are refused with `ERR_NONCE_QUOTA_EXCEEDED`.
-   * At most `maxEntries`. Default 10,000, or `maxEntries` when that is smaller.
+   * Under memory pressure sites are shed, the one holding most first, but never
+   * below this many bytes (a site may still roll its own oldest nonces over). At
+   * most `capacityBytes`. Default `capacityBytes / 32` (1 MiB by default).
    */
-  readonly maxEntriesPerScope?: number;
+  readonly siteFloorBytes?: number;
   /** Longest nonce accepted (UTF-16 code units); longer ones throw `ERR_NONCE_TOO_LONG`. Default 512. */
   readonly maxNonceLength?: number;
   /** Longest scope accepted (UTF-16 code units); longer ones throw `ERR_NONCE_STORE_UNAVAILABLE`. Default 2,048. */
   readonly maxScopeLength?: number;
   /** Clock in ms since the epoch, used when `checkAndRecord` gets no `nowMs`. Default `Date.now`. */
   readonly now?: Clock;
+  /**
+   * Capacity as a number of typical nonces (86 characters each).
+   * @deprecated Use `capacityBytes`; ignored when it is given.
+   */
+  readonly maxEntries?: number;
+  /**
+   * botsig 0.1's per-agent quota, which refused honest heavy agents.
+   * @deprecated No effect: capacity is shared by site, under memory pressure only.
+   */
+  readonly maxEntriesPerScope?: number;
 }
 
-/**
- * What the store knows about one scope. One object per scope (never per check);
- * it also sits in the doubly linked list of the scopes that hold the same number
- * of nonces, so the largest scope is found in O(1).
- */
+/** Nonces that expire in the same second, with the agents they were recorded for. */
+interface Bucket {
+  readonly scopes: ScopeState[];
+  readonly nonces: string[];
+}
+
+/** One agent identity: its unexpired nonces (nonce → expiry second). */
 class ScopeState {
-  /** nonce → expiry (ms). Empty while suspended. */
   readonly nonces = new Map<string, number>();
-  /** True while the scope is shed: its nonces were dropped and it may record nothing. */
-  suspended = false;
-  /** While suspended: when the suspension ends (the latest expiry among the dropped nonces). */
-  suspendedUntil = 0;
-  prev: ScopeState | null = null;
-  next: ScopeState | null = null;
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    readonly site: SiteState,
+  ) {}
+}
+
+/** One site (registrable domain): what it holds, where it stands in the two site orders. */
+class SiteState {
+  /** Bytes counted to this site: its own overhead, its agents', its nonces'. */
+  bytes: number;
+  /** Agents of this site holding nonces. */
+  scopes = 0;
+  /**
+   * Shed mark (ms): some nonces of this site held until this time or earlier were
+   * dropped under pressure, so a nonce of this site expiring by then is refused
+   * (it could be one of them). 0: none.
+   */
+  watermark = 0;
+  /** Expiry second → its bucket. */
+  readonly buckets = new Map<number, Bucket>();
+  /** Min-heap of the keys of `buckets`. */
+  readonly secs: number[] = [];
+  /** When the store next has work to do for this site (its earliest bucket, or the end of its mark), in seconds. */
+  next = Number.POSITIVE_INFINITY;
+  /** Positions in the store's two heaps (-1: absent). */
+  bytesAt = -1;
+  nextAt = -1;
+  constructor(readonly name: string) {
+    this.bytes = NONCE_SITE_OVERHEAD_BYTES + name.length;
+  }
 }
 
 function positiveInteger(value: unknown, name: string, fallback: number): number {
@@ -58,120 +97,123 @@ function positiveInteger(value: unknown, name: string, fallback: number): number
 }
 
 /**
- * A bounded in-memory nonce store for a single process. Each nonce is kept until
- * the signature it came with expires, then forgotten; expired entries are dropped
- * as time passes (a min-heap by expiry, so each entry costs O(log n) once, never a
- * full scan). It never forgets an unexpired nonce and then answers for it:
- * replay protection is never traded for room.
+ * A bounded in-memory nonce store for a single process (docs/replay.md).
  *
- * Capacity is shared fairly between scopes (agent identities):
- *
- * - **Per-scope quota.** A scope holding `maxEntriesPerScope` unexpired nonces
- *   gets `ERR_NONCE_QUOTA_EXCEEDED` for new ones; its replays still answer
- *   `false`. Other scopes are not affected.
- * - **Shedding when full.** When `maxEntries` are held and scope S brings a new
- *   nonce, the largest scope L is shed if it holds more than S would after the
- *   insertion (`count(L) > count(S) + 1`): all of L's nonces are dropped and
- *   replaced by one suspension marker that lasts until the latest of their
- *   expiries. While suspended, every `checkAndRecord` for L throws
- *   `ERR_NONCE_QUOTA_EXCEEDED` (fail closed: a dropped nonce can never be
- *   replayed). A scope is thus only ever shed for a scope smaller than itself.
- * - **When nothing can be shed.** If S is itself among the largest scopes, S's
- *   new nonce is refused with `ERR_NONCE_QUOTA_EXCEEDED`. If every scope holds at
- *   most one entry, nothing is sheddable and the store throws
- *   `ERR_NONCE_STORE_UNAVAILABLE` (fail closed). Reaching that takes one distinct
- *   agent identity per entry (each one a directory fetch, which the directory
- *   client rate-limits); size `maxEntries` accordingly.
+ * - **Retention.** A nonce is held until `expiresAtMs`, which the verifier bounds by
+ *   its replay window: memory follows the window, not the signers' `expires`.
+ *   Expired nonces are dropped as time passes, a second's worth at a time (one bucket
+ *   per second of expiry), never by a scan.
+ * - **Room.** While the store holds less than `capacityBytes`, every new nonce is
+ *   recorded: an honest agent is never refused while there is room, however busy.
+ * - **Pressure.** When a new nonce does not fit, the site (registrable domain of the
+ *   agent URL, `siteOfAgent`) holding most bytes gives up its oldest nonces, never
+ *   going below `siteFloorBytes`; when no other site can, the newcomer's own site
+ *   rolls its oldest over. A site is the unit because it costs money: host names,
+ *   URLs and keys under one domain are free.
+ * - **Fail closed.** A dropped nonce can never be replayed: its site keeps a mark (the
+ *   latest expiry it dropped) and refuses, with `ERR_NONCE_QUOTA_EXCEEDED`, any nonce
+ *   of that site expiring no later. Honest agents sign per request, so their new
+ *   signatures expire later and pass. A site that holds nothing and finds every
+ *   other site at its floor is refused (`ERR_NONCE_QUOTA_EXCEEDED`) until room comes.
  *
  * A nonce longer than `maxNonceLength` throws `ERR_NONCE_TOO_LONG`, a scope longer
  * than `maxScopeLength` `ERR_NONCE_STORE_UNAVAILABLE`, before anything is stored.
- * Memory is bounded by about `maxEntries × (maxNonceLength + maxScopeLength)`
- * characters in the worst case (far less with real nonces and shared scope strings).
  *
- * Costs: a check is O(log n) (one heap insertion, constant-time bookkeeping of the
- * per-scope counts); shedding costs O(size of the shed scope), and at most
- * O(maxEntries) now and then to compact the heap, both amortised over the
- * insertions they undo.
+ * Costs: a check is a map lookup, a push into its second's bucket, and the two site
+ * orders (heaps over sites, usually a single comparison); a new second costs
+ * O(log b) in a site's distinct seconds. Expiry and shedding cost O(1) per nonce
+ * dropped, once.
  *
  * @example
- * const store = new MemoryNonceStore({ maxEntries: 10_000, maxEntriesPerScope: 1_000 });
+ * const store = new MemoryNonceStore({ capacityBytes: 64 * 1024 * 1024 });
  * await verifyRequest(request, { keys, nonce: { policy: 'required', store } });
  */
 export class MemoryNonceStore implements NonceStore {
-  readonly #max: number;
-  readonly #perScope: number;
+  readonly #capacity: number;
+  readonly #floor: number;
   readonly #maxNonce: number;
   readonly #maxScope: number;
   readonly #now: Clock;
   /**
-   * scope → its state, holding nonce → expiry (ms). Two levels rather than one
+   * scope → its state, holding nonce → expiry. Two levels rather than one
    * concatenated key: the verifier hands the same scope string for every request of
    * an agent, and a nonce string is hashed once, so a check builds no string at all.
    */
   readonly #scopes = new Map<string, ScopeState>();
-  /** Entries held: unexpired nonces plus one marker per suspended scope. */
-  #size = 0;
-  /** Heap slots of nonces dropped by shedding, still waiting to surface (or to be compacted away). */
-  #stale = 0;
-  /**
-   * `#buckets[c]`: the head of the list of unsuspended scopes holding exactly `c`
-   * nonces (index 0 unused); `#maxCount`: the largest `c` with a non-empty list,
-   * 0 when there is none.
-   */
-  readonly #buckets: Array<ScopeState | null> = [null, null];
-  #maxCount = 0;
-  // Min-heap of (expiry, scope, nonce), parallel arrays to avoid one object per
-  // entry; nonce `null` is a suspension marker. Every entry has exactly one heap
-  // slot. Shedding leaves the slots of the nonces it drops in the heap ("stale");
-  // they are recognised when they surface (their scope is suspended or gone) and
-  // compacted away once they outnumber the entries. All of a shed scope's stale
-  // slots expire no later than its marker, so they have all surfaced before the
-  // scope can record anything again: a live scope never has stale slots.
-  readonly #heapExpiry: number[] = [];
-  readonly #heapScope: string[] = [];
-  readonly #heapNonce: Array<string | null> = [];
+  readonly #sites = new Map<string, SiteState>();
+  #bytes = 0;
+  #held = 0;
+  /** Sites by bytes held, largest first. */
+  readonly #bySize: SiteState[] = [];
+  /** Sites by `next`, earliest first. */
+  readonly #byNext: SiteState[] = [];
 
   /**
    * @throws TypeError when an option has the wrong type.
-   * @throws RangeError when `maxEntries`, `maxEntriesPerScope`, `maxNonceLength` or
-   *   `maxScopeLength` is not a positive integer, or `maxEntriesPerScope` exceeds `maxEntries`.
+   * @throws RangeError when a size is not a positive integer, or `siteFloorBytes` exceeds `capacityBytes`.
    */
   constructor(options: MemoryNonceStoreOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new TypeError('MemoryNonceStore options must be an object');
-    const max = positiveInteger(options.maxEntries, 'maxEntries', DEFAULT_NONCE_STORE_MAX_ENTRIES);
-    const perScope = positiveInteger(options.maxEntriesPerScope, 'maxEntriesPerScope', Math.min(DEFAULT_NONCE_STORE_MAX_ENTRIES_PER_SCOPE, max));
-    if (perScope > max) throw new RangeError('maxEntriesPerScope must not exceed maxEntries');
+    const fromEntries =
+      options.maxEntries === undefined
+        ? DEFAULT_NONCE_STORE_CAPACITY_BYTES
+        : positiveInteger(options.maxEntries, 'maxEntries', 1) * (NONCE_ENTRY_OVERHEAD_BYTES + 86);
+    positiveInteger(options.maxEntriesPerScope, 'maxEntriesPerScope', 1);
+    const capacity = positiveInteger(options.capacityBytes, 'capacityBytes', fromEntries);
+    const floor = positiveInteger(options.siteFloorBytes, 'siteFloorBytes', Math.max(1, Math.floor(capacity / DEFAULT_NONCE_STORE_SITE_FLOOR_DIVISOR)));
+    if (floor > capacity) throw new RangeError('siteFloorBytes must not exceed capacityBytes');
     if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('now must be a function');
-    this.#max = max;
-    this.#perScope = perScope;
+    this.#capacity = capacity;
+    this.#floor = floor;
     this.#maxNonce = positiveInteger(options.maxNonceLength, 'maxNonceLength', DEFAULT_NONCE_STORE_MAX_NONCE_LENGTH);
     this.#maxScope = positiveInteger(options.maxScopeLength, 'maxScopeLength', DEFAULT_NONCE_STORE_MAX_SCOPE_LENGTH);
     this.#now = options.now ?? systemClock;
   }
 
-  /**
-   * Entries currently held: unexpired nonces plus one per suspended scope (expired
-   * ones may linger until the next call). Never more than `maxEntries`.
-   */
+  /** Unexpired nonces held (expired ones may linger until the next call). */
   get size(): number {
-    return this.#size;
+    return this.#held;
   }
 
-  /** Scopes currently holding entries (suspended ones included). */
+  /** Bytes held, as counted against `capacityBytes`. Never more than it. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** The capacity, in bytes. */
+  get capacityBytes(): number {
+    return this.#capacity;
+  }
+
+  /** The per-site floor, in bytes. */
+  get siteFloorBytes(): number {
+    return this.#floor;
+  }
+
+  /** Sites currently holding nonces or a shed mark. */
+  get siteCount(): number {
+    return this.#sites.size;
+  }
+
+  /** Scopes currently holding nonces. */
   get scopeCount(): number {
     return this.#scopes.size;
   }
 
-  /** Nonces `scope` holds, as of the last call (0 for an unknown or suspended scope). */
+  /** Nonces `scope` holds, as of the last call. */
   heldBy(scope: string): number {
-    const state = this.#scopes.get(scope);
-    return state === undefined ? 0 : state.nonces.size;
+    return this.#scopes.get(scope)?.nonces.size ?? 0;
   }
 
-  /** When `scope`'s suspension ends (ms), or `undefined` when it is not suspended, as of the last call. */
-  suspendedUntil(scope: string): number | undefined {
-    const state = this.#scopes.get(scope);
-    return state !== undefined && state.suspended ? state.suspendedUntil : undefined;
+  /** Bytes counted to `site` (a registrable domain, as `siteOfAgent` names it), as of the last call. */
+  bytesOf(site: string): number {
+    return this.#sites.get(site)?.bytes ?? 0;
+  }
+
+  /** `site`'s shed mark (ms), or `undefined` when none of its nonces were shed, as of the last call. */
+  shedUntil(site: string): number | undefined {
+    const state = this.#sites.get(site);
+    return state === undefined || state.watermark === 0 ? undefined : state.watermark;
   }
 
   /**
@@ -180,11 +222,9 @@ export class MemoryNonceStore implements NonceStore {
    * `nowMs` is accepted and not remembered.
    *
    * @throws BotsigError `ERR_NONCE_TOO_LONG` when `nonce` is longer than `maxNonceLength`.
-   * @throws BotsigError `ERR_NONCE_QUOTA_EXCEEDED` when `scope` holds
-   *   `maxEntriesPerScope` nonces, is suspended (shed), or is among the largest
-   *   scopes of a full store.
-   * @throws BotsigError `ERR_NONCE_STORE_UNAVAILABLE` when the store is full and no
-   *   scope can be shed, or `scope` is longer than `maxScopeLength` (fail closed).
+   * @throws BotsigError `ERR_NONCE_QUOTA_EXCEEDED` when the nonce expires no later than
+   *   its site's shed mark, or the store is full and no room can be made for this site.
+   * @throws BotsigError `ERR_NONCE_STORE_UNAVAILABLE` when `scope` is longer than `maxScopeLength`.
    * @throws TypeError for arguments of the wrong type.
    */
   checkAndRecord(scope: string, nonce: string, expiresAtMs: number, nowMs: number = this.#now()): boolean {
@@ -198,212 +238,255 @@ export class MemoryNonceStore implements NonceStore {
     }
     this.#expire(nowMs);
     let state = this.#scopes.get(scope);
-    let held = 0;
     // The store's own copy of the nonce (see ownCopy), made before the lookup: the
-    // lookup and the insertion then hash the same string, once (a string caches its hash).
+    // lookup and the insertion then hash the same string, once.
     const kept = ownCopy(nonce);
     if (state !== undefined) {
-      // After #expire a marker still present is unexpired.
-      if (state.suspended)
-        throw new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', 'this agent was shed from the full nonce store and is suspended until its nonces expire');
-      // After #expire every remaining entry is unexpired: a hit is a replay.
-      if (state.nonces.has(kept)) return false;
-      held = state.nonces.size;
+      const held = state.nonces.get(kept);
+      if (held !== undefined) {
+        // Held and unexpired: a replay. Expired within the current second: forgotten now.
+        if (held > nowMs) return false;
+        this.#drop(state.site, state, kept);
+        this.#reorder(state.site);
+        if (state.nonces.size === 0) return this.checkAndRecord(scope, nonce, expiresAtMs, nowMs);
+      }
     }
     // Nothing to remember for a signature that has already expired.
     if (expiresAtMs <= nowMs) return true;
-    if (held >= this.#perScope) throw new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', `this agent already holds ${this.#perScope} unexpired nonces`);
-    if (this.#size >= this.#max) this.#makeRoom(held);
+    const sec = Math.ceil(expiresAtMs / 1000);
+    const siteName = state === undefined ? siteOfAgent(scope) : state.site.name;
+    let site = state === undefined ? this.#sites.get(siteName) : state.site;
+    if (site !== undefined && sec * 1000 <= site.watermark) {
+      throw new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', "this signature is older than nonces the full store dropped for this agent's site");
+    }
+    const entry = NONCE_ENTRY_OVERHEAD_BYTES + kept.length;
+    const scopeCost = state === undefined ? NONCE_SCOPE_OVERHEAD_BYTES + scope.length : 0;
+    const need = entry + scopeCost + (site === undefined ? NONCE_SITE_OVERHEAD_BYTES + siteName.length : 0);
+    if (this.#bytes + need > this.#capacity) {
+      this.#makeRoom(site, need, sec);
+      // Shedding may have emptied this agent (or its site) out.
+      if (state !== undefined && state.nonces.size === 0) return this.checkAndRecord(scope, nonce, expiresAtMs, nowMs);
+    }
+    if (site === undefined) {
+      site = new SiteState(ownCopy(siteName));
+      this.#sites.set(site.name, site);
+      this.#bytes += site.bytes;
+    }
     if (state === undefined) {
-      state = new ScopeState(ownCopy(scope));
+      state = new ScopeState(ownCopy(scope), site);
       this.#scopes.set(state.name, state);
+      site.scopes++;
+      site.bytes += scopeCost;
+      this.#bytes += scopeCost;
     }
     state.nonces.set(kept, expiresAtMs);
-    this.#size++;
-    this.#moveUp(state, held);
-    this.#push(expiresAtMs, state.name, kept);
+    site.bytes += entry;
+    this.#bytes += entry;
+    this.#held++;
+    let bucket = site.buckets.get(sec);
+    if (bucket === undefined) {
+      bucket = { scopes: [], nonces: [] };
+      site.buckets.set(sec, bucket);
+      heapPush(site.secs, sec);
+    }
+    bucket.scopes.push(state);
+    bucket.nonces.push(kept);
+    this.#reorder(site);
     return true;
   }
 
-  /** The store is full and a scope holding `held` nonces brings one more: shed a larger scope, or throw. */
-  #makeRoom(held: number): void {
-    const top = this.#maxCount;
-    if (top > held + 1) {
-      this.#shed(this.#buckets[top]!);
+  /** `need` more bytes for `site` (undefined: a site not yet held), whose nonce expires at second `sec`: shed, or throw. */
+  #makeRoom(site: SiteState | undefined, need: number, sec: number): void {
+    while (this.#bytes + need > this.#capacity) {
+      const largest = this.#bySize[0];
+      if (largest !== undefined && largest !== site && largest.secs.length > 0 && largest.bytes - this.#oldestCost(largest) >= this.#floor) {
+        this.#shedOne(largest);
+        continue;
+      }
+      // No other site above its floor: this site rolls its own oldest over, if it holds one older than the newcomer.
+      if (site !== undefined && site.secs.length > 0 && site.secs[0]! < sec) {
+        this.#shedOne(site);
+        continue;
+      }
+      throw new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', 'the nonce store is full and no site holds more than its floor');
+    }
+  }
+
+  /** What dropping `site`'s next oldest nonce frees (the nonce, and its agent when it is the agent's last). */
+  #oldestCost(site: SiteState): number {
+    const sec = site.secs[0]!;
+    const bucket = site.buckets.get(sec)!;
+    const i = bucket.nonces.length - 1;
+    const scope = bucket.scopes[i]!;
+    if (!isHeld(scope, bucket.nonces[i]!, sec)) return 0;
+    return NONCE_ENTRY_OVERHEAD_BYTES + bucket.nonces[i]!.length + (scope.nonces.size === 1 ? NONCE_SCOPE_OVERHEAD_BYTES + scope.name.length : 0);
+  }
+
+  /** Drops `site`'s oldest nonce under pressure, raising its shed mark. */
+  #shedOne(site: SiteState): void {
+    const sec = site.secs[0]!;
+    const bucket = site.buckets.get(sec)!;
+    const scope = bucket.scopes.pop()!;
+    const nonce = bucket.nonces.pop()!;
+    if (bucket.nonces.length === 0) {
+      site.buckets.delete(sec);
+      heapPop(site.secs);
+    }
+    if (isHeld(scope, nonce, sec)) {
+      this.#drop(site, scope, nonce);
+      if (sec * 1000 > site.watermark) site.watermark = sec * 1000;
+    }
+    this.#reorder(site);
+  }
+
+  #drop(site: SiteState, scope: ScopeState, nonce: string): void {
+    scope.nonces.delete(nonce);
+    let freed = NONCE_ENTRY_OVERHEAD_BYTES + nonce.length;
+    this.#held--;
+    if (scope.nonces.size === 0) {
+      this.#scopes.delete(scope.name);
+      site.scopes--;
+      freed += NONCE_SCOPE_OVERHEAD_BYTES + scope.name.length;
+    }
+    site.bytes -= freed;
+    this.#bytes -= freed;
+  }
+
+  /** Drops every nonce whose expiry is at or before `now`, sites left with nothing, and shed marks that have passed. */
+  #expire(now: number): void {
+    const byNext = this.#byNext;
+    const nowSec = Math.floor(now / 1000);
+    while (byNext.length > 0 && byNext[0]!.next <= nowSec) {
+      const site = byNext[0]!;
+      const secs = site.secs;
+      while (secs.length > 0 && secs[0]! <= nowSec) {
+        const sec = heapPop(secs);
+        const bucket = site.buckets.get(sec)!;
+        site.buckets.delete(sec);
+        for (let i = 0; i < bucket.nonces.length; i++) if (isHeld(bucket.scopes[i]!, bucket.nonces[i]!, sec)) this.#drop(site, bucket.scopes[i]!, bucket.nonces[i]!);
+      }
+      if (site.watermark <= now) site.watermark = 0;
+      this.#reorder(site);
+    }
+  }
+
+  /** Puts `site` back in order after a change, or forgets it when it holds nothing and has no mark. */
+  #reorder(site: SiteState): void {
+    if (site.secs.length === 0 && site.watermark === 0) {
+      this.#sites.delete(site.name);
+      this.#bytes -= site.bytes;
+      heapRemove(this.#bySize, site, 'bytesAt', largerFirst);
+      heapRemove(this.#byNext, site, 'nextAt', earlierFirst);
       return;
     }
-    if (top > 1) {
-      throw new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', 'the nonce store is full and this agent is among those holding the most nonces');
-    }
-    throw new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', 'the nonce store is full of agents holding one nonce each');
+    site.next = site.secs.length > 0 ? site.secs[0]! : Math.ceil(site.watermark / 1000);
+    heapUpdate(this.#bySize, site, 'bytesAt', largerFirst);
+    heapUpdate(this.#byNext, site, 'nextAt', earlierFirst);
   }
+}
 
-  /** Drops every nonce of `state` for one suspension marker lasting until the latest of their expiries. */
-  #shed(state: ScopeState): void {
-    const count = state.nonces.size;
-    let until = Number.NEGATIVE_INFINITY;
-    for (const expiry of state.nonces.values()) if (expiry > until) until = expiry;
-    this.#unlink(state, count);
-    this.#lowerMax();
-    state.nonces.clear();
-    state.suspended = true;
-    state.suspendedUntil = until;
-    this.#size -= count - 1;
-    this.#stale += count;
-    this.#push(until, state.name, null);
-    if (this.#stale > this.#size) this.#compact();
+/**
+ * Whether a bucket's slot (`scope`, `nonce`) of second `sec` still stands for a held
+ * nonce: not when the nonce was forgotten early (expired within its second, then
+ * recorded again in another slot).
+ */
+function isHeld(scope: ScopeState, nonce: string, sec: number): boolean {
+  const expiry = scope.nonces.get(nonce);
+  return expiry !== undefined && Math.ceil(expiry / 1000) === sec;
+}
+
+// -- heaps ---------------------------------------------------------------------
+
+function largerFirst(a: SiteState, b: SiteState): boolean {
+  return a.bytes > b.bytes;
+}
+
+function earlierFirst(a: SiteState, b: SiteState): boolean {
+  return a.next < b.next;
+}
+
+type Slot = 'bytesAt' | 'nextAt';
+
+function place(heap: SiteState[], i: number, site: SiteState, slot: Slot): void {
+  heap[i] = site;
+  site[slot] = i;
+}
+
+/** Inserts `site` into an indexed heap of sites, or moves it to its place after its key changed. */
+function heapUpdate(heap: SiteState[], site: SiteState, slot: Slot, before: (a: SiteState, b: SiteState) => boolean): void {
+  let i = site[slot];
+  if (i < 0) {
+    i = heap.length;
+    heap.push(site);
   }
-
-  /** Drops every entry whose expiry is at or before `now`, and scopes left empty. */
-  #expire(now: number): void {
-    const exp = this.#heapExpiry;
-    while (exp.length > 0 && exp[0]! <= now) {
-      const expiry = exp[0]!;
-      const scope = this.#heapScope[0]!;
-      const nonce = this.#heapNonce[0] as string | null;
-      this.#pop();
-      const state = this.#scopes.get(scope);
-      if (nonce === null) {
-        // A suspension marker: the scope may record again. (Defensive: a marker surfaces only
-        // while its scope is suspended until exactly its expiry; a scope is never shed twice.)
-        if (state !== undefined && state.suspended && state.suspendedUntil === expiry) {
-          this.#scopes.delete(scope);
-          this.#size--;
-        } else this.#stale--;
-      } else if (state !== undefined && !state.suspended && state.nonces.delete(nonce)) {
-        const held = state.nonces.size;
-        this.#size--;
-        this.#unlink(state, held + 1);
-        if (held > 0) this.#link(state, held);
-        else this.#scopes.delete(scope);
-        this.#lowerMax();
-      } else {
-        // Dropped by shedding: already uncounted.
-        this.#stale--;
-      }
-    }
+  // Up while it goes before its parent.
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!before(site, heap[parent]!)) break;
+    place(heap, i, heap[parent]!, slot);
+    i = parent;
   }
-
-  /** Rebuilds the heap without its stale slots: O(n), once stale slots outnumber entries. */
-  #compact(): void {
-    const exp = this.#heapExpiry;
-    const scopes = this.#heapScope;
-    const nonces = this.#heapNonce;
-    const n = exp.length;
-    let j = 0;
-    for (let i = 0; i < n; i++) {
-      const nonce = nonces[i] as string | null;
-      const state = this.#scopes.get(scopes[i]!);
-      const live = state !== undefined && (nonce === null ? state.suspended && state.suspendedUntil === exp[i]! : !state.suspended && state.nonces.has(nonce));
-      if (!live) continue;
-      exp[j] = exp[i]!;
-      scopes[j] = scopes[i]!;
-      nonces[j] = nonce;
-      j++;
-    }
-    exp.length = j;
-    scopes.length = j;
-    nonces.length = j;
-    this.#stale = 0;
-    for (let i = (j >> 1) - 1; i >= 0; i--) this.#siftDown(i, exp[i]!, scopes[i]!, nonces[i] as string | null);
+  // Down while a child goes before it.
+  const n = heap.length;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= n) break;
+    const r = l + 1;
+    const c = r < n && before(heap[r]!, heap[l]!) ? r : l;
+    if (!before(heap[c]!, site)) break;
+    place(heap, i, heap[c]!, slot);
+    i = c;
   }
+  place(heap, i, site, slot);
+}
 
-  // -- per-scope counts: one list of scopes per count -------------------------
+function heapRemove(heap: SiteState[], site: SiteState, slot: Slot, before: (a: SiteState, b: SiteState) => boolean): void {
+  const i = site[slot];
+  if (i < 0) return;
+  site[slot] = -1;
+  const last = heap.pop()!;
+  if (last === site) return;
+  place(heap, i, last, slot);
+  heapUpdate(heap, last, slot, before);
+}
 
-  #link(state: ScopeState, count: number): void {
-    const buckets = this.#buckets;
-    if (count === buckets.length) buckets.push(null);
-    const head = buckets[count]!;
-    state.prev = null;
-    state.next = head;
-    if (head !== null) head.prev = state;
-    buckets[count] = state;
-    if (count > this.#maxCount) this.#maxCount = count;
+function heapPush(heap: number[], value: number): void {
+  let i = heap.length;
+  heap.push(value);
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (heap[parent]! <= value) break;
+    heap[i] = heap[parent]!;
+    i = parent;
   }
+  heap[i] = value;
+}
 
-  #unlink(state: ScopeState, count: number): void {
-    const { prev, next } = state;
-    if (prev !== null) prev.next = next;
-    else this.#buckets[count] = next;
-    if (next !== null) next.prev = prev;
-    state.prev = null;
-    state.next = null;
+function heapPop(heap: number[]): number {
+  const top = heap[0]!;
+  const last = heap.pop()!;
+  const n = heap.length;
+  if (n === 0) return top;
+  let i = 0;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= n) break;
+    const r = l + 1;
+    const c = r < n && heap[r]! < heap[l]! ? r : l;
+    if (heap[c]! >= last) break;
+    heap[i] = heap[c]!;
+    i = c;
   }
-
-  /** `state` went from `held` nonces to `held + 1`. */
-  #moveUp(state: ScopeState, held: number): void {
-    if (held > 0) this.#unlink(state, held);
-    this.#link(state, held + 1);
-  }
-
-  /** Lowers `#maxCount` past empty lists. Amortised O(1): it only comes down as far as increments took it up. */
-  #lowerMax(): void {
-    const buckets = this.#buckets;
-    let top = this.#maxCount;
-    while (top > 0 && buckets[top] === null) top--;
-    this.#maxCount = top;
-  }
-
-  // -- the heap ---------------------------------------------------------------
-
-  #push(expiry: number, scope: string, nonce: string | null): void {
-    const exp = this.#heapExpiry;
-    const scopes = this.#heapScope;
-    const nonces = this.#heapNonce;
-    let i = exp.length;
-    exp.push(expiry);
-    scopes.push(scope);
-    nonces.push(nonce);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (exp[parent]! <= expiry) break;
-      exp[i] = exp[parent]!;
-      scopes[i] = scopes[parent]!;
-      nonces[i] = nonces[parent] as string | null;
-      i = parent;
-    }
-    exp[i] = expiry;
-    scopes[i] = scope;
-    nonces[i] = nonce;
-  }
-
-  #pop(): void {
-    const exp = this.#heapExpiry;
-    const lastExpiry = exp.pop()!;
-    const lastScope = this.#heapScope.pop()!;
-    const lastNonce = this.#heapNonce.pop() as string | null;
-    if (exp.length > 0) this.#siftDown(0, lastExpiry, lastScope, lastNonce);
-  }
-
-  /** Places (expiry, scope, nonce) at slot `i` or below, moving smaller children up. */
-  #siftDown(i: number, expiry: number, scope: string, nonce: string | null): void {
-    const exp = this.#heapExpiry;
-    const scopes = this.#heapScope;
-    const nonces = this.#heapNonce;
-    const n = exp.length;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const c = r < n && exp[r]! < exp[l]! ? r : l;
-      if (exp[c]! >= expiry) break;
-      exp[i] = exp[c]!;
-      scopes[i] = scopes[c]!;
-      nonces[i] = nonces[c] as string | null;
-      i = c;
-    }
-    exp[i] = expiry;
-    scopes[i] = scope;
-    nonces[i] = nonce;
-  }
+  heap[i] = last;
+  return top;
 }
 
 /**
  * A copy of `text` that holds only its own characters. A nonce or scope read from a
  * header is often a substring that the engine keeps as a view into the whole header
  * (V8 "sliced strings"): stored as it is, each remembered nonce would keep its
- * request's entire Signature-Input alive, and the store's memory bound (entries times
- * `maxNonceLength`) would not hold. Concatenating makes a new flat string.
+ * request's entire Signature-Input alive, and the store's memory bound would not
+ * hold. Concatenating makes a new flat string.
  */
 function ownCopy(text: string): string {
   return (' ' + text).slice(1);

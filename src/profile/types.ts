@@ -322,6 +322,14 @@ export interface NonceOptions {
    * anything is stored.
    */
   readonly maxLength?: number;
+  /**
+   * The replay window, in seconds. A signature that carries a nonce is refused as
+   * stale (`invalid`, `ERR_NONCE_STALE`) once it was created longer ago than this
+   * (plus `clockSkewSeconds`), and its nonce is held until
+   * min(`expires`, `created` + window) + skew: the window, not the signer's
+   * `expires`, bounds what the store holds. Default 300 (see docs/replay.md).
+   */
+  readonly windowSeconds?: number;
 }
 
 /** Bounds on the key discovery one request can cause (issue: one request must not make the origin fetch without bound). */

@@ -20,7 +20,7 @@ import type { ParsedSignatureAgent, SignatureAgentMember } from './signature-age
 import type { SignatureParamsView, SignatureResult, VerificationResult, VerifyRequestOptions } from './types';
 import { agentCandidates, authorityAllowed, checkCoverage, checkFreshness, coveredOf, isTestKeyid, tagRulesOf, taggedWebBotAuth } from './verify/checks';
 import { checkCoveredContentDigest, contentDigestRequired, coveredContentDigests } from './verify/content-digest';
-import { checkNonceParam, recordNonce } from './verify/nonce';
+import { checkNonceParam, nonceHoldUntil, recordNonce } from './verify/nonce';
 import { loadStaticKeys, preparedOf } from './verify/prepared';
 import { fail, finish, requestResult, summarise, toInfo, type Draft } from './verify/result';
 import {
@@ -256,7 +256,8 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   // Freshness (SPEC 5.1: created and expires are required).
   const stale = checkFreshness(d, params, ctx);
   if (stale !== undefined) return stale;
-  const expires = params.expires!;
+  // Only the nonce check uses it: how long the nonce is held (the replay window bounds it).
+  const expires = nonceHoldUntil(params, ctx);
 
   // Coverage (SPEC 5.1, NOTES "Signing profile").
   const coverageError =
@@ -292,7 +293,7 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   }
   const keyid = params.keyid;
   if (keyid === undefined) return fail(d, 'invalid', 'ERR_PARAM_INVALID', `signature "${label}" has no keyid (SPEC 5.1)`);
-  const nonceProblem = checkNonceParam(d, params, p);
+  const nonceProblem = checkNonceParam(d, params, ctx);
   if (nonceProblem !== undefined) return nonceProblem;
   // Keys are matched by thumbprint = keyid, so the example keys are known by keyid alone.
   if (!options.allowTestKeys && isTestKeyid(keyid)) {

@@ -11,6 +11,13 @@
  */
 export type { NonceStore } from '../profile/nonce-store';
 export {
+  DEFAULT_NONCE_WINDOW_SECONDS,
+  DEFAULT_NONCE_STORE_CAPACITY_BYTES,
+  DEFAULT_NONCE_STORE_SITE_FLOOR_DIVISOR,
+  NONCE_ENTRY_OVERHEAD_BYTES,
+  NONCE_SCOPE_OVERHEAD_BYTES,
+  NONCE_SITE_OVERHEAD_BYTES,
+  nonceEntryBytes,
   DEFAULT_NONCE_STORE_MAX_ENTRIES,
   DEFAULT_NONCE_STORE_MAX_ENTRIES_PER_SCOPE,
   DEFAULT_NONCE_STORE_MAX_NONCE_LENGTH,
@@ -18,3 +25,4 @@ export {
 } from '../profile/nonce-store';
 export { MemoryNonceStore } from '../profile/memory-nonce-store';
 export type { MemoryNonceStoreOptions } from '../profile/memory-nonce-store';
+export { registrableDomain, siteOfAgent } from '../core/site';

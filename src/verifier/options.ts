@@ -6,7 +6,7 @@
 import { isBotsigError } from '../core/errors';
 import { checkOptionNames } from '../core/options';
 import { checkHook, observedDirectory, observedNonceStore } from './events';
-import { lazyDirectoryClient } from './lazy-directory';
+import { ownDirectoryClient } from './own-directory';
 import { acceptSignatureValue } from '../profile/challenge';
 import type { ChallengeOptions } from '../profile/challenge';
 import { MemoryNonceStore } from '../profile/memory-nonce-store';
@@ -68,9 +68,9 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
     directory = given;
   } else if (given === undefined) {
     directory =
-      options.keys === undefined && options.resolveKey === undefined ? lazyDirectoryClient(options.now === undefined ? {} : { now: options.now }) : undefined;
+      options.keys === undefined && options.resolveKey === undefined ? ownDirectoryClient(options.now === undefined ? {} : { now: options.now }) : undefined;
   } else if (typeof given === 'object' && given !== null) {
-    directory = lazyDirectoryClient(options.now === undefined || given.now !== undefined ? given : { ...given, now: options.now });
+    directory = ownDirectoryClient(options.now === undefined || given.now !== undefined ? given : { ...given, now: options.now });
   } else {
     throw new TypeError('options.directory must be a DirectoryClient, DirectoryClient options or false');
   }
@@ -92,7 +92,12 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
   if (options.onNonceCheck !== undefined) store = observedNonceStore(store, options.onNonceCheck);
 
   const out: { -readonly [K in keyof VerifyRequestOptions]: VerifyRequestOptions[K] } = {
-    nonce: Object.freeze(nonce?.maxLength === undefined ? { policy: noncePolicy, store } : { policy: noncePolicy, store, maxLength: nonce.maxLength }),
+    nonce: Object.freeze({
+      policy: noncePolicy,
+      store,
+      ...(nonce?.maxLength === undefined ? {} : { maxLength: nonce.maxLength }),
+      ...(nonce?.windowSeconds === undefined ? {} : { windowSeconds: nonce.windowSeconds }),
+    }),
   };
   if (directory !== undefined) out.directory = directory;
   // Copied, not referenced: later changes to the caller's arrays must not change this verifier.
@@ -127,6 +132,7 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
   // Checked by prepareVerifyOptions below.
   if (options.requireContentDigest !== undefined) out.requireContentDigest = options.requireContentDigest;
   if (options.maxBodyBytes !== undefined) out.maxBodyBytes = options.maxBodyBytes;
+  if (options.headersOnly !== undefined) out.headersOnly = options.headersOnly;
   const memo = options.verifiedSignatureMemo;
   // Checked by prepareVerifyOptions below; an object is copied like the others.
   if (memo !== undefined) out.verifiedSignatureMemo = typeof memo === 'object' && memo !== null ? Object.freeze({ ...memo }) : memo;

@@ -207,8 +207,8 @@ describe('a signature harvested on one site does not verify on another (authorit
   });
 });
 
-describe('one agent cannot lock every other agent out (nonce flood)', () => {
-  it('default verifier: an agent that floods gets ERR_NONCE_QUOTA_EXCEEDED after 10,000 live nonces; another agent’s first nonce verifies', async () => {
+describe('a busy agent is not refused, and cannot lock other agents out (nonce flood)', () => {
+  it('default verifier: one agent sending 10,100 signatures within its validity is never refused; another agent’s first nonce verifies', async () => {
     const flooder = await keyPair();
     const other = await otherKeyPair();
     const verifier = createVerifier({ keys: [flooder.publicJwk, other.publicJwk], now: at(NOW), maxValiditySeconds: 86_400, authorities: ['origin.example'] });
@@ -221,24 +221,22 @@ describe('one agent cannot lock every other agent out (nonce flood)', () => {
     let accepted = 0;
     let refused: string | undefined;
     let first: Awaited<ReturnType<typeof sign>> | undefined;
-    for (let i = 0; i < 10_050 && refused === undefined; i++) {
+    for (let i = 0; i < 10_100 && refused === undefined; i++) {
       const req = await sign(sk);
       first ??= req;
       const r = await verifier.verify(req);
       if (r.outcome === 'verified') accepted++;
       else refused = r.signatures[0]!.error?.code;
     }
-    expect(accepted).toBe(10_000);
-    expect(refused).toBe('ERR_NONCE_QUOTA_EXCEEDED');
-    // The flooder's replays are still replays.
+    // botsig 0.1 refused the last 100 (a per-agent quota of 10,000 live nonces).
+    expect(refused).toBeUndefined();
+    expect(accepted).toBe(10_100);
+    // The busy agent's replays are still replays.
     expect((await verifier.verify(first!)).signatures[0]!.error?.code).toBe('ERR_NONCE_REPLAYED');
     // Another agent is not affected, and its own replay protection holds.
     const fresh = await sign(other.privateJwk);
     expect((await verifier.verify(fresh)).outcome).toBe('verified');
     expect((await verifier.verify(fresh)).signatures[0]!.error?.code).toBe('ERR_NONCE_REPLAYED');
-    // The challenge for the flooder is a 429 (retry later), not a 403.
-    const flood = await verifier.verify(await sign(sk));
-    expect(verifier.decide(flood)?.status).toBe(429);
   });
 });
 

@@ -53,8 +53,8 @@ describe('DefaultNonceStore: a MemoryNonceStore made on the first check', () => 
     expect([await a, await b]).toEqual([true, false]);
   });
 
-  it('is made with the options it is given (here a per-scope quota of one nonce)', async () => {
-    const store = new DefaultNonceStore({ maxEntries: 4, maxEntriesPerScope: 1 });
+  it('is made with the options it is given (here a capacity of one nonce)', async () => {
+    const store = new DefaultNonceStore({ capacityBytes: 800 });
     expect(await store.checkAndRecord('scope', 'n1', 10_000, 1_000)).toBe(true);
     let code: string | undefined;
     try {

@@ -112,7 +112,8 @@ describe('onVerification', () => {
 describe('onNonceCheck', () => {
   it('reports new, replay, refused and error with the latency, never the nonce or scope', async () => {
     const events: NonceCheckEvent[] = [];
-    const store = new MemoryNonceStore({ maxEntriesPerScope: 1 });
+    // Room for one nonce: the second, signed in the same second, cannot roll the first over.
+    const store = new MemoryNonceStore({ capacityBytes: 900 });
     const v = createVerifier({ keys: [pair.publicJwk], nonce: { store }, onNonceCheck: (e) => events.push(e) });
     const once = await signed({ nonce: 'a'.repeat(20) });
     await v.verify(once.clone());

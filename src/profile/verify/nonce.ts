@@ -6,28 +6,49 @@
 import { isBotsigError } from '../../core/errors';
 import type { SignatureParamsView, SignatureResult } from '../types';
 import { fail, finish, type Draft } from './result';
-import { isThenable, type Context, type MaybePromise, type Prepared } from './state';
+import { isThenable, type Context, type MaybePromise } from './state';
 
-/** The nonce policy against the parameters (present when required, not too long); `undefined` when they pass. */
-export function checkNonceParam(d: Draft, params: SignatureParamsView, p: Prepared): SignatureResult | undefined {
+/** The nonce policy against the parameters (present when required, not too long, not older than the window); `undefined` when they pass. */
+export function checkNonceParam(d: Draft, params: SignatureParamsView, ctx: Context): SignatureResult | undefined {
+  const p = ctx.p;
   const policy = d.rules === undefined ? p.policy : d.rules.policy;
   if (policy === 'required' && params.nonce === undefined) return fail(d, 'invalid', 'ERR_NONCE_MISSING', `signature "${d.label}" has no nonce`);
-  if (policy !== 'none' && params.nonce !== undefined && params.nonce.length > p.maxNonceLength) {
-    return fail(d, 'invalid', 'ERR_NONCE_TOO_LONG', `the nonce of signature "${d.label}" is longer than ${p.maxNonceLength} characters`);
+  if (policy !== 'none' && params.nonce !== undefined) {
+    if (params.nonce.length > p.maxNonceLength) {
+      return fail(d, 'invalid', 'ERR_NONCE_TOO_LONG', `the nonce of signature "${d.label}" is longer than ${p.maxNonceLength} characters`);
+    }
+    // The replay window (RFC 9421 §7.2.2 lets a verifier bound `created`): a signature
+    // whose nonce could no longer be in the store is refused, whatever its `expires`.
+    // Same resolution as the expiry check: whole seconds, skew allowed.
+    const created = params.created;
+    if (created !== undefined && created + p.nonceWindowSeconds < Math.floor(ctx.nowMs / 1000) - p.skewSeconds) {
+      return fail(d, 'invalid', 'ERR_NONCE_STALE', `signature "${d.label}" carries a nonce and was created more than ${p.nonceWindowSeconds} s ago`);
+    }
   }
   return undefined;
 }
 
+/**
+ * The last second (before skew) a signature passes both the expiry check and the
+ * replay window: min(`expires`, `created` + window). Its nonce is held that long, never
+ * longer: the window, not the signer's `expires`, bounds what a store holds.
+ */
+export function nonceHoldUntil(params: SignatureParamsView, ctx: Context): number {
+  const expires = params.expires!;
+  const windowEnd = params.created! + ctx.p.nonceWindowSeconds;
+  return windowEnd < expires ? windowEnd : expires;
+}
+
 /** For a valid signature: records its nonce (when the policy checks one), and the signature is verified unless it is a replay. */
-export function recordNonce(ctx: Context, d: Draft, nonce: string | undefined, expires: number): MaybePromise<SignatureResult> {
+export function recordNonce(ctx: Context, d: Draft, nonce: string | undefined, holdUntil: number): MaybePromise<SignatureResult> {
   const p = ctx.p;
   if ((d.rules === undefined ? p.policy : d.rules.policy) === 'none' || nonce === undefined) return finish(d, 'verified');
   let fresh: unknown;
   try {
     // Remembered for as long as the signature is accepted: through the last whole
-    // second that passes the expiry check.
-    // Scoped by agent identity: the unit a store shares its capacity fairly between.
-    fresh = p.store.checkAndRecord(d.agent!, nonce, (expires + p.skewSeconds + 1) * 1000, ctx.nowMs);
+    // second that passes both the expiry check and the window (see nonceHoldUntil).
+    // Scoped by agent identity; stores share their capacity by the agent's site.
+    fresh = p.store.checkAndRecord(d.agent!, nonce, (holdUntil + p.skewSeconds + 1) * 1000, ctx.nowMs);
   } catch (error) {
     fresh = error;
   }

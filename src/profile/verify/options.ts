@@ -18,6 +18,7 @@ import { WEB_BOT_AUTH_TAG } from '../types';
 import type { ContentDigestRequirement, NoncePolicy, TagRules, VerifyProfile, VerifyRequestOptions } from '../types';
 import { AgentCache } from './agent-cache';
 import { DefaultNonceStore, importVerifyingKeyLazily } from './lazy-parts';
+import { DEFAULT_NONCE_WINDOW_SECONDS } from '../nonce-store';
 import { preparedOf, rememberPrepared } from './prepared';
 import { NO_STRINGS, type Found, type Prepared, type TagPrepared } from './state';
 import { DEFAULT_VERIFIED_MEMO_MAX_ENTRIES, MAX_VERIFIED_MEMO_ENTRIES, VerifiedMemo } from './verified-memo';
@@ -74,7 +75,7 @@ export const VERIFY_OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
   'profile',
 ];
 /** @internal */
-export const NONCE_OPTION_NAMES: readonly string[] = ['policy', 'store', 'maxLength'];
+export const NONCE_OPTION_NAMES: readonly string[] = ['policy', 'store', 'maxLength', 'windowSeconds'];
 const DISCOVERY_OPTION_NAMES: readonly string[] = ['maxDirectories', 'timeoutMs'];
 /** @internal */
 export const VERIFIED_MEMO_OPTION_NAMES: readonly string[] = ['maxEntries'];
@@ -150,6 +151,10 @@ export function prepare(options: VerifyRequestOptions): Prepared {
   const store = nonce?.store ?? new DefaultNonceStore(now === undefined ? {} : { now });
   const maxNonceLength = nonce?.maxLength ?? DEFAULT_MAX_NONCE_LENGTH;
   if (!Number.isSafeInteger(maxNonceLength) || maxNonceLength < 1) throw new TypeError('options.nonce.maxLength must be a positive integer');
+  const nonceWindowSeconds = nonce?.windowSeconds ?? DEFAULT_NONCE_WINDOW_SECONDS;
+  if (typeof nonceWindowSeconds !== 'number' || !Number.isFinite(nonceWindowSeconds) || nonceWindowSeconds <= 0) {
+    throw new TypeError('options.nonce.windowSeconds must be a positive number of seconds');
+  }
   const discovery = options.discovery ?? {};
   if (typeof discovery !== 'object' || discovery === null) throw new TypeError('options.discovery must be an object');
   const maxSignatures = options.maxSignatures ?? DEFAULT_MAX_SIGNATURES;
@@ -199,6 +204,7 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     policy,
     store,
     maxNonceLength,
+    nonceWindowSeconds,
     authorities: prepareAuthorities(options.authorities),
     maxDirectories,
     maxSignatures,

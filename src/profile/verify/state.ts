@@ -76,6 +76,8 @@ export interface Prepared {
   /** The caller's store, or one this options object owns (never one shared by unrelated callers). */
   readonly store: NonceStore;
   readonly maxNonceLength: number;
+  /** The replay window (`nonce.windowSeconds`): a nonce-carrying signature older than this is stale, and its nonce is held no longer. */
+  readonly nonceWindowSeconds: number;
   /** Normalised `@authority` values this origin answers to; `undefined`: any. */
   readonly authorities: ReadonlySet<string> | undefined;
   readonly maxDirectories: number;

@@ -1,0 +1,88 @@
+/**
+ * Sites: the unit that costs an attacker money. A registrable domain ("eTLD+1",
+ * RFC 6265 §5.3's public suffix plus one label) has to be bought; host names under it,
+ * URLs on them and keys are free. Stores that share capacity between agents (the nonce
+ * stores) share it by site. Isomorphic: no `node:*`.
+ */
+import { SECOND_LEVEL_SUFFIXES, WILDCARD_EXCEPTIONS, WILDCARD_TLDS } from './public-suffixes';
+
+function suffixSet(): ReadonlySet<string> {
+  const set = new Set<string>();
+  for (const chunk of SECOND_LEVEL_SUFFIXES) {
+    for (const group of chunk.split(';')) {
+      const colon = group.indexOf(':');
+      const tld = group.slice(0, colon);
+      for (const label of group.slice(colon + 1).split(',')) set.add(label + '.' + tld);
+    }
+  }
+  return set;
+}
+
+// Built once at load, never changed afterwards.
+const SUFFIXES: ReadonlySet<string> = /* @__PURE__ */ suffixSet();
+const WILDCARDS: ReadonlySet<string> = /* @__PURE__ */ new Set(WILDCARD_TLDS);
+const EXCEPTIONS: ReadonlySet<string> = /* @__PURE__ */ new Set(WILDCARD_EXCEPTIONS);
+
+/**
+ * The registrable domain of a host name: the public suffix and one more label
+ * (`a.b.example.co.uk` → `example.co.uk`, `api.chatgpt.com` → `chatgpt.com`). The
+ * public suffixes known are a subset of the ICANN section of the Public Suffix List
+ * (see public-suffixes.ts): every TLD, the common second levels under them (`co.uk`,
+ * `com.au`, …) and the wildcard TLDs. A suffix not known makes its registrants share a
+ * site; a name is never split into more sites than the list would give. The private
+ * section is ignored on purpose: `x.github.io` and `y.github.io` are one site, since
+ * their subdomains are free.
+ *
+ * IP literals (`127.0.0.1`, `[::1]`) are their own site; so is a single label or a
+ * name that is itself a public suffix. Lowercases; a trailing dot is ignored.
+ */
+export function registrableDomain(host: string): string {
+  let name = host.toLowerCase();
+  if (name.endsWith('.')) name = name.slice(0, -1);
+  if (name.startsWith('[') || isIPv4(name)) return name;
+  const last = name.lastIndexOf('.');
+  if (last <= 0) return name;
+  const second = name.lastIndexOf('.', last - 1);
+  if (second < 0) return name;
+  // Three labels when the last two are a public suffix.
+  const lastTwo = name.slice(second + 1);
+  if (!SUFFIXES.has(lastTwo) && !(WILDCARDS.has(name.slice(last + 1)) && !EXCEPTIONS.has(lastTwo))) return lastTwo;
+  const third = name.lastIndexOf('.', second - 1);
+  return third < 0 ? name : name.slice(third + 1);
+}
+
+function isIPv4(name: string): boolean {
+  return /^[0-9.]+$/.test(name);
+}
+
+/**
+ * The site an agent identity belongs to, for sharing capacity: the registrable domain
+ * of an `http:`/`https:` URL's host, or the identity itself for anything else (a key
+ * thumbprint, which the operator vouched for through its static keys or its resolver).
+ */
+export function siteOfAgent(agent: string): string {
+  const head = agent.slice(0, 8).toLowerCase();
+  const start = head === 'https://' ? 8 : head.startsWith('http://') ? 7 : 0;
+  if (start === 0) return agent;
+  let end = agent.length;
+  for (let i = start; i < agent.length; i++) {
+    const c = agent.charCodeAt(i);
+    // '/', '?', '#'
+    if (c === 47 || c === 63 || c === 35) {
+      end = i;
+      break;
+    }
+  }
+  let authority = agent.slice(start, end);
+  const at = authority.lastIndexOf('@');
+  if (at >= 0) authority = authority.slice(at + 1);
+  let host = authority;
+  if (authority.startsWith('[')) {
+    const close = authority.indexOf(']');
+    host = close < 0 ? authority : authority.slice(0, close + 1);
+  } else {
+    const colon = authority.indexOf(':');
+    if (colon >= 0) host = authority.slice(0, colon);
+  }
+  return host === '' ? agent : registrableDomain(host);
+}
