@@ -8,8 +8,10 @@
  * `content-digest`.
  */
 import type { Readable } from 'node:stream';
+import type { Diagnostic } from '../core/diagnostics';
 import { BotsigError } from '../core/errors';
 import type { MessageBodyReader } from '../httpsig/message';
+import type { VerificationResult } from '../profile/types';
 
 /** The part of a Node request the reader uses (IncomingMessage and Http2ServerRequest both have it). */
 export type NodeBodySource = Readable & {
@@ -22,6 +24,8 @@ export type NodeBodySource = Readable & {
 
 const EMPTY = new Uint8Array(0);
 const readers = new WeakMap<object, Promise<Uint8Array>>();
+/** Requests whose content something else had read before the reader was asked for it. */
+const consumedEarly = new WeakSet<object>();
 
 /**
  * A body reader for a Node request: the first call reads the content (at most
@@ -43,6 +47,31 @@ export function nodeBodyReader(req: NodeBodySource): MessageBodyReader {
 /** True when this request's content was read by {@link nodeBodyReader}. */
 export function bodyWasRead(req: object): boolean {
   return readers.has(req);
+}
+
+/**
+ * True when a covered `Content-Digest` could not be checked on this request because
+ * something else (a body parser mounted first, another hook) had already read its
+ * content, with no raw copy kept (`req.rawBody`).
+ */
+export function bodyConsumedBefore(req: object): boolean {
+  return consumedEarly.has(req);
+}
+
+/**
+ * `result` with a `body-consumed` warning that says what read the content first (`culprit`)
+ * and how to mount botsig instead, when {@link bodyConsumedBefore}; else `result` itself.
+ * The outcome is not changed (a signature whose digest could not be checked is already
+ * `unverified`, or `verified` with the digest `unchecked` under `headersOnly`).
+ */
+export function noteConsumedBody(req: object, result: VerificationResult, culprit: string, fix: string): VerificationResult {
+  if (!consumedEarly.has(req)) return result;
+  const diagnostic: Diagnostic = {
+    level: 'warning',
+    code: 'body-consumed',
+    message: `the request body was read before botsig (${culprit}), so the covered Content-Digest could not be checked: ${fix}`,
+  };
+  return { ...result, diagnostics: [...result.diagnostics, diagnostic] };
 }
 
 function tooLarge(maxBytes: number): BotsigError {
@@ -74,6 +103,7 @@ async function readAndRestore(req: NodeBodySource, maxBytes: number): Promise<Ui
       if (raw.byteLength > maxBytes) throw tooLarge(maxBytes);
       return raw;
     }
+    consumedEarly.add(req);
     throw unavailable('the request body was already read (mount botsig before body parsers)');
   }
   const declared = header(req, 'content-length');
