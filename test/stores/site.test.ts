@@ -1,0 +1,44 @@
+/** Sites (registrable domains), the unit the nonce stores share capacity by. */
+import { describe, expect, it } from 'vitest';
+import { registrableDomain, siteOfAgent } from '../../src/core/site';
+
+describe('registrableDomain', () => {
+  it.each([
+    ['api.chatgpt.com', 'chatgpt.com'],
+    ['chatgpt.com', 'chatgpt.com'],
+    ['a.b.example.co.uk', 'example.co.uk'],
+    ['bbc.co.uk', 'bbc.co.uk'],
+    ['x.y.example.com.au', 'example.com.au'],
+    ['shop.example.com.br', 'example.com.br'],
+    ['EXAMPLE.COM.', 'example.com'],
+    // Private-section suffixes are one site: their subdomains are free.
+    ['alice.github.io', 'github.io'],
+    ['a.b.workers.dev', 'workers.dev'],
+    // Not in the list: grouped, never split (a geographic suffix).
+    ['town.x.aichi.jp', 'aichi.jp'],
+    // A name shaped like a public suffix but not one is a registrable domain.
+    ['a.b.go.de', 'go.de'],
+    // Wildcard TLDs and their exception.
+    ['foo.bar.ck', 'foo.bar.ck'],
+    ['a.www.ck', 'www.ck'],
+    ['co.uk', 'co.uk'],
+    ['com', 'com'],
+    ['127.0.0.1', '127.0.0.1'],
+    ['[::1]', '[::1]'],
+  ])('%s → %s', (host, site) => {
+    expect(registrableDomain(host)).toBe(site);
+  });
+});
+
+describe('siteOfAgent', () => {
+  it.each([
+    ['https://chatgpt.com/.well-known/http-message-signatures-directory', 'chatgpt.com'],
+    ['HTTPS://u:p@Keys.Attacker.Example:8443/1/jwks.json?x#y', 'attacker.example'],
+    ['http://[::1]:8080/jwks', '[::1]'],
+    ['http://127.0.0.1:3000', '127.0.0.1'],
+    ['poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U', 'poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U'],
+    ['https://', 'https://'],
+  ])('%s → %s', (agent, site) => {
+    expect(siteOfAgent(agent)).toBe(site);
+  });
+});
