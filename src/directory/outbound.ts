@@ -25,6 +25,7 @@
  */
 import { BoundedMap } from '../core/bounded-map';
 import { BotsigError } from '../core/errors';
+import { registrableDomain } from '../core/site';
 import type { Clock } from '../core/time';
 
 /** Limits on what a `DirectoryClient` sends (see {@link DirectoryClientLimits}). */
@@ -267,22 +268,11 @@ function limited(message: string): BotsigError {
   return new BotsigError('ERR_DISCOVERY_LIMITED', `${message}; not fetched`);
 }
 
-// Second-level labels under which country-code registries sell names (co.uk, com.au, …).
-const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'gov', 'edu', 'ac', 'or', 'ne', 'go', 'mil', 'gv', 'nic']);
-
 /**
- * The site a host belongs to, approximating its registrable domain (RFC 6265's
- * "public suffix + one label") without a public-suffix list: the last two labels,
- * or three under a two-letter country code with a common second-level label
- * (`example.co.uk`). IP literals are their own site. An approximation errs towards
- * grouping more hosts together (`a.github.io` and `b.github.io` share a site),
- * which only matters for how many *new* hosts of a site are fetched per minute.
+ * The site a host belongs to: its registrable domain (`registrableDomain` of
+ * `core/site.ts`, the public suffix plus one label; IP literals are their own site).
+ * What an attacker must buy to get a new share of the outbound budget.
  */
 export function siteOf(host: string): string {
-  if (host.startsWith('[') || /^[0-9.]+$/.test(host)) return host;
-  const labels = host.split('.');
-  const n = labels.length;
-  if (n <= 2) return host;
-  const take = labels[n - 1]!.length === 2 && SECOND_LEVEL.has(labels[n - 2]!) ? 3 : 2;
-  return labels.slice(n - take).join('.');
+  return registrableDomain(host);
 }

@@ -36,7 +36,7 @@ export interface DirectoryClientLimits {
   /** Fetches in flight at once to the hosts of one site. Default: a quarter of `maxConcurrent` (4), at least `maxConcurrentPerHost`. */
   readonly maxConcurrentPerSite?: number;
   /**
-   * Hosts never fetched before, per site (registrable domain, approximated) and
+   * Hosts never fetched before, per site (registrable domain) and
    * minute: bounds wildcard-DNS host cycling. Default 16.
    */
   readonly newHostsPerSitePerMinute?: number;
