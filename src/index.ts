@@ -94,7 +94,8 @@ export type { EcdsaSignatureFormat, ExternalSigningKeyOptions } from './crypto/k
 export { keyForAlgorithm } from './crypto/keys/binding';
 export type { ImportKeyOptions } from './crypto/keys/material';
 export { jwkThumbprint, jwkThumbprintSync } from './crypto/thumbprint';
-export { createContentDigest, verifyContentDigest, generateKeyPair } from './crypto/lazy';
+export { createContentDigest, verifyContentDigest } from './crypto/digest';
+export { generateKeyPair } from './crypto/generate';
 export type { DigestAlgorithm, VerifyContentDigestOptions } from './crypto/digest';
 export type { GeneratedKeyPair } from './crypto/generate';
 export { getCryptoProvider, setCryptoProvider } from './crypto/provider';

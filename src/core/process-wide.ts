@@ -1,12 +1,13 @@
 /**
- * State that must be one per process even when a process loads botsig twice. The
- * `node` condition of `botsig` is built on its own (so that importing it loads one
- * small file instead of the chunks every entry shares, see ARCHITECTURE.md), and the
- * other entries (`botsig/node`, the adapters, `botsig/directory`) carry their own
- * copy of the core. The platform registries (the default crypto provider, the
- * default directory fetch) and the side tables of key objects must still be one: a
- * provider installed through `botsig/node` is the one `botsig` uses, and a key
- * imported through `botsig` keeps its fast path in `botsig/express`.
+ * State that must be one per process even when a process loads botsig twice. The build
+ * has each module once per format, but Node can load both formats in one process (the
+ * dual-package case: an ES module imports `botsig`, a CommonJS dependency requires it,
+ * and Node gives each its own file, dist/*.js and dist/*.cjs). What is installed for the
+ * process must then be seen by both copies: the default crypto provider (a provider
+ * installed through `botsig/node` is the one every `botsig` uses), the default directory
+ * fetch, and the side tables of key objects (a key imported through one copy keeps its
+ * internals when passed to the other). Only those use this; a cache that merely misses
+ * in the other copy stays on the object that owns it.
  *
  * Each value lives on `globalThis` under a `Symbol.for` key with a version suffix,
  * non-enumerable and non-writable. Bump the suffix of a value whose shape changes, so

@@ -2,7 +2,7 @@
  * The option names a `DirectoryClient` knows, and the check that refuses any other
  * (a misspelt option is a TypeError naming the closest known one). Apart from the
  * rest of the settings so that `createVerifier`, which makes its directory client only
- * on first need (`verifier/lazy-directory.ts`), can still refuse a misspelt
+ * on first need (`verifier/own-directory.ts`), can still refuse a misspelt
  * directory option when it is created.
  */
 import { checkOptionNames } from '../../core/options';

@@ -1,6 +1,6 @@
 /**
  * The DirectoryClient that createVerifier makes for itself is made on first need
- * (verifier/lazy-directory.ts), so that importing botsig does not load the directory
+ * (verifier/own-directory.ts), so that importing botsig does not load the directory
  * code. A misspelt option still throws at creation; a value the client refuses is
  * said once (console.warn, naming the option) and every lookup fails, never verifies.
  */

@@ -20,7 +20,7 @@ import type { SignatureAgentMember } from '../profile/signature-agent';
  *
  * @throws TypeError for an option name the client does not know.
  */
-export function lazyDirectoryClient(options: DirectoryClientOptions): KeyDirectory {
+export function ownDirectoryClient(options: DirectoryClientOptions): KeyDirectory {
   checkDirectoryClientOptionNames(options);
   let client: KeyDirectory | undefined;
   const loading = import('../directory/client').then(({ DirectoryClient }) => (client = new DirectoryClient(options)));
