@@ -103,6 +103,12 @@ describe('parseGateConfig', () => {
     expect(error.message).toContain(text);
   });
 
+  it('headersOnly (a forward-auth gate never sees bodies) is passed to the verifier as given, false by default', () => {
+    expect(parseGateConfig(ok).verify['headersOnly']).toBeUndefined();
+    expect(parseGateConfig({ ...ok, headersOnly: true }).verify).toMatchObject({ headersOnly: true });
+    expect(problem({ ...ok, headersOnly: 1 }).message).toBe('config.headersOnly must be true or false');
+  });
+
   it('parses listen addresses', () => {
     expect(parseListen('127.0.0.1:9000', 'x')).toEqual({ host: '127.0.0.1', port: 9000 });
     expect(parseListen('[::1]:0', 'x')).toEqual({ host: '::1', port: 0 });
