@@ -127,14 +127,17 @@ export class DirectoryClient implements KeyDirectory {
   }
 
   /**
-   * Resolves a member to its keys (SPEC 2.3, 4.1; NOTES "Keys and identity"):
-   * `directory` → `{origin}/.well-known/http-message-signatures-directory`,
-   * `jwks_uri` → the JWK Set at the URL, `cimd` → the Signature Agent Card at the
+   * Resolves a member to its keys (draft-ietf-webbotauth-httpsig-protocol-01; NOTES "Keys and identity"):
+   * `jwks_uri` (every draft -01 member) → the JWK Set at the URL, fetched as sent; `directory`
+   * (a bare origin, deployed dialect) → `{origin}/.well-known/http-message-signatures-directory`;
+   * wherever the set is served, `kid` must be the thumbprint at the well-known URI and is a label
+   * elsewhere; `cimd` (an earlier draft's typed member) → the Signature Agent Card at the
    * URL (its `client_id` must be that URL; keys from `jwks` or a fetched
    * `jwks_uri`), inline `data:` → the keys whose certificate chain reaches a
    * trust anchor (with `delegation`), or every key unverified with
    * `allow.inlineUnverified`, else refused (SPEC 5.5 rule 5).
-   * `url` in the result is the agent identifier; each key carries its proof status
+   * `url` in the result is the agent identifier (the URL resolved, normalised, its query
+   * dropped); each key carries its proof status
    * (SPEC 5.4, 5.5). Keys outside their `nbf`/`exp` window, or whose chain is
    * not valid at the time of use, are left out (or, for a fetched directory
    * without `requireDelegation`, served with their directory proof).

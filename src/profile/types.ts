@@ -235,7 +235,7 @@ export interface DirectoryResolvedKey {
 }
 
 export interface DirectoryResolution {
-  /** The agent identifier (the URL resolved, normalised). */
+  /** The agent identifier: the URL resolved, normalised (RFC 3986 §6.2.2–6.2.3), its query and fragment dropped (draft -01). */
   readonly url: string;
   readonly keys: readonly DirectoryResolvedKey[];
   readonly diagnostics: readonly Diagnostic[];
