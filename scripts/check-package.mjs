@@ -8,15 +8,22 @@
 // 3. scripts/package-resolution.mjs: a consumer project in os.tmpdir() type-checks
 //    every entry with the repository's TypeScript (node16 .cts and .mts, node10,
 //    bundler), Node require()s and import()s every entry, and BotsigError is one
-//    brand across the CommonJS and ESM builds.
+//    brand across the CommonJS and ESM builds;
+// 4. sizes (limits in scripts/size-budget.json `package`): the packed and unpacked size
+//    of the tarball (`npm pack --dry-run --json`), no source maps in it, and what a
+//    library user's install adds: the files of every package in the closure of
+//    `dependencies` (optional peers, the CLI's bundled argument parser and devDependencies
+//    are not installed for them), measured in node_modules.
 //
 // Usage: node scripts/check-package.mjs   (npm run check:package)
-// Exit status: 0 when all three are clean, 1 otherwise.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+// Usage: node scripts/check-package.mjs --sizes   (only 4., with the figures as JSON)
+// Exit status: 0 when all four are clean, 1 otherwise.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
+import { pathToFileURL } from 'node:url';
 import { checkResolution, ROOT } from './package-resolution.mjs';
 
 function attw() {
@@ -33,7 +40,79 @@ function attw() {
   });
 }
 
-async function main() {
+/** `npm pack --dry-run --json` of the package: `{ size, unpackedSize, entryCount, files }`. */
+export function packFigures(root = ROOT) {
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const out = execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const [pack] = JSON.parse(out);
+  return { size: pack.size, unpackedSize: pack.unpackedSize, entryCount: pack.entryCount, files: pack.files.map((f) => ({ path: f.path, size: f.size })) };
+}
+
+function directorySize(dir) {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    // A package's own node_modules holds nested dependencies, counted as packages of their own.
+    if (entry.isDirectory()) total += entry.name === 'node_modules' ? 0 : directorySize(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
+}
+
+/** Where Node would find package `name` from a package in `from` (its node_modules, then each parent's). */
+function packageDir(name, from) {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * What installing botsig as a library adds: every package in the closure of its
+ * `dependencies` (not peers, not devDependencies), with the size of its files on disk.
+ * @returns {{ total: number, packages: Array<{ name: string, size: number }>, missing: string[] }}
+ */
+export function dependencyFigures(root = ROOT) {
+  const seen = new Map();
+  const missing = [];
+  const visit = (name, from) => {
+    const dir = packageDir(name, from);
+    if (dir === undefined) return void missing.push(name);
+    if (seen.has(dir)) return;
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    seen.set(dir, { name, size: directorySize(dir) });
+    for (const dep of Object.keys(manifest.dependencies ?? {})) visit(dep, dir);
+  };
+  const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  for (const dep of Object.keys(own.dependencies ?? {})) visit(dep, root);
+  const packages = [...seen.values()];
+  return { total: packages.reduce((n, p) => n + p.size, 0), packages, missing };
+}
+
+/** The size checks (4.): one message per problem, and the figures. */
+export function sizeProblems(root = ROOT) {
+  const limits = JSON.parse(readFileSync(join(root, 'scripts', 'size-budget.json'), 'utf8')).package;
+  const pack = packFigures(root);
+  const deps = dependencyFigures(root);
+  const problems = [];
+  if (pack.size > limits.packed) problems.push(`packed ${pack.size} B is over ${limits.packed} B`);
+  if (pack.unpackedSize > limits.unpacked) problems.push(`unpacked ${pack.unpackedSize} B is over ${limits.unpacked} B`);
+  const maps = pack.files.filter((f) => f.path.endsWith('.map'));
+  if (maps.length > 0) problems.push(`${maps.length} source maps in the package (${maps[0].path}, …)`);
+  if (deps.total > limits.dependencies) problems.push(`a library install adds ${deps.total} B of dependencies, over ${limits.dependencies} B`);
+  for (const m of deps.missing) problems.push(`dependency ${m} is not installed in node_modules: cannot measure it`);
+  return { problems, pack, deps, limits };
+}
+
+const kb = (n) => `${(n / 1000).toFixed(1)} kB`;
+
+async function main(argv) {
+  if (argv.includes('--sizes')) {
+    const sizes = sizeProblems(ROOT);
+    console.log(JSON.stringify({ ...sizes, pack: { ...sizes.pack, files: sizes.pack.files.length } }, null, 2));
+    return sizes.problems.length === 0 ? 0 : 1;
+  }
   if (!existsSync(join(ROOT, 'dist', 'index.js'))) {
     console.error('check-package: dist/ not found; run `npm run build` first');
     return 1;
@@ -59,15 +138,27 @@ async function main() {
   if (problems.length === 0) console.log('check-package: every entry type-checks and loads; BotsigError is one brand across the CJS and ESM builds');
   else failed++;
 
+  console.log('check-package: sizes (npm pack --dry-run; dependencies of a library install)');
+  const sizes = sizeProblems(ROOT);
+  console.log(
+    `check-package: packed ${kb(sizes.pack.size)} (limit ${kb(sizes.limits.packed)}), unpacked ${kb(sizes.pack.unpackedSize)} (limit ${kb(sizes.limits.unpacked)}), ${sizes.pack.entryCount} files`,
+  );
+  console.log(
+    `check-package: a library install adds ${kb(sizes.deps.total)} (limit ${kb(sizes.limits.dependencies)}): ${sizes.deps.packages.map((p) => `${p.name} ${kb(p.size)}`).join(', ')}`,
+  );
+  for (const p of sizes.problems) console.log(`SIZE ${p}`);
+  if (sizes.problems.length > 0) failed++;
+
   return failed === 0 ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    console.error('check-package:', err);
-    process.exitCode = 1;
-  },
-);
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      console.error('check-package:', err);
+      process.exitCode = 1;
+    },
+  );
