@@ -1,9 +1,9 @@
 /**
  * RedisNonceStore on a real two-node Redis Cluster (two redis-server processes
  * on loopback, slots split between them), through node-redis `createCluster` and
- * ioredis `Cluster`: the nonce script runs on the node owning the scope's slot
- * (its keys carry a `{hash}` tag), scopes spread over both nodes, and replays and
- * the quota work as on a single server.
+ * ioredis `Cluster`: the nonce script runs on the node owning the store's slot
+ * (every key carries the store's hash tag), stores with different tags spread over
+ * both nodes, and replays and the policy work as on a single server.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -130,19 +130,22 @@ function answer(check: Promise<boolean>): Promise<boolean | string> {
 const T = 1_700_000_000_000;
 
 describe.each(['node-redis', 'ioredis'] as const)('RedisNonceStore on a two-node Redis Cluster (%s)', (kind) => {
-  it('scopes spread over both nodes; replays and the quota work on each', async () => {
-    const prefix = `c-${kind}:`;
-    const store = new RedisNonceStore({ client: await clusterClient(kind), prefix, maxEntriesPerScope: 3 });
-    const scopes = Array.from({ length: 40 }, (_, i) => `https://agent${i}.example`);
-    const fresh = await Promise.all(scopes.flatMap((s) => ['a', 'b', 'c'].map((n) => answer(store.checkAndRecord(s, n, T + 60_000, T)))));
+  it('a store lives in the slot of its hash tag; stores with different tags spread over both nodes; replays and the policy work on each', async () => {
+    const client = await clusterClient(kind);
+    const stores = Array.from({ length: 20 }, (_, i) => new RedisNonceStore({ client, prefix: `c-${kind}-{t${i}}:`, capacityBytes: 4096, siteFloorBytes: 1024 }));
+    const scopes = Array.from({ length: 4 }, (_, i) => `https://agent${i}.example`);
+    const fresh = await Promise.all(stores.flatMap((store) => scopes.flatMap((s) => ['a', 'b'].map((n) => answer(store.checkAndRecord(s, n, T + 60_000, T))))));
     expect(fresh.every((x) => x === true)).toBe(true);
-    const replays = await Promise.all(scopes.map((s) => answer(store.checkAndRecord(s, 'b', T + 60_000, T))));
+    const replays = await Promise.all(stores.map((store) => answer(store.checkAndRecord(scopes[0]!, 'b', T + 60_000, T))));
     expect(replays.every((x) => x === false)).toBe(true);
-    const over = await Promise.all(scopes.map((s) => answer(store.checkAndRecord(s, 'd', T + 60_000, T))));
-    expect(over.every((x) => x === 'ERR_NONCE_QUOTA_EXCEEDED')).toBe(true);
-    // Both nodes hold some of the scopes' sets.
-    const counts = await Promise.all(admins.map(async (c) => ((await c.sendCommand(['KEYS', `${prefix}*`])) as string[]).length));
-    expect(counts[0]! + counts[1]!).toBe(40);
+    // Capacity: a flood of one site stays within 4 KiB, rolling its oldest over; the others keep verifying.
+    for (const store of stores.slice(0, 2)) {
+      for (let i = 0; i < 60; i++) await answer(store.checkAndRecord(`https://k${i}.flood.example`, `f${i}`, T + 60_000 + i * 1000, T));
+      expect(await answer(store.checkAndRecord(scopes[1]!, 'c', T + 120_000, T))).toBe(true);
+      expect(await answer(store.checkAndRecord(`https://k0.flood.example`, 'f0', T + 60_000, T))).toBe('ERR_NONCE_QUOTA_EXCEEDED');
+    }
+    // Both nodes hold some of the stores.
+    const counts = await Promise.all(admins.map(async (c) => ((await c.sendCommand(['KEYS', `c-${kind}-*`])) as string[]).length));
     expect(counts[0]).toBeGreaterThan(0);
     expect(counts[1]).toBeGreaterThan(0);
   });

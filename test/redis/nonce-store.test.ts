@@ -100,61 +100,46 @@ describe.each(CLIENT_KINDS)('RedisNonceStore with %s', (kind: ClientKind) => {
     expect(await a.checkAndRecord('s k', 'n', t + 60_000, t)).toBe(true);
     expect(await b.checkAndRecord('s k', 'n', t + 60_000, t)).toBe(true);
     const r = await raw();
-    expect(await r.keys(`${p1}*`)).toEqual([a.keyFor('s k', 'n')]);
-    expect(a.keyFor('s k', 'n').startsWith(p1)).toBe(true);
+    const keys = await r.keys(`${p1}*`);
+    expect(keys).toContain(a.keyFor('s k', 'n'));
+    expect(keys).toContain(a.bytesKey);
+    expect(keys.every((k) => k.startsWith(p1 + '{n}:'))).toBe(true);
   });
 
-  it('the default prefix is botsig:nonce:, and a scope is one sorted set with a cluster hash tag', async () => {
+  it('the default prefix is botsig:nonce:, every key in one cluster slot ({n}), one sorted set per site', async () => {
     const store = new RedisNonceStore({ client });
     expect(store.usesScript).toBe(true);
-    expect(store.keyFor('https://a.example', 'abc')).toMatch(/^botsig:nonce:\{[A-Za-z0-9_-]{43}\}$/);
+    expect(store.keyFor('https://a.example', 'abc')).toMatch(/^botsig:nonce:\{n\}:s:[A-Za-z0-9_-]{22}$/);
     expect(store.keyFor('https://a.example', 'other')).toBe(store.keyFor('https://a.example', 'abc'));
+    // One site: the registrable domain.
+    expect(store.keyFor('https://keys.a.example/x', 'abc')).toBe(store.keyFor('https://a.example', 'abc'));
     expect(store.keyFor('https://b.example', 'abc')).not.toBe(store.keyFor('https://a.example', 'abc'));
+    expect(store.bytesKey).toBe('botsig:nonce:{n}:bytes');
+    // A prefix with its own hash tag keeps it.
+    expect(new RedisNonceStore({ client, prefix: 'x{tag}:' }).bytesKey).toBe('x{tag}::bytes');
     expect(store.memberFor('abc')).toBe('abc');
   });
 
-  it("TTL is expiresAtMs - nowMs + skewMs, relative to the verifier clock, counted on Redis's clock", async () => {
+  it("expiry follows the verifier's clock (a test clock far from Redis's works); a nonce is dropped once now - skewMs passed it, and its site's keys go with it", async () => {
     const store = new RedisNonceStore({ client, prefix: prefix(), skewMs: 2000 });
     const r = await raw();
-    // A test clock far in the past: an absolute expiry would already be over.
-    const before = await r.timeMs();
-    expect(await store.checkAndRecord('s k', 'n', 30_000, 0)).toBe(true);
-    const after = await r.timeMs();
-    const key = store.keyFor('s k', 'n');
-    const pttl = await r.pttl(key);
-    expect(pttl).toBeGreaterThan(0);
-    expect(pttl).toBeLessThanOrEqual(32_000);
-    // Redis counts down in real time; the test only needs it not to be near zero or absolute.
-    expect(pttl).toBeGreaterThan(20_000);
-    // The member's expiry is Redis's TIME at the check plus 32,000 ms.
-    const score = await r.zscore(key, 'n');
-    expect(score).toBeGreaterThanOrEqual(before + 32_000);
-    expect(score).toBeLessThanOrEqual(after + 32_000);
-    // A test clock far in the future works the same way.
-    expect(await store.checkAndRecord('s k', 'm', 4e12 + 10_000, 4e12)).toBe(true);
-    const left = (await r.zscore(key, 'm'))! - (await r.timeMs());
-    expect(left).toBeGreaterThan(0);
-    expect(left).toBeLessThanOrEqual(12_000);
-    expect(await store.checkAndRecord('s k', 'm', 4e12 + 10_000, 4e12 + 1)).toBe(false);
+    for (const t of [30_000, 4e12]) {
+      expect(await store.checkAndRecord('https://a.example', 'n', t + 10_000, t)).toBe(true);
+      const key = store.keyFor('https://a.example', 'n');
+      expect(await r.zcard(key)).toBe(1);
+      expect(await store.checkAndRecord('https://a.example', 'n', t + 10_000, t + 10_000)).toBe(false);
+      // Within the skew after its expiry: still held.
+      expect(await store.checkAndRecord('https://a.example', 'n', t + 10_000, t + 11_999)).toBe(false);
+      // Past it: forgotten (a later check of another nonce purges it), and the site is gone.
+      expect(await store.checkAndRecord('https://b.example', 'm', t + 12_000, t + 12_000)).toBe(true);
+      expect(await r.exists(key)).toBe(false);
+      expect(await store.checkAndRecord('https://a.example', 'n', t + 30_000, t + 12_000)).toBe(true);
+    }
   });
 
-  it('the set lives as long as its longest-lived nonce', async () => {
+  it('an expiry already past: accepted and not remembered', async () => {
     const store = new RedisNonceStore({ client, prefix: prefix(), skewMs: 0 });
-    const r = await raw();
-    expect(await store.checkAndRecord('s', 'long', 60_000, 0)).toBe(true);
-    expect(await store.checkAndRecord('s', 'short', 5_000, 0)).toBe(true);
-    const pttl = await r.pttl(store.keyFor('s', 'x'));
-    expect(pttl).toBeGreaterThan(50_000);
-    expect(pttl).toBeLessThanOrEqual(60_000);
-  });
-
-  it("an expiry already past still gets 1 ms, then the nonce is accepted again once Redis's clock passed it", async () => {
-    const store = new RedisNonceStore({ client, prefix: prefix(), skewMs: 0 });
-    const r = await raw();
     expect(await store.checkAndRecord('s k', 'n', 1000, 5000)).toBe(true);
-    const key = store.keyFor('s k', 'n');
-    for (let i = 0; i < 200 && (await r.exists(key)); i++) await new Promise((res) => setTimeout(res, 5));
-    expect(await r.exists(key)).toBe(false);
     expect(await store.checkAndRecord('s k', 'n', 1000, 5000)).toBe(true);
   });
 
@@ -198,12 +183,12 @@ describe.each(CLIENT_KINDS)('RedisNonceStore with %s', (kind: ClientKind) => {
     const scope = 'https://agent.example/' + 'x'.repeat(2000);
     const long = 'A'.repeat(MAX_RAW_NONCE_CHARS) + 'B'.repeat(300);
     const key = store.keyFor(scope, long);
-    expect(key.length).toBe(p.length + 1 + 43 + 1);
+    expect(key.length).toBe(p.length + '{n}:s:'.length + 22);
     const member = store.memberFor(long);
     expect(member).toMatch(/^#[A-Za-z0-9_-]{43}$/);
     expect(await store.checkAndRecord(scope, long, t + 60_000, t)).toBe(true);
     expect(await store.checkAndRecord(scope, long, t + 60_000, t)).toBe(false);
-    expect(await r.zscore(key, member)).not.toBeNull();
+    expect(await r.zcard(key)).toBe(1);
     // A nonce of exactly 128 characters is kept as is; one more character switches to the hash.
     const exact = 'C'.repeat(MAX_RAW_NONCE_CHARS);
     expect(store.memberFor(exact)).toBe(exact);
@@ -283,7 +268,7 @@ describe('RedisNonceStore bounds and misuse', () => {
     const c = await nodeRedisClient(server.port);
     const odd = fromNodeRedis({ isOpen: true, sendCommand: () => c.sendCommand(['PING']) });
     await expect(new RedisNonceStore({ client: odd }).checkAndRecord('s k', 'n', 60_000, 0)).rejects.toMatchObject({ code: 'ERR_NONCE_STORE_UNAVAILABLE' });
-    for (const reply of [3, -1, 'OK', null, true, [1], 1.5]) {
+    for (const reply of [4, -1, 'OK', null, true, [1], 1.5]) {
       const weird: RedisLike = { ...never, eval: () => Promise.resolve(reply) };
       await expect(new RedisNonceStore({ client: weird }).checkAndRecord('s', 'n', 60_000, 0), String(reply)).rejects.toMatchObject({
         code: 'ERR_NONCE_STORE_UNAVAILABLE',
@@ -299,11 +284,13 @@ describe('RedisNonceStore bounds and misuse', () => {
       const plain: RedisLike = { ...never, eval: () => Promise.resolve(reply) };
       expect(await new RedisNonceStore({ client: plain }).checkAndRecord('s', 'n', 60_000, 0)).toBe(expected);
     }
-    const quota: RedisLike = { ...never, eval: () => Promise.resolve(2) };
-    await expect(new RedisNonceStore({ client: quota }).checkAndRecord('s', 'n', 60_000, 0)).rejects.toMatchObject({ code: 'ERR_NONCE_QUOTA_EXCEEDED' });
+    for (const reply of [2, 3]) {
+      const quota: RedisLike = { ...never, eval: () => Promise.resolve(reply) };
+      await expect(new RedisNonceStore({ client: quota }).checkAndRecord('s', 'n', 60_000, 0)).rejects.toMatchObject({ code: 'ERR_NONCE_QUOTA_EXCEEDED' });
+    }
   });
 
-  it('TTLs are clamped to [1 ms, 10 years] and sent as integers; the quota and the member go along', async () => {
+  it('expiries are sent as integers, clamped to [now, now + 10 years]; the policy goes along', async () => {
     const seen: string[][] = [];
     const recording: RedisLike = {
       ...never,
@@ -313,21 +300,19 @@ describe('RedisNonceStore bounds and misuse', () => {
         return Promise.resolve(1);
       },
     };
-    const store = new RedisNonceStore({ client: recording, skewMs: 0, maxEntriesPerScope: 7 });
+    const store = new RedisNonceStore({ client: recording, skewMs: 0, capacityBytes: 1000, siteFloorBytes: 100 });
     await store.checkAndRecord('s k', 'a', 0, 1000);
     await store.checkAndRecord('s k', 'b', Number.POSITIVE_INFINITY, 0);
-    await store.checkAndRecord('s k', 'c', 1000.4, 0);
-    const key = store.keyFor('s k', 'a');
-    expect(seen).toEqual([
-      [key, 'a', '1', '7'],
-      [key, 'b', String(10 * 365 * 86_400_000), '7'],
-      [key, 'c', '1001', '7'],
+    await store.checkAndRecord('s k', 'c', 1000.4, 0.7);
+    expect(seen.map((a) => a.slice(3, 5))).toEqual([
+      ['1000', '1000'],
+      [String(10 * 365 * 86_400_000), '0'],
+      ['1001', '0'],
     ]);
-    // No quota: 0.
-    seen.length = 0;
-    await new RedisNonceStore({ client: recording, skewMs: 0, maxEntriesPerScope: Number.POSITIVE_INFINITY }).checkAndRecord('s k', 'a', 10, 0);
-    expect(seen[0]![3]).toBe('0');
-    // The per-nonce layout clamps the same way.
+    expect(seen[0]![0]).toBe('botsig:nonce:{n}');
+    expect(seen[0]!.slice(5, 8)).toEqual(['0', '1000', '100']);
+    expect(seen[0]![2]!.endsWith('a')).toBe(true);
+    // The per-nonce layout clamps lifetimes to [1 ms, 10 years].
     const ttls: number[] = [];
     const legacy: RedisLike = {
       ...neverWithoutEval,
@@ -336,7 +321,7 @@ describe('RedisNonceStore bounds and misuse', () => {
         return Promise.resolve(true);
       },
     };
-    const old = new RedisNonceStore({ client: legacy, skewMs: 0, maxEntriesPerScope: Number.POSITIVE_INFINITY });
+    const old = new RedisNonceStore({ client: legacy, skewMs: 0 });
     await old.checkAndRecord('s k', 'a', 0, 1000);
     await old.checkAndRecord('s k', 'b', Number.POSITIVE_INFINITY, 0);
     await old.checkAndRecord('s k', 'c', 1000.4, 0);
@@ -366,10 +351,8 @@ describe('RedisNonceStore bounds and misuse', () => {
     expect(calls).toBe(2);
   });
 
-  it('a RedisLike without eval (botsig 0.1): per-nonce SET NX without quota when asked for, else a TypeError at construction', () => {
-    expect(() => new RedisNonceStore({ client: neverWithoutEval })).toThrow(/eval/);
-    expect(() => new RedisNonceStore({ client: neverWithoutEval, maxEntriesPerScope: 10 })).toThrow(TypeError);
-    const legacy = new RedisNonceStore({ client: neverWithoutEval, maxEntriesPerScope: Number.POSITIVE_INFINITY });
+  it('a RedisLike without eval (botsig 0.1): per-nonce SET NX, no capacity or policy', () => {
+    const legacy = new RedisNonceStore({ client: neverWithoutEval });
     expect(legacy.usesScript).toBe(false);
     expect(legacy.keyFor('https://a.example k', 'abc')).toMatch(/^botsig:nonce:[A-Za-z0-9_-]{43}:abc$/);
     expect(legacy.keyFor('s', 'A'.repeat(MAX_RAW_NONCE_CHARS + 1))).toMatch(/^botsig:nonce:[A-Za-z0-9_-]{43}#[A-Za-z0-9_-]{43}$/);
@@ -464,12 +447,11 @@ describe('client detection', () => {
       ['k1', false, ['SET', 'k1', 'v', 'PX', '5', 'NX']],
       ['k2', true, ['GET', 'k2']],
     ]);
-    // The nonce script is routed by the scope's set, whose hash tag keeps every key of a check in one slot.
+    // The nonce script is routed by the store's base key, whose hash tag keeps every key of the store in one slot.
     calls.length = 0;
     const store = new RedisNonceStore({ client: cluster, prefix: 'p:' });
     await store.checkAndRecord('https://a.example', 'n', 60_000, 0).catch(() => undefined);
-    const key = store.keyFor('https://a.example', 'n');
-    expect(key).toMatch(/^p:\{[A-Za-z0-9_-]{43}\}$/);
+    const key = 'p:{n}';
     expect(calls[0]![0]).toBe(key);
     expect(calls[0]![1]).toBe(false);
     expect((calls[0]![2] as string[]).slice(0, 4)).toEqual(['EVALSHA', createHash('sha1').update(NONCE_SCRIPT).digest('hex'), '1', key]);
@@ -516,7 +498,7 @@ describe.each(CLIENT_KINDS)('verifyRequest with RedisNonceStore (%s)', (kind: Cl
     expect(code(again)).toBe('ERR_NONCE_REPLAYED');
   });
 
-  it('expiry: the nonce is accepted again only after its signature expired, and the request is then refused for expiry', async () => {
+  it('expiry: the nonce is held as long as the verifier would accept the signature, and the request is then refused for expiry', async () => {
     let clockMs = Math.floor(Date.now() / 1000) * 1000;
     const now = (): number => clockMs;
     const p = prefix();
@@ -525,24 +507,11 @@ describe.each(CLIENT_KINDS)('verifyRequest with RedisNonceStore (%s)', (kind: Cl
     const request = await signed('short-lived', created, 1);
     const options = { keys: [pair.publicJwk], now, clockSkewSeconds: 0, nonce: { policy: 'required' as const, store } };
     expect((await verifyRequest(request, options)).outcome).toBe('verified');
-    const replay = await verifyRequest(request, options);
-    expect(code(replay)).toBe('ERR_NONCE_REPLAYED');
-    // The nonce lives as long as the verifier would accept the signature: through the
-    // whole second `expires` (1 s of validity + 1 s), with no skew on either side.
-    // (One scope, one set: found under the test's own prefix, whatever scope the verifier chose.)
-    const r = await raw();
-    const keys = await r.keys(`${p}*`);
-    expect(keys).toHaveLength(1);
-    const key = keys[0]!;
-    const pttl = await r.pttl(key);
-    expect(pttl).toBeGreaterThan(0);
-    expect(pttl).toBeLessThanOrEqual(2000);
-    const left = (await r.zscore(key, 'short-lived'))! - (await r.timeMs());
-    expect(left).toBeLessThanOrEqual(2000);
-    // Wait (bounded) for Redis to drop it; by then the signature has expired.
-    for (let i = 0; i < 400 && (await r.exists(key)); i++) await new Promise((res) => setTimeout(res, 10));
-    expect(await r.exists(key)).toBe(false);
-    clockMs += 3000;
+    expect(code(await verifyRequest(request, options))).toBe('ERR_NONCE_REPLAYED');
+    // Through the whole second `expires` (1 s of validity + 1 s), with no skew on either side.
+    clockMs += 1999;
+    expect(code(await verifyRequest(request, options))).toBe('ERR_NONCE_REPLAYED');
+    clockMs += 1001;
     const late = await verifyRequest(request, options);
     expect(late.outcome).toBe('invalid');
     expect(code(late)).toBe('ERR_SIGNATURE_EXPIRED');

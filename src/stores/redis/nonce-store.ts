@@ -1,14 +1,19 @@
 /**
  * The fleet-wide nonce store (SPEC 5.3 rule 5, "globally unique (global store)"):
- * one atomic Lua script per check over a sorted set per scope, with the per-scope
- * quota of the memory store.
+ * one atomic Lua script per check, with the admission policy of the memory store
+ * (capacity in bytes, shared by site under pressure, shed marks; docs/replay.md).
  */
 import { BoundedMap } from '../../core/bounded-map';
 import { BotsigError, isBotsigError } from '../../core/errors';
+import { siteOfAgent } from '../../core/site';
 import {
-  DEFAULT_NONCE_STORE_MAX_ENTRIES_PER_SCOPE,
+  DEFAULT_NONCE_STORE_CAPACITY_BYTES,
   DEFAULT_NONCE_STORE_MAX_NONCE_LENGTH,
   DEFAULT_NONCE_STORE_MAX_SCOPE_LENGTH,
+  DEFAULT_NONCE_STORE_SITE_FLOOR_DIVISOR,
+  NONCE_ENTRY_OVERHEAD_BYTES,
+  NONCE_SCOPE_OVERHEAD_BYTES,
+  NONCE_SITE_OVERHEAD_BYTES,
   type NonceStore,
 } from '../../profile/nonce-store';
 import type { RedisClientInput, RedisLike } from './client';
@@ -16,64 +21,160 @@ import { checkMs, checkPrefix, clientFrom, DEFAULT_TIMEOUT_MS, hash, MAX_TTL_MS 
 
 /** Longest nonce stored as is; longer (attacker-chosen) nonces are stored by hash, so keys stay bounded. */
 export const MAX_RAW_NONCE_CHARS = 128;
+/** Characters of the ids (truncated SHA-256, base64url: 128 bits) that stand for a site and an agent in Redis. */
+const ID_CHARS = 22;
 
 /** Options of {@link RedisNonceStore}. */
 export interface RedisNonceStoreOptions {
   /** A node-redis or ioredis client (connected by you), or a {@link RedisLike}. */
   readonly client: RedisClientInput;
-  /** Namespace of the keys. Default `botsig:nonce:`. */
+  /**
+   * Namespace of the keys. Default `botsig:nonce:`. Every key of the store carries
+   * one Redis Cluster hash tag (`{n}` after the prefix, unless the prefix has its own
+   * `{…}`): the policy is fleet-wide, so the store lives in one slot.
+   */
   readonly prefix?: string;
   /**
-   * Extra lifetime given to every nonce, for clock differences between the
-   * verifiers of the fleet (each computes the lifetime from its own clock).
+   * How far the clocks of the fleet's verifiers may differ: a nonce is dropped only
+   * once it expired this long ago on the clock of the verifier that drops it.
    * Default 5,000.
    */
   readonly skewMs?: number;
   /** Longest wait for Redis before the check fails (`ERR_NONCE_STORE_UNAVAILABLE`); 0 = no limit. Default 1,000. */
   readonly timeoutMs?: number;
-  /**
-   * Upper bound on the unexpired nonces one scope (one agent identity) may hold,
-   * across the fleet; beyond it that scope's new nonces are refused with
-   * `ERR_NONCE_QUOTA_EXCEEDED`. A positive integer, or `Infinity` for no quota.
-   * Default 10,000.
-   *
-   * A finite quota needs {@link RedisLike.eval} (the node-redis and ioredis
-   * adapters have it). With `Infinity` and a {@link RedisLike} without `eval`, the
-   * store falls back to the per-nonce `SET … NX` layout of botsig 0.1.
-   */
-  readonly maxEntriesPerScope?: number;
+  /** What the store may hold, counted like the memory store's (see `MemoryNonceStoreOptions.capacityBytes`). Default 32 MiB. */
+  readonly capacityBytes?: number;
+  /** No site is shed below this many bytes. Default `capacityBytes / 32`. */
+  readonly siteFloorBytes?: number;
   /** Longest nonce accepted (UTF-16 code units); longer ones are refused with `ERR_NONCE_TOO_LONG`. Default 512. */
   readonly maxNonceLength?: number;
   /** Longest scope accepted (UTF-16 code units); longer ones are refused with `ERR_NONCE_STORE_UNAVAILABLE`. Default 2,048. */
   readonly maxScopeLength?: number;
+  /**
+   * botsig 0.1's per-agent quota, which refused honest heavy agents.
+   * @deprecated No effect (a positive integer or `Infinity` is still accepted).
+   */
+  readonly maxEntriesPerScope?: number;
 }
 
 /** Default namespace of {@link RedisNonceStore} keys. */
 export const DEFAULT_NONCE_PREFIX = 'botsig:nonce:';
-/** Default extra nonce lifetime of {@link RedisNonceStore}, in ms. */
+/** Default clock difference allowed between the verifiers of a fleet, in ms. */
 export const DEFAULT_NONCE_SKEW_MS = 5000;
 const MAX_SCOPE_MEMO = 4096;
 
 /**
- * Records a nonce in its scope's sorted set, atomically.
- * KEYS[1]: the scope's sorted set (member: the nonce, score: its expiry on Redis's clock, ms).
- * ARGV[1]: the member; ARGV[2]: its lifetime in ms (≥ 1); ARGV[3]: the quota (0: none).
- * Returns 1 (new, recorded), 0 (a replay) or 2 (quota reached, nothing recorded).
- * Expiries are Redis's `TIME` plus a lifetime the verifier computed from its own
- * clock, so every verifier of a fleet compares them on one clock, and a verifier
- * with a test clock still works. The set itself expires with its last member.
+ * The admission policy, atomically (docs/replay.md). KEYS[1]: the store's base key
+ * (`<prefix>{n}`); every key it touches derives from it and shares its slot:
+ * `:bytes` (total counted), `:size` (site → bytes, a sorted set), `:next` (site →
+ * when it next has work, ms), `:mark` (site → shed mark, ms), `:s:<site>` (the
+ * site's nonces: member agent id + nonce, score its expiry) and `:c:<site>` (agent id
+ * → nonces held). ARGV: site id, member, expiry (ms, the verifier's), now (ms, the
+ * verifier's), skew (ms), capacity, floor, then the entry, agent and site overheads
+ * and the agent id length. Expiries are the verifier's absolute times, so the same
+ * signature always brings the same expiry and a shed mark compares exactly; an
+ * entry is dropped once `now - skew` has passed it.
+ * Returns 1 (new), 0 (replay), 2 (older than the site's shed mark), 3 (full: no room
+ * can be made for this site).
  */
-export const NONCE_SCRIPT = `if redis.replicate_commands then pcall(redis.replicate_commands) end
-local key = KEYS[1]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%.0f', now))
-if redis.call('ZSCORE', key, ARGV[1]) then return 0 end
-local quota = tonumber(ARGV[3])
-if quota > 0 and redis.call('ZCARD', key) >= quota then return 2 end
-local ttl = tonumber(ARGV[2])
-redis.call('ZADD', key, string.format('%.0f', now + ttl), ARGV[1])
-if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ARGV[2]) end
+export const NONCE_SCRIPT = `local base = KEYS[1]
+local site, member = ARGV[1], ARGV[2]
+local expiry, now, skew = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local capacity, floor = tonumber(ARGV[6]), tonumber(ARGV[7])
+local EO, SO, SIO, IDL = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
+local bytesK, sizeK, nextK, markK = base .. ':bytes', base .. ':size', base .. ':next', base .. ':mark'
+local cutoff = now - skew
+local function sk(s) return base .. ':s:' .. s end
+local function ck(s) return base .. ':c:' .. s end
+local function account(s, delta)
+  redis.call('ZINCRBY', sizeK, delta, s)
+  redis.call('INCRBY', bytesK, delta)
+end
+local function freeOf(s, m)
+  local scope = string.sub(m, 1, IDL)
+  local freed = EO + #m
+  if redis.call('HINCRBY', ck(s), scope, -1) <= 0 then
+    redis.call('HDEL', ck(s), scope)
+    freed = freed + SO + IDL
+  end
+  return freed
+end
+local function settle(s)
+  local first = redis.call('ZRANGE', sk(s), 0, 0, 'WITHSCORES')
+  local mark = tonumber(redis.call('HGET', markK, s) or '0')
+  if mark > 0 and mark <= cutoff then
+    redis.call('HDEL', markK, s)
+    mark = 0
+  end
+  if #first == 0 and mark == 0 then
+    local held = tonumber(redis.call('ZSCORE', sizeK, s) or '0')
+    redis.call('ZREM', sizeK, s)
+    redis.call('ZREM', nextK, s)
+    redis.call('DEL', ck(s))
+    if redis.call('DECRBY', bytesK, held) <= 0 then redis.call('DEL', bytesK) end
+  else
+    local at = mark
+    if #first > 0 then at = tonumber(first[2]) end
+    redis.call('ZADD', nextK, string.format('%.0f', at), s)
+  end
+end
+local function purge(s)
+  local gone = redis.call('ZRANGEBYSCORE', sk(s), '-inf', string.format('%.0f', cutoff))
+  if #gone > 0 then
+    local freed = 0
+    for _, m in ipairs(gone) do freed = freed + freeOf(s, m) end
+    redis.call('ZREMRANGEBYSCORE', sk(s), '-inf', string.format('%.0f', cutoff))
+    account(s, -freed)
+  end
+  settle(s)
+end
+repeat
+  local due = redis.call('ZRANGEBYSCORE', nextK, '-inf', string.format('%.0f', cutoff), 'LIMIT', 0, 64)
+  for _, s in ipairs(due) do purge(s) end
+until #due < 64
+if redis.call('ZSCORE', sk(site), member) then return 0 end
+if expiry <= now then return 1 end
+local mark = tonumber(redis.call('HGET', markK, site) or '0')
+if expiry <= mark then return 2 end
+local known = redis.call('ZSCORE', sizeK, site)
+local scope = string.sub(member, 1, IDL)
+local need = EO + #member
+if not known then need = need + SIO + IDL end
+if not known or not redis.call('HEXISTS', ck(site), scope) then need = need + SO + IDL end
+local function shedOne(s)
+  local popped = redis.call('ZPOPMIN', sk(s))
+  account(s, -freeOf(s, popped[1]))
+  local score = tonumber(popped[2])
+  if score > tonumber(redis.call('HGET', markK, s) or '0') then redis.call('HSET', markK, s, string.format('%.0f', score)) end
+  settle(s)
+end
+while tonumber(redis.call('GET', bytesK) or '0') + need > capacity do
+  local top = redis.call('ZREVRANGE', sizeK, 0, 0, 'WITHSCORES')
+  local shed = false
+  if #top > 0 and top[1] ~= site then
+    local oldest = redis.call('ZRANGE', sk(top[1]), 0, 0)
+    if #oldest > 0 and tonumber(top[2]) - (EO + #oldest[1]) >= floor then
+      shedOne(top[1])
+      shed = true
+    end
+  end
+  if not shed then
+    local own = redis.call('ZRANGE', sk(site), 0, 0, 'WITHSCORES')
+    if #own == 0 or tonumber(own[2]) >= expiry then return 3 end
+    shedOne(site)
+    -- Shedding may have forgotten this agent (or made the site new again): count it anew.
+    known = redis.call('ZSCORE', sizeK, site)
+    need = EO + #member
+    if not known then need = need + SIO + IDL end
+    if not known or not redis.call('HEXISTS', ck(site), scope) then need = need + SO + IDL end
+  end
+end
+if not known then account(site, SIO + IDL) end
+if not redis.call('HEXISTS', ck(site), scope) then account(site, SO + IDL) end
+redis.call('HINCRBY', ck(site), scope, 1)
+redis.call('ZADD', sk(site), string.format('%.0f', expiry), member)
+account(site, EO + #member)
+settle(site)
 return 1`;
 
 function limit(value: unknown, name: string, fallback: number, allowInfinity: boolean): number {
@@ -84,55 +185,52 @@ function limit(value: unknown, name: string, fallback: number, allowInfinity: bo
   return value;
 }
 
+/** A scope's ids in Redis: its site's and its own. */
+interface ScopeIds {
+  readonly site: string;
+  readonly scope: string;
+}
+
 /**
  * A {@link NonceStore} shared by every verifier connected to one Redis (SPEC 5.3
- * rule 5: a global store): a nonce accepted by one verifier is refused by all,
- * and one agent cannot hold more than `maxEntriesPerScope` nonces fleet-wide.
+ * rule 5: a global store): a nonce accepted by one verifier is refused by all, and
+ * the fleet follows one admission policy, the memory store's (docs/replay.md):
+ * capacity in bytes (`capacityBytes`), nobody refused while there is room, under
+ * pressure the site holding most sheds its oldest nonces down to `siteFloorBytes`,
+ * a site with a shed mark refuses the signatures it might have dropped.
  *
- * One atomic script per check (a Lua script, sent as `EVALSHA`) on the
- * scope's sorted set `<prefix>{<sha256(scope)>}` (members: nonces; scores: their
- * expiries): expired members are removed; a member already there is a replay
- * (`false`); a scope already holding `maxEntriesPerScope` unexpired nonces gets
- * `ERR_NONCE_QUOTA_EXCEEDED` (its replays are still answered `false`, checked
- * first); otherwise the nonce is added and the set's TTL raised to cover it. A
- * nonce lives for `expiresAtMs - nowMs + skewMs`: relative to the verifier's
- * clock (a verifier driven by a test clock works), counted from Redis's own
- * clock (`TIME`), so the fleet shares one clock for expiry.
+ * One atomic script per check ({@link NONCE_SCRIPT}, sent as `EVALSHA`). Every key
+ * is in one Redis Cluster slot (`<prefix>{n}…`): a fleet-wide policy needs one
+ * place; one Redis primary runs tens of thousands of checks a second.
  *
- * Keys and members are bounded: the scope is hashed, a nonce longer than
- * {@link MAX_RAW_NONCE_CHARS} characters (or starting with `#`) is stored as `#`
- * and its SHA-256, and nonces longer than `maxNonceLength` (`ERR_NONCE_TOO_LONG`)
- * or scopes longer than `maxScopeLength` (`ERR_NONCE_STORE_UNAVAILABLE`) are
- * refused before Redis is asked. The `{…}` around the hash is a Redis Cluster
- * hash tag: every key a check touches is in one slot (a prefix containing its own
- * `{…}` puts all scopes in one slot instead, which also works).
+ * Expiry follows the verifiers' clocks (the `expiresAtMs` and `nowMs` each passes),
+ * so a fleet of verifiers must keep their clocks within `skewMs` of each other, as
+ * they must anyway to judge `created` and `expires` alike; a verifier driven by a
+ * test clock works.
  *
- * There is no fleet-wide cap across scopes: how much memory the sets may use is
- * the operator's Redis setting. Run it with `maxmemory-policy noeviction`: a full
- * Redis then refuses writes, the check fails with `ERR_NONCE_STORE_UNAVAILABLE`
- * (fail closed); an evicting policy would silently forget nonces and re-open
- * replays. Needs Redis ≥ 5 or Valkey (a script reading `TIME` before writing).
+ * Keys and members are bounded: sites and agents are stored as 22-character ids
+ * (128-bit truncated SHA-256), a nonce longer than {@link MAX_RAW_NONCE_CHARS}
+ * characters (or starting with `#`) as `#` and its SHA-256, and nonces longer than
+ * `maxNonceLength` (`ERR_NONCE_TOO_LONG`) or scopes longer than `maxScopeLength`
+ * (`ERR_NONCE_STORE_UNAVAILABLE`) are refused before Redis is asked.
  *
- * Concurrent checks are not serialised: each call sends its command at once and
- * the client pipelines them over one connection.
+ * Run Redis with `maxmemory-policy noeviction` and a `maxmemory` above the
+ * capacity: a full Redis then refuses writes and the check fails with
+ * `ERR_NONCE_STORE_UNAVAILABLE` (fail closed); an evicting policy would silently
+ * forget nonces and re-open replays. When Redis cannot answer (down, timeout,
+ * unexpected reply) `checkAndRecord` rejects with `ERR_NONCE_STORE_UNAVAILABLE`;
+ * `verifyRequest` then reports the signature `unverified`, never `verified`.
+ * Configure clients to fail fast while disconnected (node-redis
+ * `disableOfflineQueue: true`, ioredis `enableOfflineQueue: false`); `timeoutMs`
+ * bounds the wait regardless.
  *
- * When Redis cannot answer (down, timeout, unexpected reply) `checkAndRecord`
- * rejects with `ERR_NONCE_STORE_UNAVAILABLE`; `verifyRequest` then reports the
- * signature `unverified`, never `verified`. Configure clients to fail fast while
- * disconnected (node-redis `disableOfflineQueue: true`, ioredis
- * `enableOfflineQueue: false`); `timeoutMs` bounds the wait regardless.
+ * A Redis that loses its data (restart without persistence, failover to a replica
+ * that lagged) forgets nonces: signatures still inside the replay window can then be
+ * replayed once more. Run Redis with persistence (AOF) or replication if that matters.
  *
- * A Redis that loses its data (restart without persistence, failover to a
- * replica that lagged) forgets nonces: signatures still inside their validity
- * window can then be replayed once more. Run Redis with persistence or
- * replication if that matters.
- *
- * Every verifier of a fleet must use the same layout. botsig 0.1 stored one key
- * per nonce (`SET <prefix><sha256(scope)>:<nonce> 1 PX <ttl> NX`); that layout is
- * still used, without quota, for `maxEntriesPerScope: Infinity` with a
- * {@link RedisLike} that lacks `eval`. During a rolling upgrade from it, a nonce
- * recorded by an old verifier is not seen by a new one until the old signatures
- * have expired.
+ * A {@link RedisLike} without `eval` gets botsig 0.1's per-nonce layout
+ * (`SET <prefix><sha256(scope)>:<nonce> 1 PX <ttl> NX`): replays are refused, but
+ * there is no capacity and no policy.
  *
  * @example
  * const redis = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
@@ -142,50 +240,54 @@ function limit(value: unknown, name: string, fallback: number, allowInfinity: bo
 export class RedisNonceStore implements NonceStore {
   readonly #client: RedisLike;
   readonly #prefix: string;
+  readonly #base: string;
   readonly #skewMs: number;
   readonly #timeoutMs: number;
-  /** The quota as sent to the script ('0': none); undefined for the per-nonce SET NX layout. */
-  readonly #quotaArg: string | undefined;
+  readonly #capacity: string;
+  readonly #floor: string;
   readonly #maxNonce: number;
   readonly #maxScope: number;
-  // Scopes repeat (one per agent), so their hashed keys are memoised.
-  readonly #scopes = new BoundedMap<string, string>(MAX_SCOPE_MEMO);
+  readonly #script: boolean;
+  // Scopes repeat (one per agent), so their ids are memoised.
+  readonly #scopes = new BoundedMap<string, ScopeIds>(MAX_SCOPE_MEMO);
 
   /**
    * @throws TypeError when `client` is missing or unrecognised, an option has the
-   *   wrong type or `timeoutMs`/`skewMs` is out of range, or `maxEntriesPerScope` is
-   *   finite while the client has no `eval`.
-   * @throws RangeError when `maxEntriesPerScope`, `maxNonceLength` or `maxScopeLength` is not a positive integer.
+   *   wrong type or `timeoutMs`/`skewMs` is out of range.
+   * @throws RangeError when a size is not a positive integer, or `siteFloorBytes` exceeds `capacityBytes`.
    */
   constructor(options: RedisNonceStoreOptions) {
     if (typeof options !== 'object' || options === null) throw new TypeError('RedisNonceStore options must be an object');
     this.#client = clientFrom(options);
     this.#prefix = checkPrefix(options.prefix, DEFAULT_NONCE_PREFIX);
+    this.#base = /\{[^}]+\}/.test(this.#prefix) ? this.#prefix : this.#prefix + '{n}';
     this.#skewMs = checkMs(options.skewMs, 'skewMs', DEFAULT_NONCE_SKEW_MS, 86_400_000);
     this.#timeoutMs = checkMs(options.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, 600_000);
-    const quota = limit(options.maxEntriesPerScope, 'maxEntriesPerScope', DEFAULT_NONCE_STORE_MAX_ENTRIES_PER_SCOPE, true);
+    limit(options.maxEntriesPerScope, 'maxEntriesPerScope', 1, true);
+    const capacity = limit(options.capacityBytes, 'capacityBytes', DEFAULT_NONCE_STORE_CAPACITY_BYTES, false);
+    const floor = limit(options.siteFloorBytes, 'siteFloorBytes', Math.max(1, Math.floor(capacity / DEFAULT_NONCE_STORE_SITE_FLOOR_DIVISOR)), false);
+    if (floor > capacity) throw new RangeError('siteFloorBytes must not exceed capacityBytes');
+    this.#capacity = String(capacity);
+    this.#floor = String(floor);
     this.#maxNonce = limit(options.maxNonceLength, 'maxNonceLength', DEFAULT_NONCE_STORE_MAX_NONCE_LENGTH, false);
     this.#maxScope = limit(options.maxScopeLength, 'maxScopeLength', DEFAULT_NONCE_STORE_MAX_SCOPE_LENGTH, false);
-    if (typeof this.#client.eval === 'function') {
-      this.#quotaArg = quota === Number.POSITIVE_INFINITY ? '0' : String(quota);
-    } else if (quota === Number.POSITIVE_INFINITY) {
-      this.#quotaArg = undefined;
-    } else {
-      throw new TypeError(
-        'the Redis client has no eval method, which maxEntriesPerScope needs: implement RedisLike.eval, or pass maxEntriesPerScope: Infinity for no per-scope quota',
-      );
-    }
+    this.#script = typeof this.#client.eval === 'function';
   }
 
-  /** True when checks run the quota script on per-scope sorted sets; false for the per-nonce `SET … NX` layout. */
+  /** True when checks run the policy script; false for the per-nonce `SET … NX` layout (a client without `eval`). */
   get usesScript(): boolean {
-    return this.#quotaArg !== undefined;
+    return this.#script;
+  }
+
+  /** The key holding the bytes counted against `capacityBytes` (script layout). */
+  get bytesKey(): string {
+    return this.#base + ':bytes';
   }
 
   /**
-   * The Redis key a nonce is recorded under: the scope's sorted set
-   * `<prefix>{<sha256(scope)>}` (the nonce is its member {@link memberFor}). In the
-   * per-nonce layout (no `eval`, no quota): `<prefix><sha256(scope)>:<nonce>`, or
+   * The Redis key a nonce is recorded under: its site's sorted set
+   * `<prefix>{n}:s:<site id>` (the member is the agent id and {@link memberFor}). In
+   * the per-nonce layout: `<prefix><sha256(scope)>:<nonce>`, or
    * `<prefix><sha256(scope)>#<sha256(nonce)>` for a nonce longer than
    * {@link MAX_RAW_NONCE_CHARS}.
    *
@@ -193,15 +295,14 @@ export class RedisNonceStore implements NonceStore {
    */
   keyFor(scope: string, nonce: string): string {
     if (typeof scope !== 'string' || typeof nonce !== 'string') throw new TypeError('scope and nonce must be strings');
-    const scoped = this.#scopeKey(scope);
-    if (this.#quotaArg !== undefined) return scoped;
+    if (this.#script) return this.#base + ':s:' + this.#ids(scope).site;
+    const scoped = this.#prefix + hash(scope);
     return nonce.length > MAX_RAW_NONCE_CHARS ? scoped + '#' + hash(nonce) : scoped + ':' + nonce;
   }
 
   /**
-   * The sorted-set member a nonce is recorded as: the nonce itself, or `#` and its
-   * SHA-256 for a nonce longer than {@link MAX_RAW_NONCE_CHARS} or starting with
-   * `#` (so the two forms never collide).
+   * The nonce as stored: itself, or `#` and its SHA-256 for a nonce longer than
+   * {@link MAX_RAW_NONCE_CHARS} or starting with `#` (so the two forms never collide).
    *
    * @throws TypeError when `nonce` is not a string.
    */
@@ -210,24 +311,24 @@ export class RedisNonceStore implements NonceStore {
     return nonce.length > MAX_RAW_NONCE_CHARS || nonce.charCodeAt(0) === 35 ? '#' + hash(nonce) : nonce;
   }
 
-  #scopeKey(scope: string): string {
-    let scoped = this.#scopes.get(scope);
-    if (scoped === undefined) {
-      scoped = this.#quotaArg !== undefined ? this.#prefix + '{' + hash(scope) + '}' : this.#prefix + hash(scope);
-      this.#scopes.set(scope, scoped);
+  #ids(scope: string): ScopeIds {
+    let ids = this.#scopes.get(scope);
+    if (ids === undefined) {
+      ids = { site: hash(siteOfAgent(scope)).slice(0, ID_CHARS), scope: hash(scope).slice(0, ID_CHARS) };
+      this.#scopes.set(scope, ids);
     }
-    return scoped;
+    return ids;
   }
 
   /**
    * Records `nonce` within `scope` unless it is already there (SPEC 5.3 rule 5).
    * True when it was new, false for a replay.
    *
-   * @throws BotsigError (as a rejection) `ERR_NONCE_QUOTA_EXCEEDED` when `scope`
-   *   already holds `maxEntriesPerScope` unexpired nonces; `ERR_NONCE_TOO_LONG`
-   *   when `nonce` is longer than `maxNonceLength`; `ERR_NONCE_STORE_UNAVAILABLE`
-   *   when `scope` is longer than `maxScopeLength`, or Redis fails, times out or
-   *   answers something unexpected.
+   * @throws BotsigError (as a rejection) `ERR_NONCE_QUOTA_EXCEEDED` when the nonce
+   *   expires no later than its site's shed mark, or the store is full and no room
+   *   can be made for this site; `ERR_NONCE_TOO_LONG` when `nonce` is longer than
+   *   `maxNonceLength`; `ERR_NONCE_STORE_UNAVAILABLE` when `scope` is longer than
+   *   `maxScopeLength`, or Redis fails, times out or answers something unexpected.
    * @throws TypeError when an argument has the wrong type.
    */
   checkAndRecord(scope: string, nonce: string, expiresAtMs: number, nowMs: number): Promise<boolean> {
@@ -241,17 +342,32 @@ export class RedisNonceStore implements NonceStore {
     if (scope.length > this.#maxScope) {
       return Promise.reject(new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', `the nonce scope is longer than ${this.#maxScope} characters`));
     }
-    const ttl = Math.ceil(expiresAtMs - nowMs) + this.#skewMs;
-    // A lifetime that has run out still gets 1 ms: the command must be valid, and it still detects a replay in flight.
-    const ttlMs = ttl >= 1 ? (ttl <= MAX_TTL_MS ? ttl : MAX_TTL_MS) : 1;
-    const quota = this.#quotaArg;
+    const script = this.#script;
     let reply: Promise<unknown>;
     try {
       // Promise.resolve returns a native promise as is; it only guards hand-written clients.
-      reply =
-        quota !== undefined
-          ? Promise.resolve(this.#client.eval!(NONCE_SCRIPT, [this.#scopeKey(scope)], [this.memberFor(nonce), String(ttlMs), quota]))
-          : Promise.resolve(this.#client.setIfAbsent(this.keyFor(scope, nonce), '1', ttlMs));
+      if (script) {
+        const ids = this.#ids(scope);
+        const args = [
+          ids.site,
+          ids.scope + this.memberFor(nonce),
+          String(expiresAtMs <= nowMs ? Math.floor(nowMs) : Math.min(Math.ceil(expiresAtMs), Math.floor(nowMs) + MAX_TTL_MS)),
+          String(Math.floor(nowMs)),
+          String(this.#skewMs),
+          this.#capacity,
+          this.#floor,
+          String(NONCE_ENTRY_OVERHEAD_BYTES),
+          String(NONCE_SCOPE_OVERHEAD_BYTES),
+          String(NONCE_SITE_OVERHEAD_BYTES),
+          String(ID_CHARS),
+        ];
+        reply = Promise.resolve(this.#client.eval!(NONCE_SCRIPT, [this.#base], args));
+      } else {
+        const ttl = Math.ceil(expiresAtMs - nowMs) + this.#skewMs;
+        // A lifetime that has run out still gets 1 ms: the command must be valid, and it still detects a replay in flight.
+        const ttlMs = ttl >= 1 ? (ttl <= MAX_TTL_MS ? ttl : MAX_TTL_MS) : 1;
+        reply = Promise.resolve(this.#client.setIfAbsent(this.keyFor(scope, nonce), '1', ttlMs));
+      }
     } catch (error) {
       return Promise.reject(unavailableError(error));
     }
@@ -265,7 +381,7 @@ export class RedisNonceStore implements NonceStore {
       reply.then(
         (answer) => {
           if (timer !== undefined) clearTimeout(timer);
-          if (quota === undefined) {
+          if (!script) {
             if (typeof answer === 'boolean') resolve(answer);
             else reject(new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', 'the Redis client answered with something other than a boolean'));
             return;
@@ -274,8 +390,8 @@ export class RedisNonceStore implements NonceStore {
           const code = typeof answer === 'number' || typeof answer === 'bigint' || typeof answer === 'string' ? String(answer) : '';
           if (code === '1') resolve(true);
           else if (code === '0') resolve(false);
-          else if (code === '2')
-            reject(new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', 'this agent already holds the most unexpired nonces the Redis nonce store allows per agent'));
+          else if (code === '2') reject(new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', "this signature is older than nonces the full store dropped for this agent's site"));
+          else if (code === '3') reject(new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', 'the nonce store is full and no site holds more than its floor'));
           else reject(new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', 'Redis answered the nonce script with an unexpected reply'));
         },
         (error: unknown) => {
