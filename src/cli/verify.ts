@@ -226,7 +226,8 @@ async function verify(target: string | undefined, options: VerifyOptions): Promi
     ...(options.allowTestKeys === true ? { allowTestKeys: true } : {}),
     ...(loopback ? { allowHttpSignatureAgent: true } : {}),
   };
-  const result = await verifyRequest(input.message, verifyOptions);
+  // The request as given, content included (none given: empty), so that a covered Content-Digest is checked, not skipped.
+  const result = await verifyRequest({ ...input.message, body: input.body ?? '' }, verifyOptions);
   const body = await checkBody(input);
   const reports = await directoryReports(client, result);
   const ok = result.outcome === 'verified' && body.status !== 'mismatch';
