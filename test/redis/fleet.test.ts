@@ -59,7 +59,8 @@ async function signed(options: { nonce?: string; signatureAgent?: string } = {})
   const headers = await signRequest(request, {
     key: pair.privateJwk,
     nonce: options.nonce ?? `nonce-${process.pid}-${++nonceSeq}-${Math.random().toString(36).slice(2)}`,
-    ...(options.signatureAgent === undefined ? {} : { signatureAgent: options.signatureAgent }),
+    // Draft -01: a web-bot-auth signature names its agent; with static keys the verifier does not fetch it.
+    signatureAgent: options.signatureAgent ?? 'https://agent.example',
   });
   return { ...request, headers: { ...headers } };
 }
