@@ -40,6 +40,7 @@ const library = {
   playwright: 'src/playwright.ts',
   crawlee: 'src/crawlee.ts',
   redis: 'src/redis.ts',
+  cloudflare: 'src/cloudflare.ts',
 };
 
 export default defineConfig([
