@@ -102,7 +102,8 @@ describe('usage mistakes: exit 2, one line, no stack trace', () => {
     for (const [args, message] of [
       [['-H', 'Host: other.example'], 'authority is taken from the URL'],
       [['-H', 'no colon here'], 'Name: value'],
-      [['--agent', 'https://bot.example/not/an/origin'], 'ERR_SIGNATURE_AGENT_INVALID'],
+      [['--agent', 'ftp://bot.example/keys.json'], 'ERR_SIGNATURE_AGENT_INVALID'],
+      [['--agent-type', 'cimd'], "argument 'cimd' is invalid"],
       [['--component', '"@unknown"'], 'cannot sign'],
     ] as Array<[string[], string]>) {
       const r = await runCli(['sign', '--key', key, '--agent', 'https://agent.example', ...args, 'https://example.com/']);

@@ -90,7 +90,7 @@ describe('sign --send → verify', () => {
     expect(sent.stdout).toContain('hello agent');
 
     const received = origin.requests.at(-1)!;
-    expect(received.headers['signature-agent']).toBe(`sig1="${agentOrigin}"`);
+    expect(received.headers['signature-agent']).toBe(`sig1="${agentOrigin}/.well-known/http-message-signatures-directory"`);
     const raw = rawFrom(received, '');
     const verified = await runCli(['verify', '--scheme', 'http', '--allow-insecure', '--allow-loopback', '--json'], { input: raw });
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
@@ -185,7 +185,8 @@ describe('sign (headers) → verify', () => {
     await writeFile(publicFile, JSON.stringify(publicJwk));
     const signed = await runCli(['sign', '--key', keyFile, '--agent', 'https://agent.example', '--json', 'https://origin.example/static']);
     const headers = JSON.parse(signed.stdout) as Record<string, string>;
-    expect(headers['signature-agent']).toBeUndefined();
+    // Draft -01: every signed request carries its Signature-Agent (the origin as its well-known URL).
+    expect(headers['signature-agent']).toBe('sig1="https://agent.example/.well-known/http-message-signatures-directory"');
     const args = ['verify', '--no-directory', '--key', publicFile, '--json'];
     for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
     const r = await runCli([...args, 'https://origin.example/static']);
