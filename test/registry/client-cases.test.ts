@@ -469,7 +469,12 @@ describe('bounds reached through the directory client', () => {
     const c = client(w, clock.now, { maxIntervalSeconds: 31_536_000 }, { limits: { hostFailureThreshold: 1000 }, maxTtlSeconds: 31_536_000 });
     const top = 30_000 * 2 ** 16;
     let last = 0;
-    for (let i = 0; i < 18; i++) last = (await c.refresh()).nextRefreshAtMs! - clock.t;
+    for (let i = 0; i < 18; i++) {
+      const next = (await c.refresh()).nextRefreshAtMs!;
+      last = next - clock.t;
+      // Each refresh when it is due (the registry's site has its own share of the fetch rate).
+      clock.t = next;
+    }
     expect(last).toBe(top);
     registryUp = true;
     await c.refresh();
