@@ -17,10 +17,20 @@ import type { SignatureHeaders, SignRequestOptions } from './types';
 export { applySignatureHeaders } from './sign/apply-headers';
 
 /**
- * Signs a request with the Web Bot Auth profile (SPEC 5.1, 5.2): covers
- * `@authority` (plus the request's own `Signature-Agent` member when
- * `signatureAgent` is given), tag `web-bot-auth`, keyid = the key's JWK
+ * Signs a request with the Web Bot Auth profile (draft-ietf-webbotauth-httpsig-protocol-01):
+ * covers `@authority` and the request's own `Signature-Agent` member
+ * (`"signature-agent";key="<label>"`), tag `web-bot-auth`, keyid = the key's JWK
  * thumbprint, `created` = now, `expires` = created + 300 s and a 64-byte nonce.
+ *
+ * `signatureAgent` is required for a `web-bot-auth` signature: the URL of the agent's JWK
+ * Set, sent as given, never with parameters. A bare origin is sent as its well-known
+ * directory URL (`https://agent.example` → `https://agent.example/.well-known/http-message-signatures-directory`);
+ * `{ url, type: 'directory' }` sends the bare origin as the earlier drafts did, `{ url, type: 'jwks_uri' }`
+ * the URL as given (docs/drafts.md, "Signer").
+ *
+ * A covered signature (`"signature";key="sig1"` in `components`) brings its
+ * `"signature-input";key="sig1"` and every component it covers into the list (draft -01,
+ * "Multiple Signatures").
  *
  * The request is not modified: the returned values are the complete header values
  * to set (existing signatures kept, the new one appended under a fresh label).
@@ -34,20 +44,21 @@ export { applySignatureHeaders } from './sign/apply-headers';
  * @throws BotsigError `ERR_VALIDITY_TOO_LONG` for a validity above 24 h without
  *   `allowLongValidity`; `ERR_LABEL_EXISTS` for a label already in use;
  *   `ERR_REQUIRED_COMPONENT` for a `web-bot-auth` signature covering neither
- *   `@authority` nor `@target-uri`; `ERR_SIGNATURE_AGENT_NOT_COVERED` when the
- *   request already carries a Signature-Agent and no member of it would be covered;
- *   `ERR_COMPONENT_MISSING` / `ERR_COMPONENT_INVALID` when a covered component is
- *   absent or unusable; `ERR_KEY_INVALID`, `ERR_ALG_MISMATCH` for unusable keys;
- *   `ERR_SIGNATURE_AGENT_INVALID` when the existing Signature-Agent is not a
- *   Dictionary or is covered whole by an existing signature (appending would break
- *   it), or the new value breaks SPEC 2.3; `ERR_SIGNATURE_INPUT_PARSE` /
+ *   `@authority` nor `@target-uri`; `ERR_COMPONENT_MISSING` / `ERR_COMPONENT_INVALID`
+ *   when a covered component is absent or unusable (a covered signature without a
+ *   Signature-Input member, the whole `Signature` field); `ERR_KEY_INVALID`,
+ *   `ERR_ALG_MISMATCH` for unusable keys; `ERR_SIGNATURE_AGENT_INVALID` when the
+ *   existing Signature-Agent is not a Dictionary or is covered whole by an existing
+ *   signature (appending would break it), or `signatureAgent` is not an absolute
+ *   http(s) URL (relative, another scheme, userinfo, a fragment); `ERR_SIGNATURE_INPUT_PARSE` /
  *   `ERR_SIGNATURE_PARSE` when existing signature fields do not parse; with
  *   `contentDigest`: `ERR_BODY_TOO_LARGE` above `maxBodyBytes`, `ERR_BODY_UNAVAILABLE`
  *   when the content cannot be read (no `body`, a used or locked stream), and
  *   `ERR_DIGEST_MISMATCH` / `ERR_DIGEST_INVALID` for a `Content-Digest` already on the
  *   request that does not match its content.
- * @throws TypeError / RangeError for misuse (missing key, bad label, `expires` not
- *   after `created`, wrong option types).
+ * @throws TypeError / RangeError for misuse (missing key, missing `signatureAgent` for a
+ *   `web-bot-auth` signature, `type: 'cimd'`, bad label, `expires` not after `created`,
+ *   wrong option types).
  * @example
  * const headers = await signRequest(new Request('https://example.com/'), {
  *   key: privateJwk,
