@@ -471,6 +471,12 @@ export interface VerifyRequestOptions {
   readonly headersOnly?: boolean;
 }
 
+/**
+ * `signatureAgent` as an object: `type` says how to send `url`, never as a parameter
+ * (draft-ietf-webbotauth-httpsig-protocol-01): omitted, as the string form; `jwks_uri`, as
+ * given even when it is an origin; `directory`, a bare origin as is (the earlier drafts'
+ * form). `cimd` is refused.
+ */
 export interface SignatureAgentInput {
   readonly url: string;
   readonly type?: SignatureAgentType;
@@ -481,7 +487,11 @@ export interface SignRequestOptions {
   readonly key: Jwk | WebCryptoKey | WebCryptoKeyPair | SigningKey;
   /** Needed only for RSA JWKs without `alg`. */
   readonly alg?: AlgorithmName;
-  /** Where verifiers find the key directory (SPEC 2.3). */
+  /**
+   * Required for a `web-bot-auth` signature: the URL of the agent's JWK Set, sent as its
+   * `Signature-Agent` member and covered. A bare origin is sent as its well-known directory
+   * URL (docs/drafts.md, "Signer").
+   */
   readonly signatureAgent?: string | SignatureAgentInput;
   /** Signature label; default the first free `sig<n>`. */
   readonly label?: string;
