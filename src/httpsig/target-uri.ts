@@ -19,6 +19,13 @@ export interface TargetUri {
   readonly href: string;
 }
 
+/** The parse of a message's URL, on the message under a symbol only this module knows. */
+const PARSED = Symbol('botsig.target');
+interface ParsedUrl {
+  url: string;
+  target: TargetUri;
+}
+
 /**
  * The parsed target URI of a request message (any object with its `url`, such as an
  * `HttpMessage`), computed once per message.
@@ -29,17 +36,20 @@ export interface TargetUri {
 export function messageTarget(message: { readonly url?: string | undefined }): TargetUri {
   const url = message.url;
   if (url === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message has no target URI');
-  const held = targets.get(message);
+  const holder = message as { [PARSED]?: ParsedUrl };
+  const held = holder[PARSED];
   if (held !== undefined && held.url === url) return held.target;
   const target = parseTargetUri(url);
   if (target === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message target URI is not an absolute URI');
-  targets.set(message, { url, target });
+  // Kept on the message itself (every derived component and check of one message reads
+  // it), checked against the URL on each use; not enumerable, so copies and comparisons
+  // of the message do not see it. A frozen message is parsed each time.
+  if (held !== undefined) {
+    held.url = url;
+    held.target = target;
+  } else if (Object.isExtensible(message)) Object.defineProperty(message, PARSED, { value: { url, target }, writable: true, configurable: true });
   return target;
 }
-
-// The parse of each message's URL, held for as long as the message is (every derived
-// component and check of one message reads it), checked against the URL on each use.
-const targets = new WeakMap<object, { readonly url: string; readonly target: TargetUri }>();
 
 // Characters that the WHATWG URL parser leaves untouched in a path or query of an
 // http(s) URL. Anything else sends the input to the full parser.
