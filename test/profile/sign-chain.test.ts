@@ -105,7 +105,7 @@ describe('signRequest completes a chain', () => {
   it('what cannot be chained is refused: the whole Signature field, a label without Signature-Input', async () => {
     const k = await keyPair();
     const base = { method: 'GET', url: URL_ };
-    const signed = { ...base, headers: await signRequest(base, { key: k.privateJwk, signatureAgent: 'https://a.example/jwks', now: at(NOW) }) };
+    const signed = { ...base, headers: { ...(await signRequest(base, { key: k.privateJwk, signatureAgent: 'https://a.example/jwks', now: at(NOW) })) } };
     const options = { key: k.privateJwk, signatureAgent: 'https://b.example/jwks', now: at(NOW) };
     expect(await codeOf(() => signRequest(signed, { ...options, components: ['signature'] }))).toBe('ERR_COMPONENT_INVALID');
     expect(await codeOf(() => signRequest(signed, { ...options, components: ['"signature";key="sig9"'] }))).toBe('ERR_COMPONENT_MISSING');

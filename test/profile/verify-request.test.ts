@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BotsigError } from '../../src/core/errors';
 import { sfInteger, sfString } from '../../src/core/sf-items';
+import type { BareItem } from '../../src/core/sf-types';
 import { importSigningKey } from '../../src/crypto/keys/signing';
 import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { getCryptoProvider, setCryptoProvider } from '../../src/crypto/provider';
@@ -858,13 +859,13 @@ describe('coverage rules (SPEC 5.1; NOTES "Signing profile")', () => {
 async function signedExactly(req: MessageObject, privateJwk: Jwk, components: string[]): Promise<Record<string, string>> {
   const key = await importSigningKey(privateJwk);
   const message = toHttpMessage(req);
-  const params = new Map([
+  const params = new Map<string, BareItem>([
     ['created', sfInteger(NOW)],
     ['keyid', sfString(key.thumbprint)],
     ['expires', sfInteger(NOW + 300)],
     ['tag', sfString('web-bot-auth')],
   ]);
-  const { base, signatureParams } = createSignatureBaseParts(message, { label: 'sig2', components: components.map(parseComponentIdentifier), params });
+  const { base, signatureParams } = createSignatureBaseParts(message, { components: components.map(parseComponentIdentifier), params });
   const headers = req.headers as Record<string, string>;
   return {
     'signature-input': `${headers['signature-input']}, sig2=${signatureParams}`,
