@@ -53,8 +53,7 @@ export default {
     // SSRF guards and the outbound budget.
     'src/core/ip.ts',
     'src/core/url.ts',
-    'src/directory/client/url-guard.ts',
-    'src/directory/client/fetch-step.ts',
+    'src/directory/client/fetch.ts',
     'src/directory/outbound.ts',
     'src/node/guarded-fetch.ts',
   ],

@@ -25,29 +25,27 @@
  * directories become usable for keys whose chain reaches an anchor.
  *
  * This module is the public API and the orchestration; the steps live in
- * `./client/`: `settings` (options and their validation), `url-guard` (what may
- * be fetched), `fetch-step` (one bounded exchange), `shared-cache` (the
- * pluggable cache and fleet lock), `state` (per-URL state, refresh, backoff,
- * stale-if-error), `view` (the time-of-use filter), `build`, `keys` and `card`
- * (a response turned into keys), `delegate` and `certificates` (delegation by
- * certificate), `inline` (`data:` directories).
+ * `./client/`: `options` (option types, names, defaults and validation), `fetch`
+ * (the URL guard and one bounded exchange), `state` (per-URL state, refresh,
+ * backoff, stale-if-error, the shared cache, the time-of-use filter), `build` and
+ * `card` (a response turned into keys), `delegation` (certificate fetches, chains,
+ * inline `data:` directories), `types` (the records they share).
  */
 import { BoundedMap } from '../core/bounded-map';
 import type { SignatureAgentMember } from '../profile/signature-agent';
 import type { KeyDirectory } from '../profile/types';
 import { OutboundLimiter } from './outbound';
 import { build } from './client/build';
-import { CertificateCache } from './client/certificates';
-import { platformFetch } from './client/fetch-step';
-import { InlineDirectories, isDataUrl } from './client/inline';
-import { settingsFrom } from './client/settings';
-import type { DirectoryClientOptions, FetchLike } from './client/settings';
+import { buildCard } from './client/card';
+import { CertificateCache, InlineDirectories, isDataUrl } from './client/delegation';
+import { platformFetch, targetFor } from './client/fetch';
+import { settingsFrom } from './client/options';
+import type { DirectoryClientOptions, FetchLike } from './client/options';
 import { resolveState, slow, StateTable } from './client/state';
-import type { ClientContext, DirectoryClientResolution, FetchContext, Kind, State, Target } from './client/types';
-import { targetFor } from './client/url-guard';
+import type { Built, ClientContext, DirectoryClientResolution, FetchContext, Kind, State, Target } from './client/types';
 
-export { DIRECTORY_CLIENT_DEFAULTS } from './client/settings';
-export type { DirectoryClientAllow, DirectoryClientLimits, DirectoryClientOptions, FetchLike } from './client/settings';
+export { DIRECTORY_CLIENT_DEFAULTS } from './client/options';
+export type { DirectoryClientAllow, DirectoryClientLimits, DirectoryClientOptions, FetchLike } from './client/options';
 export type { DirectoryClientKey, DirectoryClientResolution } from './client/types';
 
 function checkMember(member: unknown): asserts member is SignatureAgentMember {
@@ -113,7 +111,9 @@ export class DirectoryClient implements KeyDirectory {
     const ctx: ClientContext = {
       ...base,
       fetchCertificate: certificates.fetch,
-      build: (state, entry, extra) => build(ctx, state, entry, extra),
+      // A card (card.ts) or a directory or JWK Set (build.ts).
+      build: (state, entry, extra): Promise<Built> =>
+        state.kind === 'cimd' ? buildCard(ctx, state, entry, extra === undefined ? [] : [...extra]) : build(ctx, state, entry, extra),
       resolveJwks: (url, identifier) => resolveState(ctx, states.getOrCreate('jwks_uri', url, identifier)),
     };
     this.ctx = ctx;

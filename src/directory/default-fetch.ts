@@ -13,7 +13,7 @@
  * see the same one.
  */
 import { processWide } from '../core/process-wide';
-import type { FetchLike } from './client/settings';
+import type { FetchLike } from './client/options';
 
 /** What the client tells the factory: the non-public destinations it allows, its limits. */
 export interface DefaultFetchContext {

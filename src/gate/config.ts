@@ -16,7 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { checkOptionNames } from '../core/options';
-import { LIMIT_NAMES } from '../directory/client/option-names';
+import { LIMIT_NAMES } from '../directory/client/options';
 import type { Jwk } from '../crypto/types';
 import type { VerifierChallengeOptions, VerifierMode } from '../verifier';
 import { GateConfigError } from './errors';

@@ -8,7 +8,7 @@
  * one process's memory, `verifier/deployment.ts`).
  */
 import { setDefaultDirectoryFetch } from '../directory/default-fetch';
-import type { FetchLike } from '../directory/client/settings';
+import type { FetchLike } from '../directory/client/options';
 import { setProcessProbe } from '../verifier/deployment';
 import type { ProcessInfo } from '../verifier/deployment';
 import { installNodeCryptoProvider } from './crypto-provider';

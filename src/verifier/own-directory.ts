@@ -4,8 +4,8 @@
  * than when botsig is imported: the client, its HTTP cache, document checks and
  * delegation are most of botsig's code, and a verifier with known keys never needs them.
  */
-import { checkDirectoryClientOptionNames } from '../directory/client/option-names';
-import type { DirectoryClientOptions } from '../directory/client/settings';
+import { checkDirectoryClientOptionNames } from '../directory/client/options';
+import type { DirectoryClientOptions } from '../directory/client/options';
 import type { DirectoryResolution, KeyDirectory } from '../profile/types';
 import type { SignatureAgentMember } from '../profile/signature-agent';
 

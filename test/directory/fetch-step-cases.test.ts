@@ -1,5 +1,5 @@
 /**
- * Pins for the fetch step of the DirectoryClient (src/directory/client/fetch-step.ts) that the
+ * Pins for the fetch step of the DirectoryClient (src/directory/client/fetch.ts) that the
  * mutation run showed unpinned (issue 20): what each kind of fetch asks for (Accept,
  * User-Agent), which statuses are redirects and how many hops each kind follows, where a
  * redirect may go, the body cap (declared and streamed, with and without a content coding),

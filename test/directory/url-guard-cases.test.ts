@@ -1,5 +1,5 @@
 /**
- * Pins for the URL guard of the DirectoryClient (src/directory/client/url-guard.ts) that the
+ * Pins for the URL guard of the DirectoryClient (src/directory/client/fetch.ts) that the
  * mutation run showed unpinned (issue 20): the refusal of each part of a URL (scheme, user,
  * password, an empty host), the port rule and its three ways in (allow.ports, an allow-listed
  * host, a loopback host under allow.loopback), which hosts count as loopback, and the host a

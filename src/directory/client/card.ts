@@ -15,10 +15,9 @@ import type { DirectoryCacheEntry } from '../cache';
 import { parseSignatureAgentCard } from '../card/parse';
 import type { ParsedSignatureAgentCard } from '../card/parse';
 import { cardResponseFailure, cardSignatureFailure, carriesCardProof } from '../card/signatures';
-import { fail } from './fail';
-import { finish, finishBuilt, newestOf } from './keys';
+import { finish, finishBuilt, newestOf } from './build';
+import { checkUrl, fail } from './fetch';
 import type { Built, CandidateKey, ClientContext, State } from './types';
-import { checkUrl } from './url-guard';
 
 /** A Signature Agent Card / OAuth Client ID Metadata Document (NOTES "Signature-Agent"). */
 export async function buildCard(ctx: ClientContext, state: State, entry: DirectoryCacheEntry, diagnostics: Diagnostic[]): Promise<Built> {

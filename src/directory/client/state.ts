@@ -6,16 +6,23 @@
  * fetch, "the newer copy wins", store), and stale-if-error: a failed refresh
  * never drops keys that a previous success published, while a successful one
  * replaces the set (that is how a removed key stops verifying).
+ *
+ * Also the shared {@link DirectoryCache} as the client uses it (never fatal: a
+ * failing or corrupt cache means "fetch", and the process-local state keeps its
+ * keys; for a coordinating cache such as RedisDirectoryCache, the fleet-wide single
+ * flight through `acquireRefresh`), and the time-of-use filter ({@link viewOf}):
+ * keys outside their `nbf`/`exp` window are left out, a delegated key outside its
+ * chain's validity falls back to its directory proof (or is left out), a stale
+ * answer says so, and the view says until when it holds.
  */
-import type { BotsigError } from '../../core/errors';
+import type { Diagnostic } from '../../core/diagnostics';
 import { isBotsigError } from '../../core/errors';
+import type { BotsigError } from '../../core/errors';
 import type { Clock } from '../../core/time';
-import { fail, toBotsigError } from './fail';
-import { fetchEntry } from './fetch-step';
-import { acquireRefresh, cacheDelete, cacheGet, cacheSet } from './shared-cache';
-import type { Built, ClientContext, DirectoryClientResolution, Kind, State, View } from './types';
-import { hostKey } from './url-guard';
-import { viewOf } from './view';
+import type { CoordinatedDirectoryCache, DirectoryCache, DirectoryCacheEntry } from '../cache';
+import { fail, fetchEntry, hostKey, toBotsigError } from './fetch';
+import type { Settings } from './options';
+import type { Built, ClientContext, DirectoryClientKey, DirectoryClientResolution, Kind, State, View } from './types';
 
 /** First wait after a failure; doubles per consecutive failure (with jitter) up to the negative TTL. */
 const BACKOFF_BASE_MS = 5_000;
@@ -260,4 +267,159 @@ function isFetchFailure(value: unknown): value is { ok: false; error: BotsigErro
 /** A fetched copy older than the one held: both signed, and the fetched one's newest signature is older. */
 function isOlderCopy(fetched: Built, held: Built): boolean {
   return fetched.newestProof !== undefined && held.newestProof !== undefined && fetched.newestProof < held.newestProof;
+}
+
+// ---------------------------------------------------------------------------
+// The shared cache
+
+/** The settings the cache wrappers read. */
+type CacheSettings = Pick<Settings, 'cache' | 'now' | 'timeoutMs'>;
+
+const noRelease = (): Promise<void> => Promise.resolve();
+/** "Fetch yourself, no fleet-wide lock held". */
+const FETCH_UNLOCKED = Object.freeze({ release: noRelease });
+
+export async function cacheGet(s: CacheSettings, key: string): Promise<DirectoryCacheEntry | undefined> {
+  try {
+    const entry = await s.cache.get(key);
+    return isEntry(entry) ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function cacheSet(s: CacheSettings, key: string, entry: DirectoryCacheEntry): Promise<void> {
+  try {
+    await s.cache.set(key, entry);
+  } catch {
+    // The process-local state still has the keys; the next refresh tries again.
+  }
+}
+
+export async function cacheDelete(s: CacheSettings, key: string): Promise<void> {
+  try {
+    await s.cache.delete(key);
+  } catch {
+    // As above.
+  }
+}
+
+/**
+ * Asks a coordinating cache (one with `acquireRefresh`, e.g. RedisDirectoryCache)
+ * whether this process should fetch, or can use what another process just
+ * stored. Plain caches, and any failure, mean "fetch" (as before).
+ */
+export async function acquireRefresh(s: CacheSettings, key: string): Promise<{ readonly entry?: DirectoryCacheEntry; readonly release: () => Promise<void> }> {
+  const cache = s.cache as DirectoryCache & Partial<Pick<CoordinatedDirectoryCache, 'acquireRefresh'>>;
+  if (typeof cache.acquireRefresh !== 'function') return FETCH_UNLOCKED;
+  try {
+    const ticket = await cache.acquireRefresh(key, {
+      // The lock outlives one fetch (the whole exchange is bounded by timeoutMs); waiters give up after one fetch's time.
+      lockTtlMs: s.timeoutMs + 1000,
+      maxWaitMs: s.timeoutMs,
+      usable: (entry) => isEntry(entry) && s.now() < entry.freshUntilMs,
+    });
+    if (ticket.entry !== undefined) return isEntry(ticket.entry) ? { entry: ticket.entry, release: noRelease } : FETCH_UNLOCKED;
+    const release = ticket.release;
+    return typeof release === 'function'
+      ? {
+          release: () =>
+            Promise.resolve()
+              .then(release)
+              .catch(() => undefined),
+        }
+      : FETCH_UNLOCKED;
+  } catch {
+    return FETCH_UNLOCKED;
+  }
+}
+
+/** A well-formed cache entry (version 1): anything else from a shared cache is ignored. */
+function isEntry(value: unknown): value is DirectoryCacheEntry {
+  if (!isPlainObject(value)) return false;
+  const e = value as Partial<DirectoryCacheEntry>;
+  return (
+    e.v === 1 &&
+    typeof e.url === 'string' &&
+    typeof e.body === 'string' &&
+    isPlainObject(e.headers) &&
+    typeof e.fetchedAtMs === 'number' &&
+    typeof e.requestedAtMs === 'number' &&
+    typeof e.freshUntilMs === 'number'
+  );
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+// ---------------------------------------------------------------------------
+// The time-of-use filter
+
+/** The answer for `now`: keys inside their validity window, and until when that holds. */
+export function viewOf(state: State, built: Built, now: number, stale: boolean, skew: number): View {
+  const nowSeconds = now / 1000;
+  let checkAtMs = stale ? Number.POSITIVE_INFINITY : built.freshUntilMs;
+  const keys: DirectoryClientKey[] = [];
+  let diagnostics: Diagnostic[] | undefined;
+  for (const candidate of built.keys) {
+    let key = candidate.key;
+    const window = candidate.window;
+    if (window !== undefined) {
+      const early = nowSeconds < window.fromS - skew;
+      if (early || nowSeconds > window.untilS + skew) {
+        (diagnostics ??= [...built.diagnostics]).push({
+          level: candidate.fallback === undefined ? 'error' : 'warning',
+          code: early ? 'delegation-not-yet-valid' : 'delegation-expired',
+          message: `the certificate chain is ${early ? 'not valid yet' : 'past its validity'}; ${candidate.fallback === undefined ? 'left out' : 'served with its directory proof'}`,
+          at: candidate.at,
+        });
+        if (early) checkAtMs = Math.min(checkAtMs, (window.fromS - skew) * 1000);
+        if (candidate.fallback === undefined) continue;
+        key = candidate.fallback;
+      } else {
+        checkAtMs = Math.min(checkAtMs, (window.untilS + skew) * 1000 + 1);
+      }
+    }
+    const { nbf, exp } = key;
+    if (nbf !== undefined && nowSeconds < nbf - skew) {
+      (diagnostics ??= [...built.diagnostics]).push({
+        level: 'warning',
+        code: 'key-not-yet-valid',
+        message: 'key is before its nbf; left out',
+        at: candidate.at,
+      });
+      checkAtMs = Math.min(checkAtMs, (nbf - skew) * 1000);
+      continue;
+    }
+    if (exp !== undefined && nowSeconds >= exp + skew) {
+      (diagnostics ??= [...built.diagnostics]).push({ level: 'warning', code: 'key-expired', message: 'key is past its exp; left out', at: candidate.at });
+      continue;
+    }
+    if (exp !== undefined) checkAtMs = Math.min(checkAtMs, (exp + skew) * 1000);
+    keys.push(key);
+  }
+  if (stale) {
+    (diagnostics ??= [...built.diagnostics]).push({
+      level: 'warning',
+      code: 'directory-stale',
+      message: `the refresh failed (${state.lastError?.code ?? 'ERR_DIRECTORY_FETCH'}); serving the keys of the last good response`,
+    });
+  }
+  const resolution: DirectoryClientResolution = Object.freeze({
+    url: state.identifier,
+    keys: Object.freeze(keys),
+    diagnostics: diagnostics === undefined ? built.diagnostics : Object.freeze(diagnostics),
+    stale: stale || built.staleKeys,
+    proof: proofSummary(keys),
+    ...(built.card === undefined ? {} : { card: built.card }),
+  });
+  return { resolution, checkAtMs };
+}
+
+/** Response-signature proof (SPEC 5.4) only: a delegated key counts when a signature proves it too. */
+export function proofSummary(keys: readonly DirectoryClientKey[]): DirectoryClientResolution['proof'] {
+  let signed = 0;
+  for (const k of keys) if (k.signedAt !== undefined) signed++;
+  return signed === 0 ? 'unsigned' : signed === keys.length ? 'signed' : 'partial';
 }

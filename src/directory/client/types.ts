@@ -13,7 +13,7 @@ import type { DirectoryResolution, DirectoryResolvedKey } from '../../profile/ty
 import type { DirectoryCacheEntry } from '../cache';
 import type { CertificateFetcher, KeyDelegation } from '../delegation/types';
 import type { OutboundLimiter } from '../outbound';
-import type { FetchLike, Settings } from './settings';
+import type { FetchLike, Settings } from './options';
 
 /** A key as the client returns it. */
 export interface DirectoryClientKey extends DirectoryResolvedKey {
@@ -125,7 +125,7 @@ export interface FetchContext {
  * modules do not import one another in a cycle).
  */
 export interface ClientContext extends FetchContext {
-  /** Certificate resources (AIA, x5u) for delegation, through the same guards; see certificates.ts. */
+  /** Certificate resources (AIA, x5u) for delegation, through the same guards; see delegation.ts. */
   readonly fetchCertificate: CertificateFetcher;
   /** Turns a stored response into keys (build.ts). */
   readonly build: (state: State, entry: DirectoryCacheEntry, extra?: readonly Diagnostic[]) => Promise<Built>;

@@ -27,7 +27,7 @@ import type { SignatureAgentCard } from '../../profile/card';
 import type { ErrorInfo, VerificationResult } from '../../profile/types';
 import type { DirectoryCacheEntry } from '../cache';
 import { DirectoryClient, fetchContextOf } from '../client';
-import { fetchEntry } from '../client/fetch-step';
+import { fetchEntry } from '../client/fetch';
 import type { FetchContext } from '../client/types';
 import { buildListing, EMPTY_LISTING, lookupResult, type Listing } from './listing';
 import { parseRegistry, REGISTRY_DEFAULTS } from './parse';

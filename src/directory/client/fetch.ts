@@ -1,25 +1,112 @@
 /**
- * The fetch step of the directory client: one bounded exchange. A GET without
- * automatic redirects (at most `maxRedirects` same-site hops, never https →
- * http), `200` (or `304` when revalidating) only, the body read up to
- * `maxBytes` after content decoding, and one wall-clock deadline over the
- * whole exchange; every fetch is admitted by the outbound limiter first and
- * reports to it how it ended. The certificate fetches (certificates.ts) use
- * the same primitives.
+ * The fetch step of the directory client: what may be fetched, and one bounded
+ * exchange.
+ *
+ * The URL guard runs before anything is sent (and again for every redirect and
+ * certificate URL): `https` only unless `allow.http`; no userinfo; IP-literal hosts
+ * in non-public ranges and local-only names refused unless allowed; only the
+ * scheme's default port unless `allow.ports` (or an allowed host) says otherwise.
+ * DNS answers are not visible here: on Node, the guarded fetch refuses private
+ * addresses after resolution.
+ *
+ * One exchange: a GET without automatic redirects (at most `maxRedirects` same-site
+ * hops, never https → http), `200` (or `304` when revalidating) only, the body read
+ * up to `maxBytes` after content decoding, and one wall-clock deadline over the
+ * whole exchange; every fetch is admitted by the outbound limiter first and reports
+ * to it how it ended. The certificate fetches (delegation.ts) use the same
+ * primitives. Failures are the typed errors of {@link fail}.
  */
-import type { BotsigError } from '../../core/errors';
-import { isBotsigError } from '../../core/errors';
+import { BotsigError, isBotsigError } from '../../core/errors';
+import { isHostAllowed } from '../../core/ip';
 import { tryParseUrl } from '../../core/url';
+import { agentIdentifier, directoryUrlFor } from '../../profile/signature-agent';
+import type { SignatureAgentMember } from '../../profile/signature-agent';
 import { CACHED_HEADER_NAMES } from '../cache';
 import type { DirectoryCacheEntry } from '../cache';
 import { defaultDirectoryFetch } from '../default-fetch';
 import { directoryMediaTypeKind } from '../document/media-type';
 import { computeFreshness, parseRetryAfter, validatorHeaders } from '../http-cache';
 import type { Release } from '../outbound';
-import { fail, toBotsigError } from './fail';
-import type { FetchLike, Settings } from './settings';
-import type { FetchContext, Kind } from './types';
-import { checkUrl, hostKey, isLoopbackHost } from './url-guard';
+import type { FetchLike, Settings } from './options';
+import type { FetchContext, Kind, Target } from './types';
+
+// ---------------------------------------------------------------------------
+// Errors
+
+/** A typed error of the directory client for a URL, a fetch or a body. */
+export function fail(
+  code: 'ERR_DIRECTORY_FETCH' | 'ERR_DIRECTORY_INVALID' | 'ERR_DIRECTORY_TOO_LARGE' | 'ERR_DIRECTORY_TIMEOUT' | 'ERR_URL_BLOCKED' | 'ERR_URL_INVALID',
+  message: string,
+  cause?: unknown,
+): BotsigError {
+  return new BotsigError(code, message, cause === undefined ? undefined : { cause });
+}
+
+/** `error` when it is already a BotsigError, else `ERR_DIRECTORY_FETCH` with `fallback` as the message. */
+export function toBotsigError(error: unknown, fallback: string): BotsigError {
+  if (isBotsigError(error)) return error;
+  return fail('ERR_DIRECTORY_FETCH', fallback, error);
+}
+
+// ---------------------------------------------------------------------------
+// The URL guard
+
+/** The settings the guard reads. */
+type UrlPolicy = Pick<Settings, 'allowHttp' | 'hosts' | 'ports' | 'policy'>;
+
+/** Maps a member value to what to fetch and the identifier to report, or to why not (a BotsigError, not thrown). */
+export function targetFor(s: UrlPolicy, member: SignatureAgentMember): Target {
+  try {
+    const url = directoryUrlFor(member);
+    const identifier = agentIdentifier(member);
+    if (url === undefined || identifier === undefined) throw fail('ERR_URL_INVALID', 'Signature-Agent value is not a fetchable URL');
+    checkUrl(s, url);
+    return { url, identifier };
+  } catch (error) {
+    if (!isBotsigError(error)) throw error;
+    return { error };
+  }
+}
+
+/**
+ * The guard every URL passes before anything is sent: scheme, no userinfo, and
+ * a host that is not a blocked IP literal or local-only name.
+ */
+export function checkUrl(s: UrlPolicy, url: string, allowHttp = s.allowHttp): URL {
+  const parsed = tryParseUrl(url);
+  if (parsed === undefined) throw fail('ERR_URL_INVALID', 'not an absolute URL');
+  if (parsed.protocol !== 'https:') {
+    if (parsed.protocol !== 'http:') throw fail('ERR_URL_INVALID', 'only https (and, when allowed, http) URLs can be fetched');
+    if (!allowHttp) throw fail('ERR_URL_BLOCKED', 'http URLs are refused; set allow.http for local use');
+  }
+  if (parsed.username !== '' || parsed.password !== '') throw fail('ERR_URL_INVALID', 'URLs with userinfo are refused');
+  let host = parsed.hostname;
+  if (host.endsWith('.')) host = host.slice(0, -1);
+  if (host === '') throw fail('ERR_URL_INVALID', 'URL has no host');
+  const listed = s.hosts.has(host);
+  if (!listed && !isHostAllowed(host, s.policy)) {
+    throw fail('ERR_URL_BLOCKED', 'the host is a loopback, private, link-local or reserved address or a local-only name; see the allow option');
+  }
+  // Only the scheme's default port unless allowed: a directory URL must not turn the
+  // verifier into a port scanner of other services on a public host.
+  if (parsed.port !== '' && !listed && !s.ports.has(Number(parsed.port)) && !(s.policy.loopback && isLoopbackHost(host))) {
+    throw fail('ERR_URL_BLOCKED', `port ${parsed.port} is not fetched; see allow.ports`);
+  }
+  return parsed;
+}
+
+/** The host an exchange is admitted for: `URL.hostname` without a trailing dot. */
+export function hostKey(url: string): string {
+  const host = tryParseUrl(url)?.hostname ?? '';
+  return host.endsWith('.') ? host.slice(0, -1) : host;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+// ---------------------------------------------------------------------------
+// One bounded exchange
 
 const DIRECTORY_ACCEPT = 'application/http-message-signatures-directory+json, application/http-message-signatures-directory;q=0.9, application/json;q=0.5';
 const JWKS_ACCEPT =
