@@ -163,7 +163,9 @@ describe('signBrowserContext: each request signed for its own authority (SPEC 5.
     expect(all).toHaveLength(6);
     for (const s of all) {
       expect(s.result.outcome, describeSeen(s)).toBe('verified');
-      expect(s.result.signatures[0]!.signatureAgent?.url).toBe(AGENT);
+      expect(s.result.signatures[0]!.signatureAgent?.url, 'the origin is sent as its well-known directory URL').toBe(
+        `${AGENT}/.well-known/http-message-signatures-directory`,
+      );
     }
     expect(new Set(all.map((s) => s.result.signatures[0]!.params.nonce)).size).toBe(6);
   });
