@@ -216,7 +216,8 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
       // The Botsig-Agent* fields are always sent (empty when not verified): a proxy that copies them
       // then always replaces the client's own copies (Caddy before 2.10 keeps the client's when the answer has none).
       const verified = result.outcome === 'verified';
-      const card = verified ? result.card : undefined;
+      // The registry's card when the registry lists the agent (draft -01: no card is resolved from Signature-Agent).
+      const card = verified ? (current.registry?.lookup(result)?.card ?? result.card) : undefined;
       const headers: Record<string, string> = {
         'cache-control': 'no-store',
         'botsig-outcome': result.outcome,

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair } from '../../src/crypto/generate';
 import type { GeneratedKeyPair } from '../../src/crypto/generate';
 import { createSignatureAgentCardHandler } from '../../src/directory/card/handler';
+import { createDirectoryHandler } from '../../src/directory/handler';
 import { signRequest } from '../../src/profile/sign-request';
 import { removeCli } from '../cli/cli-helpers';
 import { startFetchHandlerServer, startLoopbackServer } from '../helpers/loopback';
@@ -20,6 +21,7 @@ const NAME = 'Search Bot, Café';
 
 let cardPair: GeneratedKeyPair;
 let cardServer: LoopbackServer;
+let cardDirectory: LoopbackServer;
 let cardUrl: string;
 let registryServer: LoopbackServer;
 let unlisted: Agent;
@@ -31,9 +33,15 @@ beforeAll(async () => {
   let handler: ((r: Request) => Promise<Response>) | undefined;
   cardServer = await startFetchHandlerServer((r) => handler!(r));
   cardUrl = `${cardServer.origin}/bot`;
+  // Draft -01: the card names the agent's key directory (jwks_uri) and the agent signs with that URL.
+  cardDirectory = await startFetchHandlerServer(createDirectoryHandler({ keys: [cardPair.privateJwk] }));
   handler = createSignatureAgentCardHandler({
-    card: { client_id: cardUrl, client_name: NAME, web_bot_auth: { purpose: ['search', 'archive'], trigger: 'fetcher' } },
-    keys: [cardPair.privateJwk],
+    card: {
+      client_id: cardUrl,
+      client_name: NAME,
+      jwks_uri: `${cardDirectory.origin}/.well-known/http-message-signatures-directory`,
+      web_bot_auth: { purpose: ['search', 'archive'], trigger: 'fetcher' },
+    },
     allowHttp: true,
   });
   registryServer = await startLoopbackServer((_req, res) => {
@@ -50,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([gate?.stop(), loading?.stop()]);
-  await Promise.all([cardServer?.close(), registryServer?.close(), unlisted?.close()]);
+  await Promise.all([cardServer?.close(), cardDirectory?.close(), registryServer?.close(), unlisted?.close()]);
   await removeCli();
   removeTempDirs();
 });
@@ -58,7 +66,7 @@ afterAll(async () => {
 async function signedByCard(path: string): Promise<Record<string, string>> {
   const headers = await signRequest(
     { method: 'GET', url: `http://${HOST}${path}`, headers: {} },
-    { key: cardPair.privateJwk, signatureAgent: { url: cardUrl, type: 'cimd' } },
+    { key: cardPair.privateJwk, signatureAgent: cardDirectory.origin },
   );
   return { ...headers, host: HOST };
 }
@@ -73,7 +81,7 @@ describe('botsig gate with a registry', () => {
   it('a listed agent gets through with its card name and purposes; the registry loaded once', async () => {
     const answer = await ask(gate, await signedByCard('/r'));
     expect(answer.status).toBe(200);
-    expect(answer.headers['botsig-agent']).toBe(cardUrl);
+    expect(answer.headers['botsig-agent']).toBe(`${cardDirectory.origin}/.well-known/http-message-signatures-directory`);
     expect(answer.headers['botsig-agent-name']).toBe(encodeURIComponent(NAME));
     expect(decodeURIComponent(answer.headers['botsig-agent-name'] as string)).toBe(NAME);
     expect(answer.headers['botsig-agent-purpose']).toBe('search, archive');
