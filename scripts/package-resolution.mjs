@@ -50,6 +50,7 @@ export const ENTRY_PROBES = {
   'botsig/playwright': 'signBrowserContext',
   'botsig/crawlee': 'createSigningHook',
   'botsig/redis': 'RedisNonceStore',
+  'botsig/cloudflare': 'DurableObjectNonceStore',
 };
 
 /** The declaration file (without extension) and JavaScript file (without extension) each entry must reach under Node. */
