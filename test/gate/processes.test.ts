@@ -4,7 +4,8 @@
  *   means is real: a restarted gate verifies a signed request the previous one had seen;
  * - run as several node:cluster workers (as pm2's cluster mode runs it) without `redis`,
  *   every worker refuses to start (exit 2, naming config.redis); with a shared Redis
- *   they start (needs redis-server: skipped locally without it, failing under CI).
+ *   they start and a replay is refused at either worker (needs redis-server: skipped
+ *   locally without it, failing under CI).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -59,8 +60,17 @@ describe('one gate with the memory store', () => {
   }, 60_000);
 });
 
-/** Runs `botsig gate` as two node:cluster workers; resolves with their exit codes (or 'running' for those still up after `settleMs`) and the output. */
-async function clusterOfGates(configFile: string, settleMs: number): Promise<{ exits: Array<number | 'running'>; output: string }> {
+/**
+ * Runs `botsig gate` as two node:cluster workers sharing one port. With `during`, waits
+ * until both listen, runs it with the port, then stops them; else stops them after
+ * `settleMs`. Resolves with each worker's exit code ('running' for a worker still up when
+ * stopped) and the output.
+ */
+async function clusterOfGates(
+  configFile: string,
+  settleMs: number,
+  during?: (port: number) => Promise<void>,
+): Promise<{ exits: Array<number | 'running'>; output: string }> {
   const cli = await buildCli();
   const dir = mkdtempSync(join(tmpdir(), 'botsig-gate-cluster-'));
   dirs.push(dir);
@@ -69,19 +79,37 @@ async function clusterOfGates(configFile: string, settleMs: number): Promise<{ e
   writeFileSync(
     launcher,
     `import cluster from 'node:cluster';
+cluster.schedulingPolicy = cluster.SCHED_RR;
 cluster.setupPrimary({ exec: ${JSON.stringify(cli)}, args: ['gate', '--config', ${JSON.stringify(configFile)}, '--listen', '127.0.0.1:${port}'] });
 const exits = [null, null];
 const workers = [cluster.fork(), cluster.fork()];
+let ended = false;
+const done = () => {
+  if (ended) return;
+  ended = true;
+  console.log('EXITS ' + JSON.stringify(exits.map((e) => e ?? 'running')));
+  for (const w of workers) if (w.exitCode === null) w.kill('SIGTERM');
+  setTimeout(() => process.exit(0), 2000).unref();
+};
 workers.forEach((w, i) => w.on('exit', (code) => { exits[i] = code; if (exits.every((e) => e !== null)) done(); }));
-const done = () => { console.log('EXITS ' + JSON.stringify(exits.map((e) => e ?? 'running'))); for (const w of workers) if (w.exitCode === null) w.kill('SIGTERM'); setTimeout(() => process.exit(0), 2000).unref(); };
+process.stdin.on('data', done);
 setTimeout(done, ${settleMs});
 `,
   );
-  const child = spawn(process.execPath, [launcher], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [launcher], { stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-  await new Promise((resolve) => child.once('exit', resolve));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  if (during !== undefined) {
+    await expect.poll(() => output.match(/"msg":"listening"/g)?.length ?? 0, { timeout: 20_000 }).toBe(2);
+    try {
+      await during(port);
+    } finally {
+      child.stdin.write('stop\n');
+    }
+  }
+  await exited;
   const match = /EXITS (\[.*\])/.exec(output);
   if (match === null) throw new Error(`the launcher printed no exits: ${output}`);
   return { exits: JSON.parse(match[1]!) as Array<number | 'running'>, output };
@@ -105,8 +133,14 @@ describeWithRedis('several gate workers sharing Redis', () => {
     await redis?.stop();
   });
 
-  it('start and listen (the launcher stops them)', async () => {
-    const { exits, output } = await clusterOfGates(writeConfig(gateConfig({ redis: { url: redis.url } })), 4_000);
+  it('start, listen, and refuse a replay whichever worker it reaches (one store for both)', async () => {
+    const statuses: number[] = [];
+    const { exits, output } = await clusterOfGates(writeConfig(gateConfig({ redis: { url: redis.url } })), 30_000, async (port) => {
+      const signed = await agent.sign('/');
+      // Fresh connections, spread over both workers: the first verifies, every replay is refused.
+      for (let i = 0; i < 4; i++) statuses.push(await auth(port, signed));
+    });
+    expect(statuses).toEqual([200, 403, 403, 403]);
     expect(exits).toEqual(['running', 'running']);
     expect(output.match(/"msg":"listening"/g)).toHaveLength(2);
     expect(output).not.toContain('nonce store in memory');
