@@ -17,16 +17,10 @@ export { createChallenge, acceptSignatureValue, signOptionsFromChallenge } from 
 export type { Challenge, ChallengeOptions, ChallengeSignOptions } from './profile/challenge';
 export { relabelSignature } from './profile/relabel';
 export type { RelabelHeaders, RelabelOptions } from './profile/relabel';
-export {
-  parseSignatureAgent,
-  serializeSignatureAgent,
-  signatureAgentComponent,
-  directoryUrlFor,
-  agentIdentifier,
-  SIGNATURE_AGENT_TYPES,
-  WELL_KNOWN_PATH,
-  DIRECTORY_MEDIA_TYPE,
-} from './profile/signature-agent';
+export { parseSignatureAgent } from './profile/signature-agent/parse';
+export { serializeSignatureAgent, signatureAgentComponent } from './profile/signature-agent/serialize';
+export { directoryUrlFor, agentIdentifier } from './profile/signature-agent/identity';
+export { SIGNATURE_AGENT_TYPES, WELL_KNOWN_PATH, DIRECTORY_MEDIA_TYPE } from './profile/signature-agent/types';
 export type {
   ParsedSignatureAgent,
   ParseSignatureAgentOptions,
@@ -34,7 +28,7 @@ export type {
   SignatureAgentCompat,
   SignatureAgentMemberInput,
   SignatureAgentType,
-} from './profile/signature-agent';
+} from './profile/signature-agent/types';
 export { WEB_BOT_AUTH_TAG } from './profile/types';
 export type {
   DelegationForm,
@@ -82,8 +76,9 @@ export type {
 } from './verifier';
 
 // Nonce stores
-export { MemoryNonceStore } from './stores/nonce-store';
-export type { MemoryNonceStoreOptions, NonceStore } from './stores/nonce-store';
+export { MemoryNonceStore } from './profile/memory-nonce-store';
+export type { MemoryNonceStoreOptions } from './profile/memory-nonce-store';
+export type { NonceStore } from './profile/nonce-store';
 
 // Key directories (the client, the directory server, documents, rotation, delegation):
 // 'botsig/directory', so that importing botsig does not load them.

@@ -18,7 +18,7 @@ import { parseSignatureInput } from '../src/httpsig/signature-input';
 import { toHttpMessage } from '../src/httpsig/message';
 import type { VerifyRequestOptions } from '../src/profile/types';
 import { verifyRequest } from '../src/profile/verify-request';
-import { MemoryNonceStore } from '../src/stores/nonce-store';
+import { MemoryNonceStore } from '../src/profile/memory-nonce-store';
 import file from '../vectors/draft-ietf-webbotauth-httpsig-protocol-01/vectors.json';
 import rfc9421 from '../vectors/rfc9421.json';
 

@@ -11,8 +11,8 @@
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { DIRECTORY_CLIENT_DEFAULTS } from '../directory/client';
-import { SIGNATURE_AGENT_TYPES } from '../profile/signature-agent';
-import type { SignatureAgentType } from '../profile/signature-agent';
+import { SIGNATURE_AGENT_TYPES } from '../profile/signature-agent/types';
+import type { SignatureAgentType } from '../profile/signature-agent/types';
 import { checkDirectory } from './check/directory';
 import { printReport } from './check/render';
 import { EXIT_FAILURE, EXIT_OK, integerOption, printJson, usageError } from './common';

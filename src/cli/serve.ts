@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { createDirectoryHandler, DEFAULT_DIRECTORY_MAX_AGE_SECONDS } from '../directory/handler';
 import type { DirectoryHandlerOptions, DirectoryRequestInfo } from '../directory/handler';
-import { WELL_KNOWN_PATH } from '../profile/signature-agent';
+import { WELL_KNOWN_PATH } from '../profile/signature-agent/types';
 import { algorithmOption, CliError, collect, describeError, err, EXIT_OK, failure, integerOption, loadSigningKeyFiles, out, usageError } from './common';
 import { serveFetchHandler } from './http-server';
 

@@ -14,10 +14,10 @@ import { DIRECTORY_CLIENT_DEFAULTS, DirectoryClient } from '../directory/client'
 import { parseRawHttpMessage } from '../httpsig/raw';
 import type { MessageObject } from '../httpsig/message';
 import { createGuardedFetch } from '../node/guarded-fetch';
-import type { SignatureAgentMember } from '../profile/signature-agent';
+import type { SignatureAgentMember } from '../profile/signature-agent/types';
 import type { SignatureResult, VerificationResult, VerifyRequestOptions } from '../profile/types';
 import { verifyRequest } from '../profile/verify-request';
-import { MemoryNonceStore } from '../stores/nonce-store';
+import { MemoryNonceStore } from '../profile/memory-nonce-store';
 import {
   algorithmOption,
   checkStdinUsers,

@@ -3,7 +3,7 @@
  * them, so a code is added here first and never renamed. Grouped by the input they judge.
  */
 export type DiagnosticCode =
-  // Signature-Agent request header (profile/signature-agent.ts): the field as a whole.
+  // Signature-Agent request header (profile/signature-agent/): the field as a whole.
   | 'sf-parse'
   | 'raw-angle-brackets'
   | 'legacy-string-form'

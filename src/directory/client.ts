@@ -32,7 +32,7 @@
  * inline `data:` directories), `types` (the records they share).
  */
 import { BoundedMap } from '../core/bounded-map';
-import type { SignatureAgentMember } from '../profile/signature-agent';
+import type { SignatureAgentMember } from '../profile/signature-agent/types';
 import type { KeyDirectory } from '../profile/types';
 import { OutboundLimiter } from './outbound';
 import { build } from './client/build';

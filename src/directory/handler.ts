@@ -24,7 +24,7 @@ import type { ComponentIdentifier } from '../httpsig/components';
 import type { HttpMessage } from '../httpsig/message';
 import { signResponseMessage } from '../profile/sign-response';
 import { buildDirectory } from './document/build';
-import { DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from '../profile/signature-agent';
+import { DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from '../profile/signature-agent/types';
 import type { DirectoryKeyInput } from './document/build';
 import { OriginSignatures } from './signature-cache';
 import { refuseOrPreflight, servedReporter, serveDocument, type ServedRequestInfo } from './serve-document';

@@ -12,7 +12,7 @@
  */
 import { BotsigError } from '../core/errors';
 import { systemClock, type Clock } from '../core/time';
-import { WELL_KNOWN_PATH } from '../profile/signature-agent';
+import { WELL_KNOWN_PATH } from '../profile/signature-agent/types';
 import { createDirectoryHandler, type DirectoryHandlerKey } from './handler';
 
 /** Options of {@link buildStaticDirectory}. */

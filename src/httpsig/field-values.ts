@@ -54,11 +54,27 @@ function structuredValue(name: string, lines: readonly string[], options: Compon
   return text;
 }
 
+// A Dictionary of one member whose value is a String without escapes and parameters
+// (RFC 9651 §3.2, §3.3.3): key, "=", DQUOTE, printable ASCII but DQUOTE and backslash, DQUOTE.
+const ONE_STRING_MEMBER = /^[a-z*][a-z0-9_\-.*]*="[\x20\x21\x23-\x5b\x5d-\x7e]*"$/;
+
 // RFC 9421 §2.1.2
 function dictionaryMemberValue(name: string, lines: readonly string[], key: string, options: ComponentOptions | undefined): string {
   const type = structuredFieldType(name, options);
   if (type !== undefined && type !== 'dictionary') {
     throw new BotsigError('ERR_COMPONENT_UNSUPPORTED', `field ${name} is not a Dictionary, key does not apply`);
+  }
+  // One line that is one member `key="text"` (a String needing no escapes, no parameters,
+  // no whitespace around it), as a Signature-Agent nearly always is: the member serialises
+  // as the text it was read from (RFC 9651 §4.1.6), so that text is the value, with no
+  // parse and no serialisation. Anything else takes the parser below.
+  if (lines.length === 1) {
+    const line = lines[0]!;
+    if (ONE_STRING_MEMBER.test(line)) {
+      const eq = line.indexOf('=');
+      if (eq !== key.length || !line.startsWith(key)) throw new BotsigError('ERR_COMPONENT_MISSING', `field ${name} has no member with the covered key`);
+      return line.slice(eq + 1);
+    }
   }
   const parsed = structuredOf(longFieldMemo(lines) ?? newMemo(lines), 'dictionary', name, 'Dictionary');
   // Many signatures of one message covering the same member of a long field: the

@@ -6,7 +6,7 @@ import type { HeaderInput } from '../httpsig/message';
 import type { AlgorithmName, Jwk, SigningKey, VerifyingKey, WebCryptoKey, WebCryptoKeyPair } from '../crypto/types';
 import type { SignatureAgentCard } from './card';
 import type { NonceStore } from './nonce-store';
-import type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType } from './signature-agent';
+import type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType } from './signature-agent/types';
 
 /** The Web Bot Auth request tag (SPEC 5.1). */
 export const WEB_BOT_AUTH_TAG = 'web-bot-auth';

@@ -16,7 +16,7 @@ import type { AlgorithmName, BoundVerifyingKey } from '../crypto/types';
 import { createReceivedSignatureBase } from '../httpsig/base';
 import { toReceivedMessage, type HttpMessage, type MessageInput } from '../httpsig/message';
 import { readSignaturesWithTexts, signatureParams, type ReceivedSignatureInput, type SignatureEntry } from '../httpsig/signature-input';
-import type { ParsedSignatureAgent, SignatureAgentMember } from './signature-agent';
+import type { ParsedSignatureAgent, SignatureAgentMember } from './signature-agent/types';
 import type { SignatureParamsView, SignatureResult, VerificationResult, VerifyRequestOptions } from './types';
 import { agentCandidates, authorityAllowed, checkCoverage, checkFreshness, coveredOf, isTestKeyid, tagRulesOf, taggedWebBotAuth } from './verify/checks';
 import { checkCoveredContentDigest, contentDigestRequired, coveredContentDigests } from './verify/content-digest';

@@ -23,7 +23,7 @@ import type { HttpMessage, MessageInput } from '../httpsig/message';
 import { readSignatures, signatureParams } from '../httpsig/signature-input';
 import type { SignatureEntry, SignatureParams } from '../httpsig/signature-input';
 import { responseFreshness, verifyResponseBase } from './response/checks';
-import type { SignatureAgentMember } from './signature-agent';
+import type { SignatureAgentMember } from './signature-agent/types';
 import type { DirectoryResolution, KeyDirectory, KeyResolver, KeySource, ResolvedKey, SignatureResult, VerificationResult } from './types';
 import { coveredContentDigests, loadContentDigestCheck } from './verify/content-digest';
 import { DEFAULT_VERIFY_MAX_BODY_BYTES } from './verify/options';

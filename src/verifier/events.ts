@@ -9,7 +9,7 @@
 import { isBotsigError } from '../core/errors';
 import type { BotsigErrorCode } from '../core/errors';
 import type { NonceStore } from '../profile/nonce-store';
-import type { SignatureAgentMember } from '../profile/signature-agent';
+import type { SignatureAgentMember } from '../profile/signature-agent/types';
 import type { DirectoryResolution, KeyDirectory, KeySource, VerificationResult } from '../profile/types';
 import type { DirectoryLookupEvent, NonceCheckEvent, VerificationEvent } from './types';
 

@@ -7,7 +7,7 @@
 import { checkDirectoryClientOptionNames } from '../directory/client/options';
 import type { DirectoryClientOptions } from '../directory/client/options';
 import type { DirectoryResolution, KeyDirectory } from '../profile/types';
-import type { SignatureAgentMember } from '../profile/signature-agent';
+import type { SignatureAgentMember } from '../profile/signature-agent/types';
 
 /**
  * A {@link KeyDirectory} that makes `new DirectoryClient(options)` on first use.

@@ -21,7 +21,7 @@ import { importSigningKeySync } from '../../src/crypto/keys/signing-sync';
 import type { Jwk } from '../../src/crypto/types';
 import type { VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
 import type { LoopbackServer } from '../helpers/loopback';
 import { chromiumExecutable, describeWithChromium } from '../helpers/optional';

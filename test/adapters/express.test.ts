@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { botsig, createVerifier } from '../../src/express';
 import type { VerificationResult } from '../../src/profile/types';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import type { Verifier, VerifierOptions } from '../../src/verifier';
 import { loopbackOptions, originSuite, send, signedHeaders, startAgent, summarize, summaryOf } from './origin-fixtures';
 import type { Origin } from './origin-fixtures';

@@ -15,7 +15,7 @@ import { generateKeyPair } from '../../src/crypto/generate';
 import type { Jwk } from '../../src/crypto/types';
 import type { VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
 import type { LoopbackServer } from '../helpers/loopback';
 // Every suite here needs Chromium: skipped locally without it, failing under CI.

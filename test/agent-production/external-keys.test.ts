@@ -14,7 +14,7 @@ import { jwkThumbprintSync } from '../../src/crypto/thumbprint';
 import type { AlgorithmName, Jwk, SigningKey } from '../../src/crypto/types';
 import { signRequest } from '../../src/profile/sign-request';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { inCI } from '../helpers/optional';
 import { startFetchHandlerServer, type LoopbackServer } from '../helpers/loopback';
 import { openSoftHsm, softHsmAvailable, type SoftHsm } from './softhsm';

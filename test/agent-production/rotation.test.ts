@@ -12,7 +12,7 @@ import { KeyRing } from '../../src/directory/key-ring';
 import { planKeySwitch, planRotation } from '../../src/directory/rotation';
 import { signRequest } from '../../src/profile/sign-request';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import type { SigningKey } from '../../src/crypto/types';
 import { jwkThumbprintSync } from '../../src/crypto/thumbprint';
 

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirectoryClient } from '../../src/directory/client';
-import { parseSignatureAgent } from '../../src/profile/signature-agent';
+import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
 import type { LoopbackServer } from '../helpers/loopback';
 import { buildCli, isOneLineError, removeCli, runCli, startCli, tempDir } from './cli-helpers';

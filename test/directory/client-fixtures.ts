@@ -13,8 +13,8 @@ import type { Jwk, SigningKey } from '../../src/crypto/types';
 import { formatHttpDate } from '../../src/directory/http-cache';
 import { DIRECTORY_RESPONSE_TAG } from '../../src/directory/response-signatures';
 import { signMessage } from '../../src/httpsig/sign';
-import { parseSignatureAgent } from '../../src/profile/signature-agent';
-import type { SignatureAgentMember, SignatureAgentType } from '../../src/profile/signature-agent';
+import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
+import type { SignatureAgentMember, SignatureAgentType } from '../../src/profile/signature-agent/types';
 
 export const DIRECTORY_TYPE = 'application/http-message-signatures-directory+json';
 export const WELL_KNOWN = '/.well-known/http-message-signatures-directory';

@@ -10,7 +10,7 @@ import { DirectoryClient } from '../../src/directory/client';
 import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import type { VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { signMessage } from '../../src/httpsig/sign';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
 import { DIRECTORY_TYPE, send, TestClock, testKey, WELL_KNOWN, type TestKey } from './client-fixtures';

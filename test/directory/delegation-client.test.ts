@@ -20,7 +20,7 @@ import { importSigningKey } from '../../src/crypto/keys/signing';
 import { signMessage } from '../../src/httpsig/sign';
 import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { agentKey, days, intermediateCa, leafFor, mint, pemBundle, privateKeyPem, rootCa, withX5c, type AgentKey, type Cert } from '../helpers/certs';
 import { createDirectoryHandler } from '../../src/directory/handler';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';

@@ -15,7 +15,7 @@ import { TrustAnchors } from '../../src/directory/delegation/anchors';
 import { verifyDelegation, type VerifyDelegationOptions } from '../../src/directory/delegation/path';
 import { type CertificateFetcher, type DelegationOutcome } from '../../src/directory/delegation/types';
 import { parseDirectorySync } from '../../src/directory/document/parse';
-import { parseSignatureAgent } from '../../src/profile/signature-agent';
+import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
 import { projectVectors } from '../helpers/vectors';
 import { agentKey, days, intermediateCa, KU, leafFor, mint, pemBundle, rootCa, withX5c, type AgentKey, type Cert } from '../helpers/certs';
 

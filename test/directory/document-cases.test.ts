@@ -12,7 +12,7 @@ import type { Jwk } from '../../src/crypto/types';
 import { buildDirectory } from '../../src/directory/document/build';
 import { DEFAULT_MAX_KEYS, isKeyUsableAt, parseDirectory, parseDirectorySync, type ParseDirectoryOptions } from '../../src/directory/document/parse';
 import { directoryMediaTypeKind, isDirectoryMediaType } from '../../src/directory/document/media-type';
-import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent';
+import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent/types';
 
 // RFC 8037 §A.3: the Ed25519 key whose thumbprint is kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k.
 const X = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';

@@ -12,7 +12,7 @@ import { jwkThumbprintSync } from '../../src/crypto/thumbprint';
 import type { Jwk } from '../../src/crypto/types';
 import { buildDirectory } from '../../src/directory/document/build';
 import { parseDirectorySync, type ParseDirectoryOptions } from '../../src/directory/document/parse';
-import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent';
+import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent/types';
 
 // RFC 8037 §A.3: the Ed25519 key whose thumbprint is kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k.
 const X = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';

@@ -9,7 +9,7 @@ import type { AlgorithmName, Jwk } from '../../src/crypto/types';
 import { webCryptoHasEd25519 } from '../../src/crypto/webcrypto';
 import { buildDirectory } from '../../src/directory/document/build';
 import { DEFAULT_MAX_KEYS, isKeyUsableAt, parseDirectory, parseDirectorySync, type ParseDirectoryOptions } from '../../src/directory/document/parse';
-import { DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from '../../src/profile/signature-agent';
+import { DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from '../../src/profile/signature-agent/types';
 import { directoryMediaTypeKind, isDirectoryMediaType, JWK_SET_MEDIA_TYPE, LEGACY_DIRECTORY_MEDIA_TYPE } from '../../src/directory/document/media-type';
 import { cloudflareVectors } from '../helpers/vectors';
 

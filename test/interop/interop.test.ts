@@ -29,7 +29,7 @@ import { signMessage } from '../../src/httpsig/sign';
 import { signRequest } from '../../src/profile/sign-request';
 import type { VerificationResult } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 
 const AGENT = 'https://crawler.example';
 /** What botsig sends for that origin (draft -01: a member is the JWK Set URL, fetched as sent). */

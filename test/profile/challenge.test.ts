@@ -7,7 +7,7 @@ import { acceptSignatureValue, createChallenge, signOptionsFromChallenge } from 
 import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import type { VerificationResult } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { at, freshNonce, keyPair, T0 } from './helpers';
 
 const NOW = T0 + 7000;

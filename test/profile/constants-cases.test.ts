@@ -12,7 +12,12 @@ import { describe, expect, it } from 'vitest';
 
 describe('the Signature-Agent vocabulary (SPEC 2.3, 4.1)', () => {
   it('the well-known path, the inline media type and the member types, as parsing, serialising and key discovery use them', async () => {
-    const sa = await import('../../src/profile/signature-agent');
+    const sa = {
+      ...(await import('../../src/profile/signature-agent/types')),
+      ...(await import('../../src/profile/signature-agent/parse')),
+      ...(await import('../../src/profile/signature-agent/serialize')),
+      ...(await import('../../src/profile/signature-agent/identity')),
+    };
     // SPEC 4.1 (RFC 8615): a `directory` member names an origin; its keys are at the well-known path.
     expect(sa.WELL_KNOWN_PATH).toBe('/.well-known/http-message-signatures-directory');
     const [member] = sa.parseSignatureAgent('sig1="https://Agent.Example"').members;

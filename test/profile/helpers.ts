@@ -13,9 +13,10 @@ import type { AlgorithmName, Jwk, VerifyingKey } from '../../src/crypto/types';
 import { parseSignature, parseSignatureInput, serializeSignatureInputMember, type SignatureInput } from '../../src/httpsig/signature-input';
 import type { MessageObject } from '../../src/httpsig/message';
 import { parseRawHttpMessage } from '../../src/httpsig/raw';
-import { agentIdentifier, type SignatureAgentMember } from '../../src/profile/signature-agent';
+import { agentIdentifier } from '../../src/profile/signature-agent/identity';
+import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
 import type { DirectoryResolution, KeyDirectory } from '../../src/profile/types';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { cloudflareVectors as cloudflareFile, projectVectors, type CloudflareVector } from '../helpers/vectors';
 
 export type { CloudflareVector };

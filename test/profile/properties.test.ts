@@ -9,7 +9,7 @@ import type { MessageObject } from '../../src/httpsig/message';
 import { signRequestSync } from '../../src/profile/sign-sync';
 import type { VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { at, FakeDirectory, keyPair, T0 } from './helpers';
 
 const NOW = T0 + 11_000;

@@ -9,7 +9,7 @@ import { serializeComponentIdentifier } from '../../src/httpsig/components';
 import { parseSignatureInput } from '../../src/httpsig/signature-input';
 import type { ReceivedSignatureInput, SignatureInput } from '../../src/httpsig/signature-input';
 import { readReceivedInputs } from '../../src/httpsig/signature-fields-reader';
-import { parseSignatureAgent } from '../../src/profile/signature-agent';
+import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
 import { agentCandidates, checkCoverage, tagRulesOf } from '../../src/profile/verify/checks';
 import type { Context } from '../../src/profile/verify/state';
 

@@ -5,7 +5,8 @@
  * must be an http(s) origin.
  */
 import { describe, expect, it } from 'vitest';
-import { agentIdentifier, directoryUrlFor, type SignatureAgentMember } from '../../src/profile/signature-agent';
+import { agentIdentifier, directoryUrlFor } from '../../src/profile/signature-agent/identity';
+import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
 
 const member = (url: string, type = 'directory'): SignatureAgentMember => ({ url, type, scheme: 'https', index: 0 }) as SignatureAgentMember;
 

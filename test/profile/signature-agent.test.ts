@@ -4,16 +4,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Encode, utf8 } from '../../src/core/base64';
 import { isBotsigError } from '../../src/core/errors';
-import {
-  agentIdentifier,
-  DIRECTORY_MEDIA_TYPE,
-  directoryUrlFor,
-  parseSignatureAgent,
-  serializeSignatureAgent,
-  signatureAgentComponent,
-  WELL_KNOWN_PATH,
-  type SignatureAgentMember,
-} from '../../src/profile/signature-agent';
+import { agentIdentifier, directoryUrlFor } from '../../src/profile/signature-agent/identity';
+import { DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH, type SignatureAgentMember } from '../../src/profile/signature-agent/types';
+import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
+import { serializeSignatureAgent, signatureAgentComponent } from '../../src/profile/signature-agent/serialize';
 
 const VECTORS = '../../vectors/cloudflare-web-bot-auth/test_data/';
 function vectors<T>(name: string): T {

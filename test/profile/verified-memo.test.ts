@@ -13,7 +13,7 @@ import { applySignatureHeaders, signRequest } from '../../src/profile/sign-reque
 import type { VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { VerifiedMemo } from '../../src/profile/verify/verified-memo';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { createVerifier } from '../../src/verifier';
 import { at, flipSignatureBit, keyPair, otherKeyPair, T0 } from './helpers';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { serializeComponentIdentifier } from '../../src/httpsig/components';
 import { parseSignatureInput } from '../../src/httpsig/signature-input';
 import type { SignatureInput } from '../../src/httpsig/signature-input';
-import { parseSignatureAgent } from '../../src/profile/signature-agent';
+import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
 import { agentCandidates, checkCoverage } from '../../src/profile/verify/checks';
 import type { Context } from '../../src/profile/verify/state';
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics';
 import { BotsigError } from '../../src/core/errors';
 import { signMessage } from '../../src/httpsig/sign';
-import type { SignatureAgentMember } from '../../src/profile/signature-agent';
+import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
 import type {
   DirectoryResolution,
   DirectoryResolvedKey,

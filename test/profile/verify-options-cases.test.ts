@@ -10,7 +10,7 @@ import { createContentDigest } from '../../src/crypto/digest';
 import type { SigningKey } from '../../src/crypto/types';
 import { signMessage } from '../../src/httpsig/sign';
 import { WEB_BOT_AUTH_PROFILE } from '../../src/profile/profiles';
-import type { SignatureAgentMember } from '../../src/profile/signature-agent';
+import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
 import type { KeyDirectory, VerificationResult, VerifyProfile, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { prepareVerifyOptions } from '../../src/profile/verify/options';

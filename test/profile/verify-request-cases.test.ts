@@ -17,7 +17,7 @@ import { nobleEd25519Provider } from '../../src/crypto/noble';
 import type { BareItem } from '../../src/core/sf-types';
 import type { CryptoProvider, SigningKey, VerifyingKey } from '../../src/crypto/types';
 import { signMessage } from '../../src/httpsig/sign';
-import type { SignatureAgentMember } from '../../src/profile/signature-agent';
+import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
 import type { DirectoryResolution, KeyDelegation, KeyDirectory, VerificationResult, VerifyProfile, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
 import { flipSignatureBit, publicOf, rfc9421Key, T0 } from '../profile/helpers';

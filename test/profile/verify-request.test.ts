@@ -16,7 +16,7 @@ import { base64Encode } from '../../src/core/base64';
 import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import type { SignRequestOptions, VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { countingProvider } from '../crypto/helpers';
 import {
   at,

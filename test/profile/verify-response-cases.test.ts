@@ -17,7 +17,7 @@ import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
 import type { BareItem } from '../../src/core/sf-types';
 import type { MessageObject } from '../../src/httpsig/message';
 import { signMessage } from '../../src/httpsig/sign';
-import type { SignatureAgentMember } from '../../src/profile/signature-agent';
+import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
 import type { DirectoryResolution, KeyDirectory, KeyLookup, VerificationResult } from '../../src/profile/types';
 import { verifyResponse } from '../../src/profile/verify-response';
 import type { VerifyResponseOptions } from '../../src/profile/verify-response';

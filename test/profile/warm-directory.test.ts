@@ -7,11 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DirectoryClient } from '../../src/directory/client';
-import { parseSignatureAgent, type SignatureAgentMember } from '../../src/profile/signature-agent';
+import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
+import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
 import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import type { DirectoryResolution, KeyDirectory, VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
 import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/stores/nonce-store';
+import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { createVerifier } from '../../src/verifier';
 import { keyPair, otherKeyPair } from './helpers';
 

@@ -8,7 +8,7 @@ import { generateKeyPair } from '../../src/crypto/generate';
 import type { GeneratedKeyPair } from '../../src/crypto/generate';
 import { DirectoryClient } from '../../src/directory/client';
 import { createDirectoryHandler } from '../../src/directory/handler';
-import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent';
+import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent/types';
 import { signRequest } from '../../src/profile/sign-request';
 import { RedisDirectoryCache } from '../../src/stores/redis/directory-cache';
 import type { DirectoryRefreshOptions } from '../../src/directory/cache';

@@ -5,7 +5,7 @@
 import { isBotsigError } from '../../core/errors';
 import { DIRECTORY_CLIENT_DEFAULTS } from '../../directory/client';
 import { createGuardedFetch } from '../../node/guarded-fetch';
-import type { SignatureAgentType } from '../../profile/signature-agent';
+import type { SignatureAgentType } from '../../profile/signature-agent/types';
 import { clip, describeError } from '../common';
 import type { Report } from './report';
 import type { CheckOptions, Target } from './types';

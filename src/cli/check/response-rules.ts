@@ -11,7 +11,7 @@ import type { ParsedDirectory } from '../../directory/document/parse';
 import { parseCacheControl } from '../../directory/http-cache';
 import { verifyDirectoryResponse } from '../../directory/response-signatures';
 import type { KeyProof } from '../../directory/response-signatures';
-import type { SignatureAgentType } from '../../profile/signature-agent';
+import type { SignatureAgentType } from '../../profile/signature-agent/types';
 import { time } from './key-rules';
 import type { Report } from './report';
 

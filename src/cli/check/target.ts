@@ -3,8 +3,9 @@
  * URL, turned into the target to fetch, as a verifier would read it (SPEC 2.3).
  */
 import { tryParseUrl } from '../../core/url';
-import { parseSignatureAgent, WELL_KNOWN_PATH } from '../../profile/signature-agent';
-import type { SignatureAgentType } from '../../profile/signature-agent';
+import { parseSignatureAgent } from '../../profile/signature-agent/parse';
+import { WELL_KNOWN_PATH } from '../../profile/signature-agent/types';
+import type { SignatureAgentType } from '../../profile/signature-agent/types';
 import { clip, usageError } from '../common';
 import type { Report } from './report';
 import type { CheckOptions, Target } from './types';

@@ -1,7 +1,7 @@
 /**
  * What `botsig check` reports, and its options. Types only.
  */
-import type { SignatureAgentType } from '../../profile/signature-agent';
+import type { SignatureAgentType } from '../../profile/signature-agent/types';
 
 /** The verdict on one rule. */
 export type RuleStatus = 'pass' | 'warning' | 'fail';

@@ -21,7 +21,7 @@ import { BotsigError, isBotsigError } from '../../core/errors';
 import { tryParseUrl } from '../../core/url';
 import { importVerifyingKey } from '../../crypto/keys/verifying';
 import type { Jwk, VerifyingKey } from '../../crypto/types';
-import type { SignatureAgentMember } from '../../profile/signature-agent';
+import type { SignatureAgentMember } from '../../profile/signature-agent/types';
 import { hasCertificateChain } from '../delegation/options';
 import { verifyDelegation } from '../delegation/path';
 import type { CertificateFetcher, DelegationFailureReason, DelegationOutcome } from '../delegation/types';

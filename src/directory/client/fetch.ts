@@ -19,8 +19,8 @@
 import { BotsigError, isBotsigError } from '../../core/errors';
 import { isHostAllowed } from '../../core/ip';
 import { tryParseUrl } from '../../core/url';
-import { agentIdentifier, directoryUrlFor } from '../../profile/signature-agent';
-import type { SignatureAgentMember } from '../../profile/signature-agent';
+import { agentIdentifier, directoryUrlFor } from '../../profile/signature-agent/identity';
+import type { SignatureAgentMember } from '../../profile/signature-agent/types';
 import { CACHED_HEADER_NAMES } from '../cache';
 import type { DirectoryCacheEntry } from '../cache';
 import { defaultDirectoryFetch } from '../default-fetch';

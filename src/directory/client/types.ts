@@ -8,7 +8,7 @@ import type { Diagnostic } from '../../core/diagnostics';
 import type { BotsigError } from '../../core/errors';
 import type { VerifyingKey } from '../../crypto/types';
 import type { SignatureAgentCard } from '../../profile/card';
-import type { SignatureAgentType } from '../../profile/signature-agent';
+import type { SignatureAgentType } from '../../profile/signature-agent/types';
 import type { DirectoryResolution, DirectoryResolvedKey } from '../../profile/types';
 import type { DirectoryCacheEntry } from '../cache';
 import type { CertificateFetcher, KeyDelegation } from '../delegation/types';

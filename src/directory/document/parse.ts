@@ -7,7 +7,7 @@ import type { Diagnostic } from '../../core/diagnostics';
 import { BotsigError } from '../../core/errors';
 import type { Clock } from '../../core/time';
 import { tryParseUrl } from '../../core/url';
-import { WELL_KNOWN_PATH } from '../../profile/signature-agent';
+import { WELL_KNOWN_PATH } from '../../profile/signature-agent/types';
 import { checkKey, isPlainObject, own } from './key-rules';
 import type { DirectoryKey, KeyContext } from './key-rules';
 

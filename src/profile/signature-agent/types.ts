@@ -1,6 +1,22 @@
 /**
  * The `Signature-Agent` header's vocabulary (SPEC 2.3): member types, the parsed
  * shape, and the well-known location of a directory. Types and constants only.
+ *
+ * The header (draft-ietf-webbotauth-httpsig-protocol-01; NOTES "Signature-Agent";
+ * docs/drafts.md) says where a verifier finds the signer's keys. Accepted on input:
+ * - the Dictionary (RFC 9651 §3.2) of String members, each an `https` URL of a JWK Set
+ *   fetched as sent (draft -01); a member that carries parameters is ignored;
+ * - the first revision's String Item (the legacy form deployed agents still send),
+ *   possibly repeated on several field lines (parsed as a List of Strings, kept in order);
+ * - a raw `<https://…>` value seen in the wild (not a Structured Field; accepted
+ *   with a warning), and `"<https://…>"` inside a String (warning).
+ * Compatibility rules: a bare origin resolves through its well-known directory
+ * (`bareOriginDirectory`, default on); the earlier drafts' `;type=directory|jwks_uri|cimd`
+ * and inline `data:` directories only with `typedSignatureAgent`.
+ * Emitted: the Dictionary form only, `type` omitted when it is `directory` or not given.
+ *
+ * Beside this module: `member.ts` (the rules of one member), `parse.ts`, `serialize.ts`,
+ * `identity.ts` (the URL to fetch, the agent identifier).
  */
 import type { Diagnostic } from '../../core/diagnostics';
 

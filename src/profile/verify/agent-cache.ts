@@ -4,7 +4,8 @@
  */
 import { BoundedMap } from '../../core/bounded-map';
 import type { Diagnostic } from '../../core/diagnostics';
-import { parseSignatureAgent, type ParsedSignatureAgent, type ParseSignatureAgentOptions, type SignatureAgentMember } from '../signature-agent';
+import { parseSignatureAgent } from '../signature-agent/parse';
+import type { ParsedSignatureAgent, ParseSignatureAgentOptions, SignatureAgentMember } from '../signature-agent/types';
 
 const AGENT_CACHE_MAX_ENTRIES = 256;
 const AGENT_CACHE_MAX_CHARS = 4096;

@@ -7,7 +7,7 @@ import { RFC9421_TEST_KEY_THUMBPRINTS } from '../../crypto/rfc9421-example-key-i
 import { messageTarget } from '../../httpsig/message';
 import { serializeComponentIdentifier } from '../../httpsig/components';
 import type { ReceivedSignatureInput, SignatureInput } from '../../httpsig/signature-input';
-import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent';
+import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent/types';
 import { WEB_BOT_AUTH_TAG, type SignatureParamsView, type SignatureResult } from '../types';
 import { fail, type Draft } from './result';
 import { NO_STRINGS, type Context, type TagPrepared } from './state';

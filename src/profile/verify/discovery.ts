@@ -8,7 +8,8 @@ import { isVerifyingKey } from '../../crypto/keys/objects';
 import { importVerifyingKeyLazily as importVerifyingKey } from './lazy-parts';
 import type { Jwk, VerifyingKey } from '../../crypto/types';
 import { normalizeUrl, stripUrlSuffix } from '../../core/url';
-import { agentIdentifier, type SignatureAgentMember } from '../signature-agent';
+import { agentIdentifier } from '../signature-agent/identity';
+import type { SignatureAgentMember } from '../signature-agent/types';
 import type { DirectoryResolution, DirectoryResponseProof, ResolvedKey, VerifyRequestOptions } from '../types';
 import { isThenable, type Context, type Deadline, type Found, type MaybePromise } from './state';
 

@@ -13,7 +13,7 @@ import { parseComponentIdentifier, serializeComponentIdentifier } from '../../ht
 import { parseTargetUri } from '../../httpsig/message';
 import { publicJwkProblem } from '../key-check';
 import { WEB_BOT_AUTH_PROFILE } from '../profiles';
-import type { SignatureAgentMember } from '../signature-agent';
+import type { SignatureAgentMember } from '../signature-agent/types';
 import { WEB_BOT_AUTH_TAG } from '../types';
 import type { ContentDigestRequirement, NoncePolicy, TagRules, VerifyProfile, VerifyRequestOptions } from '../types';
 import { AgentCache } from './agent-cache';

@@ -7,7 +7,7 @@ import type { Diagnostic } from '../../core/diagnostics';
 import { isBotsigError, type BotsigErrorCode } from '../../core/errors';
 import type { ComponentIdentifier } from '../../httpsig/components';
 import type { SignatureAgentCard } from '../card';
-import type { SignatureAgentMember } from '../signature-agent';
+import type { SignatureAgentMember } from '../signature-agent/types';
 import type { ContentDigestCheck, ErrorInfo, KeyDelegation, KeySource, Outcome, SignatureParamsView, SignatureResult, VerificationResult } from '../types';
 import type { Context, TagPrepared } from './state';
 

@@ -12,7 +12,7 @@ import type { HttpMessage } from '../../httpsig/message';
 import type { ReceivedSignatureInput, SignatureEntry } from '../../httpsig/signature-input';
 import type { SignatureAgentCard } from '../card';
 import type { NonceStore } from '../nonce-store';
-import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent';
+import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent/types';
 import type { BotsigError } from '../../core/errors';
 import type { MessageInput } from '../../httpsig/message';
 import type { ContentDigestRequirement, DirectoryResolution, KeyDelegation, KeySource, NoncePolicy, SignatureParamsView, VerifyRequestOptions } from '../types';
