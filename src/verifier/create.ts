@@ -11,9 +11,10 @@
 import type { MessageObject } from '../httpsig/message';
 import { createChallenge } from '../profile/challenge';
 import type { Challenge } from '../profile/challenge';
-import type { VerificationResult } from '../profile/types';
+import { MemoryNonceStore } from '../profile/memory-nonce-store';
+import type { NonceOptions, VerificationResult } from '../profile/types';
 import { verifyRequest } from '../profile/verify-request';
-import { noncesStayInProcess, warnIfNoncesStayInProcess } from './deployment';
+import { warnIfNoncesStayInProcess } from './deployment';
 import { emitVerification } from './events';
 import { originNonceMinter } from './origin-nonce';
 import { buildChallengeOptions, buildVerifyOptions, checkTrustProxy } from './options';
@@ -127,4 +128,15 @@ export function createVerifier(options: VerifierOptions = {}): Verifier {
   verifiers.set(verifier, inProcess);
   warnIfNoncesStayInProcess(inProcess, 'createVerifier');
   return verifier;
+}
+
+/**
+ * Whether nonces kept as `nonce` says live in this process only: no store given (the
+ * verifier makes a `MemoryNonceStore`) or a `MemoryNonceStore`; not with policy `none`
+ * (nothing is remembered anyway), nor for any other store (Redis, the caller's own).
+ */
+function noncesStayInProcess(nonce: NonceOptions | undefined): boolean {
+  if (nonce?.policy === 'none') return false;
+  const store = nonce?.store;
+  return store === undefined || store instanceof MemoryNonceStore;
 }

@@ -6,8 +6,6 @@
  * docs/deployment.md says so, since no code can tell).
  */
 import { processWide } from '../core/process-wide';
-import { MemoryNonceStore } from '../profile/memory-nonce-store';
-import type { NonceOptions } from '../profile/types';
 
 /** What the platform says about this process. */
 export interface ProcessInfo {
@@ -29,18 +27,6 @@ const state = processWide<DeploymentState>('deployment.v1', () => ({ probe: unde
  */
 export function setProcessProbe(probe: () => ProcessInfo): void {
   state.probe = probe;
-}
-
-/**
- * Whether nonces given as `nonce` options live in this process only: no store given (the
- * verifier makes a `MemoryNonceStore`) or a `MemoryNonceStore`; `false` with policy `none`
- * (nothing is remembered anyway) and for any other store (Redis, the caller's own).
- * @internal
- */
-export function noncesStayInProcess(nonce: NonceOptions | undefined): boolean {
-  if (nonce?.policy === 'none') return false;
-  const store = nonce?.store;
-  return store === undefined || store instanceof MemoryNonceStore;
 }
 
 /**
