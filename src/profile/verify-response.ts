@@ -24,10 +24,11 @@ import { readSignatures, signatureParams } from '../httpsig/signature-input';
 import type { SignatureEntry, SignatureParams } from '../httpsig/signature-input';
 import { responseFreshness, verifyResponseBase } from './response/checks';
 import type { SignatureAgentMember } from './signature-agent/types';
-import type { DirectoryResolution, KeyDirectory, KeyResolver, KeySource, ResolvedKey, SignatureResult, VerificationResult } from './types';
+import type { DirectoryResolution, KeyDirectory, KeyResolver, KeySource, SignatureResult, VerificationResult } from './types';
 import { coveredContentDigests, loadContentDigestCheck } from './verify/content-digest';
+import { fromResolved } from './verify/discovery';
 import { DEFAULT_VERIFY_MAX_BODY_BYTES } from './verify/options';
-import { fail, finish, toInfo, type Draft } from './verify/result';
+import { fail, finish, requestResult, summariseSignatures, toInfo, type Draft } from './verify/result';
 import { NO_DIAGNOSTICS, NO_PARAMS, NO_STRINGS } from './verify/state';
 
 /** Options of {@link verifyResponse}. Give `keys`, `resolveKey` or `directory` (or several: tried in that order). */
@@ -156,26 +157,32 @@ async function verify(
   try {
     message = toHttpMessage(input, { request: c.request });
   } catch (error) {
-    return requestLevel('unverified', false, toInfo(error, 'ERR_MESSAGE_INVALID'));
+    return requestResult('unverified', false, toInfo(error, 'ERR_MESSAGE_INVALID'), NO_DIAGNOSTICS);
   }
   if (message.kind !== 'response')
-    return requestLevel('unverified', false, { code: 'ERR_MESSAGE_INVALID', message: 'the message is not a response (no status)' });
+    return requestResult('unverified', false, { code: 'ERR_MESSAGE_INVALID', message: 'the message is not a response (no status)' }, NO_DIAGNOSTICS);
   let entries: Map<string, SignatureEntry>;
   try {
     entries = readSignatures(message);
   } catch (error) {
-    return requestLevel('invalid', true, toInfo(error, 'ERR_SIGNATURE_INPUT_PARSE'));
+    return requestResult('invalid', true, toInfo(error, 'ERR_SIGNATURE_INPUT_PARSE'), NO_DIAGNOSTICS);
   }
-  if (entries.size === 0) return requestLevel('unverified', false, { code: 'ERR_NO_SIGNATURE', message: 'the response carries no signature' });
+  if (entries.size === 0) return requestResult('unverified', false, { code: 'ERR_NO_SIGNATURE', message: 'the response carries no signature' }, NO_DIAGNOSTICS);
   let malformed = false;
   for (const entry of entries.values()) if (!entry.ok && entry.error.code !== 'ERR_LABEL_MISSING') malformed = true;
 
   const selected = options.label === undefined ? [...entries.values()] : entries.has(options.label) ? [entries.get(options.label)!] : [];
   if (selected.length === 0)
-    return requestLevel('unverified', malformed, { code: 'ERR_LABEL_MISSING', message: 'the response has no signature with the requested label' });
+    return requestResult(
+      'unverified',
+      malformed,
+      { code: 'ERR_LABEL_MISSING', message: 'the response has no signature with the requested label' },
+      NO_DIAGNOSTICS,
+    );
   const nowMs = c.now();
   // Number.isFinite is false for whatever is not a number (a clock that returns one anyway).
-  if (!Number.isFinite(nowMs)) return requestLevel('unverified', malformed, { code: 'ERR_INTERNAL', message: 'options.now returned no usable time' });
+  if (!Number.isFinite(nowMs))
+    return requestResult('unverified', malformed, { code: 'ERR_INTERNAL', message: 'options.now returned no usable time' }, NO_DIAGNOSTICS);
 
   const ctx: ResponseContext = { input, message, options, c, staticKeys, nowMs, body: undefined, directory: undefined };
   const results: SignatureResult[] = [];
@@ -188,7 +195,7 @@ async function verify(
     }
     results.push(await verifyOne(ctx, entry));
   }
-  return summarise(results, malformed);
+  return summariseSignatures(results, malformed, NO_DIAGNOSTICS);
 }
 
 interface ResponseContext {
@@ -305,42 +312,6 @@ function resolveOriginDirectory(directory: KeyDirectory, request: HttpMessage): 
   const scheme = target.scheme === 'http' ? 'http' : 'https';
   const member: SignatureAgentMember = Object.freeze({ url: `${scheme}://${target.authority}`, type: 'directory', scheme, index: 0 });
   return directory.resolve(member);
-}
-
-async function fromResolved(resolved: ResolvedKey | VerifyingKey | Jwk): Promise<{ key: VerifyingKey; agent?: string }> {
-  if (isVerifyingKey(resolved)) return { key: resolved };
-  if (typeof resolved === 'object' && 'key' in resolved && !('kty' in resolved)) {
-    const r = resolved as ResolvedKey;
-    const key = isVerifyingKey(r.key) ? r.key : await importVerifyingKey(r.key);
-    return typeof r.agent === 'string' ? { key, agent: r.agent } : { key };
-  }
-  return { key: await importVerifyingKey(resolved as Jwk) };
-}
-
-function summarise(results: SignatureResult[], malformed: boolean): VerificationResult {
-  let outcome: VerificationResult['outcome'] = 'unverified';
-  let verified: SignatureResult | undefined;
-  for (const r of results) {
-    if (r.outcome === 'verified') {
-      outcome = 'verified';
-      verified = r;
-      break;
-    }
-    if (r.outcome === 'invalid') outcome = 'invalid';
-  }
-  const out: { -readonly [K in keyof VerificationResult]: VerificationResult[K] } = { outcome, signatures: results, malformed, diagnostics: NO_DIAGNOSTICS };
-  if (verified !== undefined) {
-    if (verified.agent !== undefined) out.agent = verified.agent;
-    if (verified.contentDigest !== undefined) out.contentDigest = verified.contentDigest;
-    return out;
-  }
-  const explaining = results.find((r) => r.outcome === outcome && r.error !== undefined) ?? results.find((r) => r.error !== undefined);
-  if (explaining?.error !== undefined) out.error = explaining.error;
-  return out;
-}
-
-function requestLevel(outcome: VerificationResult['outcome'], malformed: boolean, error: VerificationResult['error'] & object): VerificationResult {
-  return { outcome, signatures: [], malformed, error, diagnostics: NO_DIAGNOSTICS };
 }
 
 function nonNegative(value: unknown, fallback: number, name: string): number {

@@ -201,7 +201,8 @@ function startDeadline(ms: number): Deadline {
   return deadline;
 }
 
-async function fromResolved(resolved: ResolvedKey | VerifyingKey | Jwk): Promise<{ key: VerifyingKey; agent?: string; proof?: DirectoryResponseProof }> {
+/** A resolver's answer (a verifying key, a JWK, or `{ key, agent?, proof? }`) as a verifying key with what it says about the key. */
+export async function fromResolved(resolved: ResolvedKey | VerifyingKey | Jwk): Promise<{ key: VerifyingKey; agent?: string; proof?: DirectoryResponseProof }> {
   if (isVerifyingKey(resolved)) return { key: resolved };
   if (typeof resolved === 'object' && 'key' in resolved && !('kty' in resolved)) {
     const r = resolved as ResolvedKey;

@@ -67,8 +67,18 @@ export function fail(d: Draft, outcome: 'invalid' | 'unverified', code: BotsigEr
   return finish(d, outcome, { code, message });
 }
 
+/** The request's result: its discovery deadline ended, its diagnostics (the Signature-Agent header's, then discovery's) and its signatures summarised. */
 export function summarise(ctx: Context, results: SignatureResult[], malformed: boolean, agentDiagnostics: readonly Diagnostic[]): VerificationResult {
   if (ctx.deadline !== undefined) clearTimeout(ctx.deadline.timer);
+  return summariseSignatures(results, malformed, ctx.diagnostics === undefined ? agentDiagnostics : [...agentDiagnostics, ...ctx.diagnostics]);
+}
+
+/**
+ * A message's result from its signatures' (`verifyRequest` and `verifyResponse`): `verified`
+ * with the first verified signature's agent, content digest and card; else `invalid` when a
+ * signature failed a check, `unverified` otherwise, with the error that explains it.
+ */
+export function summariseSignatures(results: SignatureResult[], malformed: boolean, diagnostics: readonly Diagnostic[]): VerificationResult {
   let outcome: Outcome = 'unverified';
   let verified: SignatureResult | undefined;
   for (const r of results) {
@@ -79,7 +89,6 @@ export function summarise(ctx: Context, results: SignatureResult[], malformed: b
     }
     if (r.outcome === 'invalid') outcome = 'invalid';
   }
-  const diagnostics = ctx.diagnostics === undefined ? agentDiagnostics : [...agentDiagnostics, ...ctx.diagnostics];
   const result: { -readonly [K in keyof VerificationResult]: VerificationResult[K] } = { outcome, signatures: results, malformed, diagnostics };
   if (verified !== undefined) {
     if (verified.agent !== undefined) result.agent = verified.agent;
