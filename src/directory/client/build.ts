@@ -1,8 +1,8 @@
 /**
- * A stored directory or JWK Set turned into keys (a card goes to card.ts, which
- * finishes its keys here): the body is parsed (SPEC 2.1, 2.2) and its keys finished. Served at
- * the well-known URI, `kid` must be the thumbprint and a generic JSON media type
- * gets a warning (draft -01, SPEC 2.1 rule 5).
+ * A stored directory or JWK Set turned into keys: the body is parsed (SPEC 2.1, 2.2)
+ * and its keys finished (a card is read by card.ts, which finishes its keys here).
+ * Served at the well-known URI, `kid` must be the thumbprint and a generic JSON media
+ * type gets a warning (draft -01, SPEC 2.1 rule 5).
  *
  * Finishing turns parsed keys into a {@link Built} response: each key imported once
  * per URL, response signatures checked (SPEC 5.4), `requireProof` and

@@ -127,7 +127,7 @@ export interface FetchContext {
 export interface ClientContext extends FetchContext {
   /** Certificate resources (AIA, x5u) for delegation, through the same guards; see delegation.ts. */
   readonly fetchCertificate: CertificateFetcher;
-  /** Turns a stored response into keys (build.ts). */
+  /** Turns a stored response into keys (card.ts for a card, build.ts otherwise). */
   readonly build: (state: State, entry: DirectoryCacheEntry, extra?: readonly Diagnostic[]) => Promise<Built>;
   /** Resolves a card's `jwks_uri` through its own per-URL state and the same cache rules. */
   readonly resolveJwks: (url: string, identifier: string) => Promise<{ resolution: DirectoryClientResolution; validUntilMs: number }>;
