@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { componentValues, parseComponentIdentifier } from '../../src/httpsig/components';
 import { toHttpMessage } from '../../src/httpsig/message';
+import { base64Encode } from '../../src/core/base64';
 
 function value(line: string, id = 'x'): string {
   const m = toHttpMessage({ method: 'GET', url: 'https://example.com/', headers: { x: line } });
@@ -24,7 +25,7 @@ function code(fn: () => unknown): string {
   return 'accepted';
 }
 
-const b64 = (bytes: number[]): string => ':' + Buffer.from(bytes).toString('base64') + ':';
+const b64 = (bytes: number[]): string => ':' + base64Encode(Uint8Array.from(bytes)) + ':';
 
 describe('RFC 9421 §2.1: outer SP and HTAB are stripped, inner ones kept', () => {
   it('leading only, trailing only, both, and tabs', () => {

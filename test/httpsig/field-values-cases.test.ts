@@ -11,6 +11,7 @@ import { componentValues, parseComponentIdentifier } from '../../src/httpsig/com
 import type { ComponentOptions } from '../../src/httpsig/components';
 import { toHttpMessage } from '../../src/httpsig/message';
 import type { HttpMessage } from '../../src/httpsig/message';
+import { base64Encode } from '../../src/core/base64';
 
 function message(headers: Record<string, string | string[]>): HttpMessage {
   return toHttpMessage({ method: 'GET', url: 'https://example.com/', headers });
@@ -43,7 +44,7 @@ function thrown(fn: () => unknown): unknown {
   throw new Error('accepted');
 }
 
-const b64 = (s: string): string => ':' + Buffer.from(s, 'latin1').toString('base64') + ':';
+const b64 = (s: string): string => ':' + base64Encode(Uint8Array.from(s, (c) => c.charCodeAt(0) & 0xff)) + ':';
 /** A field line longer than the 1024 characters up to which values are recomputed. */
 const long = (c: string, n = 1100): string => c.repeat(n);
 

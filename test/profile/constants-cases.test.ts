@@ -9,6 +9,7 @@
  * needs, so the constants are evaluated inside that test and a change to one fails it.
  */
 import { describe, expect, it } from 'vitest';
+import { base64Encode } from '../../src/core/base64';
 
 describe('the Signature-Agent vocabulary (SPEC 2.3, 4.1)', () => {
   it('the well-known path, the inline media type and the member types, as parsing, serialising and key discovery use them', async () => {
@@ -26,7 +27,7 @@ describe('the Signature-Agent vocabulary (SPEC 2.3, 4.1)', () => {
 
     // SPEC 2.3: an inline `data:` directory must have the directory media type (SPEC 2.1 rule 5).
     expect(sa.DIRECTORY_MEDIA_TYPE).toBe('application/http-message-signatures-directory+json');
-    const body = Buffer.from('{"keys":[]}').toString('base64');
+    const body = base64Encode(new TextEncoder().encode('{"keys":[]}'));
     // An earlier draft's member: read with typedSignatureAgent (draft -01 ignores it).
     const typed = { typedSignatureAgent: true };
     expect(sa.parseSignatureAgent(`sig1="data:application/http-message-signatures-directory+json;base64,${body}"`).members).toHaveLength(0);

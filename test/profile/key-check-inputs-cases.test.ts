@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Jwk } from '../../src/crypto/types';
 import { publicJwkProblem } from '../../src/profile/key-check';
+import { base64UrlEncode } from '../../src/core/base64';
 
-const bytes = (n: number): string => Buffer.alloc(n, 7).toString('base64url');
+const bytes = (n: number): string => base64UrlEncode(new Uint8Array(n).fill(7));
 
 describe('EC crv', () => {
   it('an array holding a curve name is not a curve name', () => {

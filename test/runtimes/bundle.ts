@@ -30,6 +30,11 @@ const MATRIX_FILES = [
   'test/directory/rotation.test.ts',
   'test/directory/response-signatures.test.ts',
   'test/directory/http-cache.test.ts',
+  'test/directory/document-cases.test.ts',
+  'test/directory/document-rules-cases.test.ts',
+  'test/directory/outbound-cases.test.ts',
+  'test/directory/response-signatures-cases.test.ts',
+  'test/directory/signature-cache.test.ts',
   // test/vectors.test.ts adds the node:crypto provider and PEM import; this runs the same suite with WebCrypto only.
   'test/runtimes/vectors.portable.ts',
 ];
@@ -38,6 +43,8 @@ const MATRIX_FILES = [
 export const NODE_ONLY: Readonly<Record<string, string>> = {
   'test/profile/attacks.test.ts': 'vi.useFakeTimers for the discovery deadline (the matrix shim has no fake timers) and a timing ratio',
   'test/profile/nonce-store-memory.test.ts': 'measures the V8 heap (node:v8, node:vm for gc)',
+  'test/profile/content-digest-cases.test.ts': 'vi.doMock (module mocking) to make the lazily loaded digest check fail',
+  'test/profile/verify-lazy-cases.test.ts': 'vi.resetModules (a fresh copy of the verifier per test)',
 };
 
 /** test/directory files outside the matrix, with the reason (test/runtimes/manifest.test.ts wants every file in one list or the other). */
@@ -51,6 +58,12 @@ export const DIRECTORY_NODE_ONLY: Readonly<Record<string, string>> = {
   'test/directory/delegation-lazy.test.ts': 'vi.mock (module mocking) and loopback servers',
   'test/directory/delegation-missing.test.ts': 'vi.mock (module mocking)',
   'test/directory/outbound.test.ts': 'shares client-fixtures (vi) with the loopback client tests',
+  'test/directory/card-cases.test.ts': 'shares client-fixtures (vi) with the loopback client tests',
+  'test/directory/client-signature-agent-url.test.ts': 'real loopback HTTP servers behind DirectoryClient',
+  'test/directory/fetch-step-cases.test.ts': 'real loopback HTTP servers behind the fetch step',
+  'test/directory/url-guard-cases.test.ts': 'real loopback HTTP servers behind the URL guard',
+  'test/directory/outbound-limits-cases.test.ts': 'node:events (once) around the limiter',
+  'test/directory/outbound-site-share.test.ts': 'shares client-fixtures (vi) with the loopback client tests',
 };
 
 /** The test files of the matrix, relative to the project root, in run order. */
