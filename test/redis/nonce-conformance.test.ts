@@ -3,7 +3,8 @@
  * against a real redis-server, through node-redis and ioredis: the policy of the
  * memory store, as one Lua script.
  */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { NONCE_ENTRY_OVERHEAD_BYTES, NONCE_SCOPE_OVERHEAD_BYTES, NONCE_SITE_OVERHEAD_BYTES } from '../../src/profile/nonce-store';
 import { fromNodeRedis } from '../../src/stores/redis/client';
 import { RedisNonceStore } from '../../src/stores/redis/nonce-store';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
@@ -44,4 +45,25 @@ describe('RedisNonceStore conformance', () => {
       },
     });
   }
+
+  it('counts exactly: a site (22-character id), each agent (id), each nonce (agent id + nonce); all of it freed on expiry', async () => {
+    const raw = fromNodeRedis(await nodeRedisClient(server.port));
+    const store = new RedisNonceStore({ client: raw, prefix: `exact:${++stores}:`, skewMs: 0 });
+    const bytes = async (): Promise<number> => Number((await raw.get(store.bytesKey)) ?? '0');
+    const t = 1_700_000_000_000;
+    expect(await store.checkAndRecord('https://a.example/1', 'n1', t + 10_000, t)).toBe(true);
+    const site = NONCE_SITE_OVERHEAD_BYTES + 22;
+    const agent = NONCE_SCOPE_OVERHEAD_BYTES + 22;
+    const entry = (nonce: string): number => NONCE_ENTRY_OVERHEAD_BYTES + 22 + nonce.length;
+    expect(await bytes()).toBe(site + agent + entry('n1'));
+    expect(await store.checkAndRecord('https://a.example/1', 'n22', t + 20_000, t)).toBe(true);
+    expect(await store.checkAndRecord('https://keys.a.example/2', 'n1', t + 20_000, t)).toBe(true);
+    expect(await bytes()).toBe(site + 2 * agent + 2 * entry('n1') + entry('n22'));
+    // Another site's check purges what expired everywhere.
+    expect(await store.checkAndRecord('https://b.example', 'x', t + 40_000, t + 15_000)).toBe(true);
+    expect(await bytes()).toBe(site + 2 * agent + entry('n1') + entry('n22') + site + agent + entry('x'));
+    expect(await store.checkAndRecord('https://b.example', 'y', t + 50_000, t + 45_000)).toBe(true);
+    expect(await bytes()).toBe(site + agent + entry('y'));
+  });
 });
+

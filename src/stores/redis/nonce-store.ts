@@ -140,7 +140,7 @@ local known = redis.call('ZSCORE', sizeK, site)
 local scope = string.sub(member, 1, IDL)
 local need = EO + #member
 if not known then need = need + SIO + IDL end
-if not known or not redis.call('HEXISTS', ck(site), scope) then need = need + SO + IDL end
+if not known or redis.call('HEXISTS', ck(site), scope) == 0 then need = need + SO + IDL end
 local function shedOne(s)
   local popped = redis.call('ZPOPMIN', sk(s))
   account(s, -freeOf(s, popped[1]))
@@ -166,11 +166,11 @@ while tonumber(redis.call('GET', bytesK) or '0') + need > capacity do
     known = redis.call('ZSCORE', sizeK, site)
     need = EO + #member
     if not known then need = need + SIO + IDL end
-    if not known or not redis.call('HEXISTS', ck(site), scope) then need = need + SO + IDL end
+    if not known or redis.call('HEXISTS', ck(site), scope) == 0 then need = need + SO + IDL end
   end
 end
 if not known then account(site, SIO + IDL) end
-if not redis.call('HEXISTS', ck(site), scope) then account(site, SO + IDL) end
+if redis.call('HEXISTS', ck(site), scope) == 0 then account(site, SO + IDL) end
 redis.call('HINCRBY', ck(site), scope, 1)
 redis.call('ZADD', sk(site), string.format('%.0f', expiry), member)
 account(site, EO + #member)
