@@ -363,7 +363,8 @@ export class MemoryNonceStore implements NonceStore {
         const sec = heapPop(secs);
         const bucket = site.buckets.get(sec)!;
         site.buckets.delete(sec);
-        for (let i = 0; i < bucket.nonces.length; i++) if (isHeld(bucket.scopes[i]!, bucket.nonces[i]!, sec)) this.#drop(site, bucket.scopes[i]!, bucket.nonces[i]!);
+        for (let i = 0; i < bucket.nonces.length; i++)
+          if (isHeld(bucket.scopes[i]!, bucket.nonces[i]!, sec)) this.#drop(site, bucket.scopes[i]!, bucket.nonces[i]!);
       }
       if (site.watermark <= now) site.watermark = 0;
       this.#reorder(site);

@@ -132,7 +132,10 @@ const T = 1_700_000_000_000;
 describe.each(['node-redis', 'ioredis'] as const)('RedisNonceStore on a two-node Redis Cluster (%s)', (kind) => {
   it('a store lives in the slot of its hash tag; stores with different tags spread over both nodes; replays and the policy work on each', async () => {
     const client = await clusterClient(kind);
-    const stores = Array.from({ length: 20 }, (_, i) => new RedisNonceStore({ client, prefix: `c-${kind}-{t${i}}:`, capacityBytes: 4096, siteFloorBytes: 1024 }));
+    const stores = Array.from(
+      { length: 20 },
+      (_, i) => new RedisNonceStore({ client, prefix: `c-${kind}-{t${i}}:`, capacityBytes: 4096, siteFloorBytes: 1024 }),
+    );
     const scopes = Array.from({ length: 4 }, (_, i) => `https://agent${i}.example`);
     const fresh = await Promise.all(stores.flatMap((store) => scopes.flatMap((s) => ['a', 'b'].map((n) => answer(store.checkAndRecord(s, n, T + 60_000, T))))));
     expect(fresh.every((x) => x === true)).toBe(true);

@@ -66,4 +66,3 @@ describe('RedisNonceStore conformance', () => {
     expect(await bytes()).toBe(site + agent + entry('y'));
   });
 });
-

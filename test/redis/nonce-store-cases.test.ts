@@ -169,7 +169,9 @@ describe('RedisNonceStore answers and failures', () => {
       "ERR_NONCE_QUOTA_EXCEEDED: this signature is older than nonces the full store dropped for this agent's site",
     );
     const full = new RedisNonceStore({ client: { ...never, eval: () => Promise.resolve(3) } });
-    expect(await answer(full.checkAndRecord('s', 'n', T + HOUR, T))).toBe('ERR_NONCE_QUOTA_EXCEEDED: the nonce store is full and no site holds more than its floor');
+    expect(await answer(full.checkAndRecord('s', 'n', T + HOUR, T))).toBe(
+      'ERR_NONCE_QUOTA_EXCEEDED: the nonce store is full and no site holds more than its floor',
+    );
     const odd = new RedisNonceStore({ client: { ...never, eval: () => Promise.resolve('OK') } });
     expect(await answer(odd.checkAndRecord('s', 'n', T + HOUR, T))).toBe(
       'ERR_NONCE_STORE_UNAVAILABLE: Redis answered the nonce script with an unexpected reply',

@@ -101,7 +101,9 @@ describe('DurableObjectNonceStore: restarts and routing', () => {
 
   it('misuse: a namespace is required; long nonces are refused before any request', async () => {
     expect(() => new DurableObjectNonceStore({} as never)).toThrow(TypeError);
-    expect(() => new DurableObjectNonceStore({ namespace: { idFromName: () => 1, get: () => ({ fetch: () => Promise.reject(new Error('x')) }) }, timeoutMs: -1 })).toThrow(TypeError);
+    expect(
+      () => new DurableObjectNonceStore({ namespace: { idFromName: () => 1, get: () => ({ fetch: () => Promise.reject(new Error('x')) }) }, timeoutMs: -1 }),
+    ).toThrow(TypeError);
     const store = new DurableObjectNonceStore({ namespace: { idFromName: () => 1, get: () => ({ fetch: () => Promise.reject(new Error('down')) }) } });
     expect(await outcome(store, 's', 'n'.repeat(600), 1, 0)).toBe('ERR_NONCE_TOO_LONG');
     expect(await outcome(store, 's', 'n', 1, 0)).toBe('ERR_NONCE_STORE_UNAVAILABLE');

@@ -36,7 +36,9 @@ describe('MemoryNonceStore (SPEC 5.3 rule 5: nonce uniqueness within the validit
   });
 
   it('bounded: full of unexpired nonces of one site, it rolls the oldest over and refuses them ever after; expiry frees room', () => {
-    const store = new MemoryNonceStore({ capacityBytes: 3 * (NONCE_ENTRY_OVERHEAD_BYTES + 1) + NONCE_SCOPE_OVERHEAD_BYTES + 1 + NONCE_SITE_OVERHEAD_BYTES + 1 });
+    const store = new MemoryNonceStore({
+      capacityBytes: 3 * (NONCE_ENTRY_OVERHEAD_BYTES + 1) + NONCE_SCOPE_OVERHEAD_BYTES + 1 + NONCE_SITE_OVERHEAD_BYTES + 1,
+    });
     for (const [i, n] of ['a', 'b', 'c'].entries()) expect(store.checkAndRecord('s', n, 5000 + i * 1000, 0)).toBe(true);
     expect(store.checkAndRecord('s', 'd', 9000, 100)).toBe(true);
     expect(store.size).toBe(3);

@@ -7,7 +7,12 @@
 import { BotsigError, isBotsigError } from '../../core/errors';
 import { siteOfAgent } from '../../core/site';
 import { MemoryNonceStore } from '../../profile/memory-nonce-store';
-import { DEFAULT_NONCE_STORE_CAPACITY_BYTES, DEFAULT_NONCE_STORE_MAX_NONCE_LENGTH, DEFAULT_NONCE_STORE_MAX_SCOPE_LENGTH, type NonceStore } from '../../profile/nonce-store';
+import {
+  DEFAULT_NONCE_STORE_CAPACITY_BYTES,
+  DEFAULT_NONCE_STORE_MAX_NONCE_LENGTH,
+  DEFAULT_NONCE_STORE_MAX_SCOPE_LENGTH,
+  type NonceStore,
+} from '../../profile/nonce-store';
 
 /** The part of a Durable Object's storage the shard uses (the KV API; SQLite-backed objects have it too). */
 export interface DurableObjectStorageLike {
@@ -265,7 +270,10 @@ export class DurableObjectNonceStore implements NonceStore {
         : Promise.race([
             checked,
             new Promise<never>((_, reject) => {
-              timer = setTimeout(() => reject(new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', `the nonce shard did not answer within ${timeoutMs} ms`)), timeoutMs);
+              timer = setTimeout(
+                () => reject(new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', `the nonce shard did not answer within ${timeoutMs} ms`)),
+                timeoutMs,
+              );
             }),
           ]);
     return bounded

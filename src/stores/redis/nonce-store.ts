@@ -390,7 +390,8 @@ export class RedisNonceStore implements NonceStore {
           const code = typeof answer === 'number' || typeof answer === 'bigint' || typeof answer === 'string' ? String(answer) : '';
           if (code === '1') resolve(true);
           else if (code === '0') resolve(false);
-          else if (code === '2') reject(new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', "this signature is older than nonces the full store dropped for this agent's site"));
+          else if (code === '2')
+            reject(new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', "this signature is older than nonces the full store dropped for this agent's site"));
           else if (code === '3') reject(new BotsigError('ERR_NONCE_QUOTA_EXCEEDED', 'the nonce store is full and no site holds more than its floor'));
           else reject(new BotsigError('ERR_NONCE_STORE_UNAVAILABLE', 'Redis answered the nonce script with an unexpected reply'));
         },
