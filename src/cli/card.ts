@@ -159,11 +159,20 @@ async function card(options: CardOptions): Promise<number> {
   // Where this server answers: the card's own URL when it is this server, else its path here.
   const url = cardUrl.origin === server.origin ? cardUrl.href : server.origin + cardUrl.pathname;
   if (options.json === true) {
-    out(JSON.stringify({ url, keys: keys.map((k) => k.key.thumbprint), signatureAgent: `sig1="${url}";type=cimd` }));
+    // Draft -01 agents send a JWK Set URL (the card's jwks_uri); the card itself is read as a
+    // Signature-Agent member only by verifiers on the earlier drafts (botsig: typedSignatureAgent).
+    const jwksUri = typeof base['jwks_uri'] === 'string' ? base['jwks_uri'] : undefined;
+    out(
+      JSON.stringify({ url, keys: keys.map((k) => k.key.thumbprint), signatureAgent: jwksUri === undefined ? `sig1="${url}";type=cimd` : `sig1="${jwksUri}"` }),
+    );
   } else {
     out(url);
     out(`Serving the Signature Agent Card${keys.length === 0 ? ' (unsigned)' : `, signed with ${keys.length} key${keys.length === 1 ? '' : 's'}`}.`);
-    out(`Agents sign with: botsig sign --key <file> --agent '${url}' --agent-type cimd <url>`);
+    out(
+      typeof base['jwks_uri'] === 'string'
+        ? `Agents sign with: botsig sign --key <file> --agent '${base['jwks_uri']}' <url> (registries list this card; verifiers fetch the JWK Set)`
+        : `The keys are inline: draft -01 verifiers fetch a JWK Set URL, so publish one (botsig directory build) for agents to send. Verifiers on the earlier drafts read this card as Signature-Agent: sig1="${url}";type=cimd (botsig: typedSignatureAgent).`,
+    );
     out('Press Ctrl-C to stop.');
   }
   const signal = await stopped;

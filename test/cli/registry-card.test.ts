@@ -84,7 +84,7 @@ describe('botsig card', () => {
     try {
       const url = running.firstLine;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/card$/);
-      const member = parseSignatureAgent(`sig1="${url}";type=cimd`, { allowHttp: true }).members[0]!;
+      const member = parseSignatureAgent(`sig1="${url}";type=cimd`, { allowHttp: true, typedSignatureAgent: true }).members[0]!;
       const resolution = await new DirectoryClient({ allow: { http: true, loopback: true } }).resolve(member);
       expect(resolution.keys.map((k) => [k.thumbprint, k.proof])).toEqual([[thumbprint, 'signed']]);
       expect(resolution.card).toMatchObject({ client_id: url, client_name: 'Served Bot', web_bot_auth: { purpose: 'search' } });

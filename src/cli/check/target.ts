@@ -1,6 +1,8 @@
 /**
  * What `botsig check` was given: a Signature-Agent value (its first member) or a
- * URL, turned into the target to fetch, as a verifier would read it (SPEC 2.3).
+ * URL, turned into the target to fetch, as a verifier would read it
+ * (draft-ietf-webbotauth-httpsig-protocol-01: a member is a JWK Set URL; a bare origin is
+ * read through its well-known directory, botsig's compatibility rule).
  */
 import { tryParseUrl } from '../../core/url';
 import { parseSignatureAgent } from '../../profile/signature-agent/parse';
@@ -20,11 +22,23 @@ function looksLikeHeaderValue(input: string): boolean {
 export function resolveTarget(input: string, options: CheckOptions, report: Report): Target {
   const trimmed = input.trim();
   if (looksLikeHeaderValue(trimmed)) {
-    const parsed = parseSignatureAgent(trimmed, { allowHttp: true });
-    const member = parsed.members[0];
+    // Read as a draft -01 verifier with botsig's defaults reads it; a member only the earlier
+    // drafts' typed forms make usable is still checked, with a warning that says so.
+    let parsed = parseSignatureAgent(trimmed, { allowHttp: true });
     for (const d of parsed.diagnostics) {
       report.add('signature-agent', d.level === 'error' ? 'fail' : 'warning', d.message + (d.at === undefined ? '' : ` (${d.at})`), d.code);
     }
+    if (parsed.members.length === 0) {
+      const typed = parseSignatureAgent(trimmed, { allowHttp: true, typedSignatureAgent: true });
+      if (typed.members.length > 0) {
+        report.warn(
+          'signature-agent',
+          'draft -01 verifiers ignore this member (it carries parameters or is inline); botsig reads it only with typedSignatureAgent: true. Send the JWK Set URL without parameters.',
+        );
+        parsed = typed;
+      }
+    }
+    const member = parsed.members[0];
     if (member === undefined) throw usageError('the Signature-Agent value has no usable member (see the messages above, or pass a URL)');
     if (options.type !== undefined && options.type !== member.type) {
       throw usageError(`--agent-type ${options.type} disagrees with the Signature-Agent member's type ${member.type}`);
