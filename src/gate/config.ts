@@ -138,6 +138,8 @@ const VERIFY_PASS_THROUGH = [
   'maxSignatures',
   'verifiedSignatureMemo',
   'headersOnly',
+  'bareOriginDirectory',
+  'typedSignatureAgent',
 ] as const;
 
 const TOP_LEVEL = [
@@ -423,6 +425,8 @@ function passThrough(raw: Json): Record<string, unknown> {
       case 'allowTestKeys':
       case 'allowHttpSignatureAgent':
       case 'headersOnly':
+      case 'bareOriginDirectory':
+      case 'typedSignatureAgent':
         optionalBoolean(value, key);
         break;
       case 'requiredComponents':

@@ -103,6 +103,15 @@ describe('parseGateConfig', () => {
     expect(error.message).toContain(text);
   });
 
+  it('the draft compatibility rules (bareOriginDirectory, typedSignatureAgent) are passed to the verifier as given', () => {
+    expect(parseGateConfig(ok).verify['bareOriginDirectory']).toBeUndefined();
+    expect(parseGateConfig({ ...ok, bareOriginDirectory: false, typedSignatureAgent: true }).verify).toMatchObject({
+      bareOriginDirectory: false,
+      typedSignatureAgent: true,
+    });
+    expect(problem({ ...ok, typedSignatureAgent: 'yes' }).message).toBe('config.typedSignatureAgent must be true or false');
+  });
+
   it('headersOnly (a forward-auth gate never sees bodies) is passed to the verifier as given, false by default', () => {
     expect(parseGateConfig(ok).verify['headersOnly']).toBeUndefined();
     expect(parseGateConfig({ ...ok, headersOnly: true }).verify).toMatchObject({ headersOnly: true });
