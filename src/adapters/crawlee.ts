@@ -9,7 +9,15 @@
 import { applySignatureHeaders, signRequest } from '../profile/sign-request';
 import { signRequestWithSyncKey } from '../profile/sign/general';
 import type { SignatureHeaders } from '../profile/types';
-import { createSigningRouteHandlerFrom, prepareBrowserSigning, withContentDigest, type PlaywrightRoutable, type PlaywrightSigningOptions } from './playwright';
+import {
+  createSigningRouteHandlerFrom,
+  learnFromResponses,
+  prepareBrowserSigning,
+  withContentDigest,
+  type PlaywrightRoutable,
+  type PlaywrightSigningOptions,
+} from './playwright';
+import { asksForSignature, originOf } from './sign-when-asked';
 
 /** Options of {@link createSigningHook}: those of `botsig/playwright` (`origins` applies to every hop). */
 export type CrawleeSigningOptions = PlaywrightSigningOptions;
@@ -55,7 +63,21 @@ export interface GotRedirectOptionsLike {
  * A `preNavigationHooks` entry. The second argument is got's options in HTTP
  * crawlers and `page.goto` options in browser crawlers (unused there).
  */
-export type CrawleeSigningHook = (crawlingContext: CrawleeContextLike, navigationOptions?: object) => Promise<void>;
+export type CrawleeSigningHook = ((crawlingContext: CrawleeContextLike, navigationOptions?: object) => Promise<void>) & {
+  /**
+   * A `postNavigationHooks` entry for `signWhen: 'asked'` in HTTP crawlers: remembers the
+   * origins whose responses ask for a signature (Crawlee then retries the 401/403/429, and
+   * the retry is signed). Does nothing in the default mode.
+   */
+  readonly afterNavigation: (crawlingContext: CrawleeContextLike & { readonly response?: CrawleeResponseLike }) => Promise<void>;
+};
+
+/** The part of the response Crawlee's HTTP crawlers put on the context that `afterNavigation` reads. */
+export interface CrawleeResponseLike {
+  readonly statusCode?: number | undefined;
+  readonly url?: string | undefined;
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>> | undefined;
+}
 
 const SIGNATURE_FIELDS = new Set(['signature', 'signature-input', 'signature-agent']);
 
@@ -93,7 +115,7 @@ export function createSigningHook(options: CrawleeSigningOptions): CrawleeSignin
   prepared.catch(() => undefined);
   const routedPages = new WeakSet<object>();
 
-  return async function botsigSigningHook(crawlingContext: CrawleeContextLike, navigationOptions?: object): Promise<void> {
+  const hook = async function botsigSigningHook(crawlingContext: CrawleeContextLike, navigationOptions?: object): Promise<void> {
     const signing = await prepared;
     const page = crawlingContext.page;
     if (page !== undefined && page !== null) {
@@ -101,6 +123,7 @@ export function createSigningHook(options: CrawleeSigningOptions): CrawleeSignin
       if (routedPages.has(page)) return;
       routedPages.add(page);
       await page.route('**/*', createSigningRouteHandlerFrom(signing, options.onError));
+      learnFromResponses(page, signing.asked);
       return;
     }
 
@@ -141,6 +164,19 @@ export function createSigningHook(options: CrawleeSigningOptions): CrawleeSignin
       return signRequest(message, signOptions).then(apply);
     });
   };
+  const afterNavigation = async (crawlingContext: CrawleeContextLike & { readonly response?: CrawleeResponseLike }): Promise<void> => {
+    const asked = (await prepared).asked;
+    const response = crawlingContext.response;
+    if (asked === undefined || response === undefined || typeof response.statusCode !== 'number') return;
+    const header = (name: string): string | undefined => {
+      const value = response.headers?.[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    };
+    if (!asksForSignature(response.statusCode, header)) return;
+    const origin = originOf(response.url ?? crawlingContext.request.url);
+    if (origin !== undefined) asked.remember(origin);
+  };
+  return Object.assign(hook, { afterNavigation });
 }
 
 /** A got body botsig can digest: text or bytes; `null` for none; `undefined` for a form it cannot read (a stream). */

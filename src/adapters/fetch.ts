@@ -16,6 +16,7 @@ import { signOptionsFromChallenge } from '../profile/challenge';
 import { applySignatureHeaders, signRequest } from '../profile/sign-request';
 import { checkSignatureAgent } from '../profile/sign/agent-member';
 import type { SignatureAgentInput, SignRequestOptions } from '../profile/types';
+import { AskedOrigins, asksForSignature, checkSignWhen, originOf, type AskedOriginsOptions, type SignWhen } from './sign-when-asked';
 
 /** The shape of `fetch` that botsig calls and returns. */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -43,6 +44,16 @@ export interface SignedFetchOptions {
   readonly maxRedirects?: number;
   /** Sign again and retry once on a 403/429 that carries `Accept-Signature`. Default true. */
   readonly retryOnChallenge?: boolean;
+  /**
+   * `'always'` (default): every request is signed. `'asked'`: a request goes out unsigned
+   * until its origin asks; a 401, 403 or 429 (without a real `Retry-After`) carrying
+   * `Accept-Signature` is answered once, signed as the origin asked, and the origin is
+   * remembered (`askedOrigins`) so that its next requests are signed from the start. A
+   * body too large to buffer cannot be sent again: the challenge is then returned.
+   */
+  readonly signWhen?: SignWhen;
+  /** With `signWhen: 'asked'`: how many origins are remembered and for how long. Default 1,000 origins, 3,600 s each. */
+  readonly askedOrigins?: AskedOriginsOptions;
   /**
    * Request bodies up to this size are buffered so that a challenge retry or a
    * 307/308 redirect can send them again. A larger body is streamed once: no
@@ -124,6 +135,7 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
     throw new RangeError('validitySeconds must be a positive integer');
   }
   const retryOnChallenge = options.retryOnChallenge !== false;
+  const asked = checkSignWhen(options.signWhen) === 'asked' ? new AskedOrigins(options.askedOrigins, options.now) : undefined;
   const contentDigest = options.contentDigest;
   if (contentDigest !== undefined && contentDigest !== 'sha-256' && contentDigest !== 'sha-512')
     throw new TypeError("contentDigest must be 'sha-256' or 'sha-512'");
@@ -168,9 +180,16 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
     for (;;) {
       signal.throwIfAborted();
       const replayable = !(body instanceof ReadableStream);
-      let response = await send(url, method, hopHeaders, body, { ...base, key });
+      // signWhen 'asked': unsigned until this origin has asked (then remembered for a while).
+      const origin = asked === undefined ? undefined : originOf(url);
+      const signNow = asked === undefined || (origin !== undefined && asked.has(origin));
+      let response = signNow
+        ? await send(url, method, hopHeaders, body, { ...base, key })
+        : await underlying(url, hopInit(init, method, hopHeaders, body, signal));
+      const unsignedAsked = !signNow && asksForSignature(response.status, (name) => response.headers.get(name));
+      if (unsignedAsked && origin !== undefined) asked!.remember(origin);
 
-      if (retryOnChallenge && replayable && isChallenge(response)) {
+      if (((retryOnChallenge && signNow && isChallenge(response)) || unsignedAsked) && replayable) {
         const retryOptions = challengeOptions(response, key, base);
         if (retryOptions !== undefined) {
           let retryHeaders: Headers | undefined;

@@ -12,6 +12,7 @@ import { parseComponentIdentifier } from '../httpsig/components';
 import { signRequest } from '../profile/sign-request';
 import { checkSignatureAgent } from '../profile/sign/agent-member';
 import type { SignatureAgentInput, SignRequestOptions } from '../profile/types';
+import { AskedOrigins, asksForSignature, checkSignWhen, originOf, type AskedOriginsOptions, type SignWhen } from './sign-when-asked';
 
 /** The part of a Playwright `Request` that signing reads. */
 export interface PlaywrightRequestLike {
@@ -83,6 +84,15 @@ export interface PlaywrightSigningOptions {
   readonly contentDigest?: DigestAlgorithm;
   /** With `contentDigest`: most bytes of body read. Default 16 MiB; larger bodies go out unsigned through `onError` (`ERR_BODY_TOO_LARGE`). */
   readonly maxBodyBytes?: number;
+  /**
+   * `'always'` (default): every matching request is signed. `'asked'`: only requests to
+   * origins that answered a response with `Accept-Signature` on a 401, 403 or 429, for
+   * `askedOrigins.rememberSeconds`. The browser does not resend the challenged request:
+   * navigate again (Crawlee retries it by itself; see `botsig/crawlee`).
+   */
+  readonly signWhen?: SignWhen;
+  /** With `signWhen: 'asked'`: how many origins are remembered and for how long. Default 1,000 origins, 3,600 s each. */
+  readonly askedOrigins?: AskedOriginsOptions;
 }
 
 const ROUTE_PATTERN = '**/*';
@@ -124,14 +134,50 @@ export async function signBrowserContext(target: PlaywrightRoutable, options: Pl
   if (typeof target !== 'object' || target === null || typeof target.route !== 'function' || typeof target.unroute !== 'function') {
     throw new TypeError('signBrowserContext needs a Playwright BrowserContext or Page');
   }
-  const handler = await createSigningRouteHandler(options);
+  const prepared = await prepareBrowserSigning(options);
+  const handler = createSigningRouteHandlerFrom(prepared, options.onError);
   await target.route(ROUTE_PATTERN, handler);
+  const stopLearning = learnFromResponses(target, prepared.asked);
   let removed = false;
   return async () => {
     if (removed) return;
     removed = true;
+    stopLearning();
     await target.unroute(ROUTE_PATTERN, handler);
   };
+}
+
+/** The part of a Playwright `Response` that `signWhen: 'asked'` reads. */
+export interface PlaywrightResponseLike {
+  url(): string;
+  status(): number;
+  headers(): { [name: string]: string };
+}
+
+type ResponseListener = (response: PlaywrightResponseLike) => void;
+
+/**
+ * With `signWhen: 'asked'`: listens to the target's `response` events and remembers the
+ * origins that ask for a signature. Returns the function that stops listening.
+ * @internal Shared with `botsig/crawlee`.
+ */
+export function learnFromResponses(target: object, asked: AskedOrigins | undefined): () => void {
+  const events = target as {
+    on?: (event: 'response', listener: ResponseListener) => unknown;
+    off?: (event: 'response', listener: ResponseListener) => unknown;
+  };
+  if (asked === undefined || typeof events.on !== 'function') return () => undefined;
+  const listener: ResponseListener = (response) => {
+    try {
+      if (!asksForSignature(response.status(), (name) => response.headers()[name])) return;
+      const origin = originOf(response.url());
+      if (origin !== undefined) asked.remember(origin);
+    } catch {
+      // A response of a closed page: nothing to learn.
+    }
+  };
+  events.on.call(target, 'response', listener);
+  return () => void events.off?.call(target, 'response', listener);
 }
 
 /**
@@ -170,6 +216,8 @@ export interface PreparedBrowserSigning {
   readonly key: SigningKey;
   readonly matches: (url: string) => boolean;
   readonly signOptions: SignRequestOptions;
+  /** With `signWhen: 'asked'`: the origins that asked (`matches` consults it). */
+  readonly asked?: AskedOrigins | undefined;
 }
 
 /**
@@ -190,7 +238,9 @@ export function prepareBrowserSigning(options: PlaywrightSigningOptions): Promis
     if (!Array.isArray(options.components)) throw new TypeError('components must be an array of strings');
     for (const component of options.components) parseComponentIdentifier(component);
   }
-  const matches = originMatcher(options.origins);
+  const filter = originMatcher(options.origins);
+  const asked = checkSignWhen(options.signWhen) === 'asked' ? new AskedOrigins(options.askedOrigins, options.now) : undefined;
+  const matches = asked === undefined ? filter : (url: string) => filter(url) && asked.has(originOf(url) ?? '');
   const base: Omit<SignRequestOptions, 'key'> = {
     signatureAgent: options.signatureAgent,
     ...(options.components === undefined ? {} : { components: [...options.components] }),
@@ -203,7 +253,7 @@ export function prepareBrowserSigning(options: PlaywrightSigningOptions): Promis
   const imported = isSigningKey(options.key)
     ? Promise.resolve(options.key)
     : importSigningKey(options.key as Jwk | WebCryptoKey | WebCryptoKeyPair, options.alg === undefined ? {} : { alg: options.alg });
-  return imported.then((key) => ({ key, matches, signOptions: { ...base, key } }));
+  return imported.then((key) => ({ key, matches, signOptions: { ...base, key }, asked }));
 }
 
 /**
