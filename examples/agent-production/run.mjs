@@ -3,7 +3,8 @@
 //   2. the key directory is built ahead of time and served by a plain static file server,
 //      with the response fields from the generated _headers file;
 //   3. an origin verifies the agent's requests, resolving the directory with requireProof;
-//   4. a key switch planned by planKeySwitch and followed by a KeyRing.
+//   4. a key switch planned by planKeySwitch and followed by a KeyRing;
+//   5. an agent that signs only after an origin asks (signWhen: 'asked').
 // Run from the repository root after `npm run build`:  node examples/agent-production/run.mjs
 import { createServer } from 'node:http';
 import { generateKeyPairSync, sign as kmsSign } from 'node:crypto';
@@ -112,6 +113,27 @@ for (const step of plan.steps) {
   console.log(`4. ${step.action.padEnd(15)} ${new Date(nowMs).toISOString()}  signs with ${signing}…  directory lists ${listed} key(s)`);
 }
 await signRequest(new Request('https://origin.example/'), { key: await ring.signingKey(), signatureAgent: 'https://agent.example' });
+
+// 5. Sign when asked: an origin that answers unsigned requests with 401 and Accept-Signature.
+const seen = [];
+const askingPort = await listen(async (req, res) => {
+  const signed = req.headers['signature'] !== undefined;
+  seen.push(signed ? 'signed' : 'unsigned');
+  if (!signed) {
+    res.writeHead(401, { 'accept-signature': 'sig1=("@authority");tag="web-bot-auth"' });
+    return res.end();
+  }
+  const request = new Request(`http://${req.headers.host}${req.url}`, { headers: req.headers });
+  const result = await verifyRequest(request, { directory, allowInsecure: true, allowHttpSignatureAgent: true });
+  res.statusCode = result.outcome === 'verified' ? 200 : 401;
+  res.end(result.outcome);
+});
+const politeFetch = createSignedFetch({ key, signatureAgent: `http://${authority}`, signWhen: 'asked' });
+for (const path of ['/first', '/second']) {
+  const r = await politeFetch(`http://127.0.0.1:${askingPort}${path}`);
+  console.log(`5. ${path}: ${r.status} ${await r.text()}`);
+}
+console.log(`5. the asking origin saw: ${seen.join(', ')}`);
 
 for (const s of servers) s.close();
 rmSync(root, { recursive: true, force: true });
