@@ -15,7 +15,7 @@ import { verifyDirectoryResponse } from '../../src/directory/response-signatures
 import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { buildStaticDirectory, caddySnippet, nginxLocation, staticHeadersFile, vercelJson } from '../../src/directory/static-host';
 import { buildCli, removeCli, runCli } from '../cli/cli-helpers';
-import { freePort, startCaddy, startNginx, type Proxy } from '../gate/harness';
+import { freePort, removeTempDirs, startCaddy, startNginx, type Proxy } from '../gate/harness';
 import { describeWithCaddy, describeWithNginx } from '../helpers/optional';
 
 const PATH = '/.well-known/http-message-signatures-directory';
@@ -36,6 +36,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await removeCli();
   rmSync(dir, { recursive: true, force: true });
+  // The nginx and Caddy state directories the harness made.
+  removeTempDirs();
 });
 
 /** Runs `botsig directory build` for `authority` into a fresh folder. */
