@@ -21,7 +21,21 @@ const unusedVars = {
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'packages/*/dist/', 'coverage/', 'node_modules/', '.dist-*/', 'vectors/', '.stryker-tmp/', '.stryker-tmp-*/', 'reports/', 'scratch/', 'docs/api/', 'examples/*/node_modules/', 'examples/*/.wrangler/'],
+    ignores: [
+      'dist/',
+      'packages/*/dist/',
+      'coverage/',
+      'node_modules/',
+      '.dist-*/',
+      'vectors/',
+      '.stryker-tmp/',
+      '.stryker-tmp-*/',
+      'reports/',
+      'scratch/',
+      'docs/api/',
+      'examples/*/node_modules/',
+      'examples/*/.wrangler/',
+    ],
   },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },
