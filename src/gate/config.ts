@@ -16,9 +16,9 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { checkOptionNames } from '../core/options';
-import { LIMIT_NAMES } from '../directory/client/options';
 import type { Jwk } from '../crypto/types';
 import type { VerifierChallengeOptions, VerifierMode } from '../verifier';
+import { ALLOW_KEYS, DIRECTORY_KEYS, LIMIT_KEYS, TOP_LEVEL, VERIFY_PASS_THROUGH } from './config-keys';
 import { GateConfigError } from './errors';
 import { parseTrustedProxy } from './peers';
 import type { TrustedRange } from './peers';
@@ -55,8 +55,15 @@ export interface GateDirectoryConfig {
 export interface GateNonceConfig {
   readonly policy: 'none' | 'optional' | 'required';
   readonly maxLength?: number;
-  /** Memory store only (without `redis`). */
+  /** Replay window, seconds (the verifier's `nonce.windowSeconds`). Default 300. */
+  readonly windowSeconds?: number;
+  /** Store capacity in bytes (memory store, or Redis's budget). Default 32 MiB. */
+  readonly capacityBytes?: number;
+  /** Bytes a site keeps when sites are shed under pressure. Default capacityBytes / 32. */
+  readonly siteFloorBytes?: number;
+  /** @deprecated Memory store only: capacity in typical nonces; `capacityBytes` wins. */
   readonly maxEntries?: number;
+  /** @deprecated No effect (the per-agent quota is gone); accepted so old files still load. */
   readonly maxEntriesPerScope?: number;
 }
 
@@ -122,64 +129,6 @@ export interface GateConfig {
   readonly log: { readonly level: LogLevel; readonly urls: 'none' | 'path' | 'full' };
   readonly shutdownTimeoutMs: number;
 }
-
-/** `createVerifier` options passed through as written (beside `authorities`, `keys`, `directory`, `nonce`, `mode`, `challenge`, `originNonce`). */
-const VERIFY_PASS_THROUGH = [
-  'clockSkewSeconds',
-  'maxValiditySeconds',
-  'requiredComponents',
-  'strictAuthority',
-  'algorithms',
-  'allowInsecure',
-  'allowTestKeys',
-  'allowHttpSignatureAgent',
-  'label',
-  'discovery',
-  'maxSignatures',
-  'verifiedSignatureMemo',
-  'headersOnly',
-  'bareOriginDirectory',
-  'typedSignatureAgent',
-] as const;
-
-const TOP_LEVEL = [
-  'listen',
-  'authorities',
-  'trustedProxies',
-  'proxyHops',
-  'mode',
-  'keys',
-  'directory',
-  'nonce',
-  'redis',
-  'challenge',
-  'originNonce',
-  'registry',
-  'profile',
-  ...VERIFY_PASS_THROUGH,
-  'envoy',
-  'admin',
-  'metrics',
-  'live',
-  'log',
-  'shutdownTimeoutSeconds',
-  '$comment',
-];
-
-const DIRECTORY_KEYS = [
-  'limits',
-  'allow',
-  'requireProof',
-  'defaultTtlSeconds',
-  'minTtlSeconds',
-  'maxTtlSeconds',
-  'negativeTtlSeconds',
-  'clockSkewSeconds',
-  'userAgent',
-  'maxEntries',
-];
-const LIMIT_KEYS = LIMIT_NAMES;
-const ALLOW_KEYS = ['http', 'loopback', 'privateNetworks', 'hosts', 'ports'];
 
 /** Largest configuration file read. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -309,15 +258,21 @@ function directory(value: unknown, hasKeys: boolean): GateDirectoryConfig | fals
 
 function nonce(value: unknown, redis: boolean): GateNonceConfig {
   if (value === undefined) return { policy: 'optional' };
-  const n = object(value, 'config.nonce', ['policy', 'maxLength', 'maxEntries', 'maxEntriesPerScope']);
+  const keys = ['policy', 'maxLength', 'windowSeconds', 'capacityBytes', 'siteFloorBytes', 'maxEntries', 'maxEntriesPerScope'] as const;
+  const n = object(value, 'config.nonce', [...keys]);
   const out: { -readonly [K in keyof GateNonceConfig]: GateNonceConfig[K] } = {
     policy: oneOf(n['policy'], 'config.nonce.policy', ['none', 'optional', 'required'], 'optional'),
   };
-  const maxLength = optionalNumber(n['maxLength'], 'config.nonce.maxLength', 1, 4096, true);
-  if (maxLength !== undefined) out.maxLength = maxLength;
+  const limits = { maxLength: [1, 4096], windowSeconds: [1, 86_400], capacityBytes: [1024, 2 ** 40], siteFloorBytes: [1, 2 ** 40] } as const;
+  for (const [key, [min, max]] of Object.entries(limits) as [keyof typeof limits, readonly [number, number]][]) {
+    const v = optionalNumber(n[key], `config.nonce.${key}`, min, max, true);
+    if (v !== undefined) out[key] = v;
+  }
+  if (out.siteFloorBytes !== undefined && out.siteFloorBytes > (out.capacityBytes ?? 32 * 1024 * 1024))
+    fail('config.nonce.siteFloorBytes', 'must be at most capacityBytes (default 33554432)');
   const maxEntries = optionalNumber(n['maxEntries'], 'config.nonce.maxEntries', 1, 100_000_000, true);
   if (maxEntries !== undefined) {
-    if (redis) fail('config.nonce.maxEntries', 'applies to the in-memory store only; with "redis", bound Redis with maxmemory (noeviction)');
+    if (redis) fail('config.nonce.maxEntries', 'applies to the in-memory store only; with "redis", use capacityBytes');
     out.maxEntries = maxEntries;
   }
   const perScope = optionalNumber(n['maxEntriesPerScope'], 'config.nonce.maxEntriesPerScope', 1, 100_000_000, true);
@@ -595,8 +550,8 @@ export function restartOnlyChanges(before: GateConfig, after: GateConfig): strin
   if (!same(before.listen, after.listen)) changed.push('config.listen');
   if (!same(before.admin, after.admin)) changed.push('config.admin');
   if (!same(before.redis, after.redis)) changed.push('config.redis');
-  if (before.nonce.maxEntries !== after.nonce.maxEntries) changed.push('config.nonce.maxEntries');
-  if (before.nonce.maxEntriesPerScope !== after.nonce.maxEntriesPerScope) changed.push('config.nonce.maxEntriesPerScope');
+  for (const key of ['capacityBytes', 'siteFloorBytes', 'maxEntries', 'maxEntriesPerScope'] as const)
+    if (before.nonce[key] !== after.nonce[key]) changed.push(`config.nonce.${key}`);
   if (before.live.recent !== after.live.recent || before.live.agents !== after.live.agents) changed.push('config.live');
   if (before.directory !== false && after.directory !== false && before.directory.maxEntries !== after.directory.maxEntries)
     changed.push('config.directory.maxEntries');

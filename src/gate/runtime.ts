@@ -132,6 +132,18 @@ export async function createResources(config: GateConfig, logger: Logger, metric
   const live = config.live.enabled ? new LiveState(config.live.recent, config.live.agents) : undefined;
   const maxEntries = config.directory === false ? undefined : config.directory.maxEntries;
   const local = new MemoryDirectoryCache(maxEntries === undefined ? {} : { maxEntries });
+  const { capacityBytes, siteFloorBytes } = config.nonce;
+  const storeBounds = {
+    ...(capacityBytes === undefined ? {} : { capacityBytes }),
+    ...(siteFloorBytes === undefined ? {} : { siteFloorBytes }),
+  };
+  const deprecated = (['maxEntries', 'maxEntriesPerScope'] as const).filter((key) => config.nonce[key] !== undefined);
+  if (deprecated.length > 0) {
+    logger.log('warn', 'deprecated nonce settings (the store is bounded in bytes and sheds by site; see docs/replay.md)', {
+      keys: deprecated.map((key) => `config.nonce.${key}`),
+      note: 'maxEntriesPerScope has no effect; maxEntries counts typical nonces and yields to capacityBytes',
+    });
+  }
   let nonceStore: NonceStore;
   let cache: DirectoryCache = local;
   let client: RedisConnection | undefined;
@@ -142,7 +154,7 @@ export async function createResources(config: GateConfig, logger: Logger, metric
       client,
       ...(r.noncePrefix === undefined ? {} : { prefix: r.noncePrefix }),
       ...(r.timeoutMs === undefined ? {} : { timeoutMs: r.timeoutMs }),
-      ...(config.nonce.maxEntriesPerScope === undefined ? {} : { maxEntriesPerScope: config.nonce.maxEntriesPerScope }),
+      ...storeBounds,
     });
     if (r.directoryCache) {
       const warn = throttled(logger, 30_000);
@@ -157,8 +169,8 @@ export async function createResources(config: GateConfig, logger: Logger, metric
     }
   } else {
     nonceStore = new MemoryNonceStore({
-      ...(config.nonce.maxEntries === undefined ? {} : { maxEntries: config.nonce.maxEntries }),
-      ...(config.nonce.maxEntriesPerScope === undefined ? {} : { maxEntriesPerScope: config.nonce.maxEntriesPerScope }),
+      ...storeBounds,
+      ...(config.nonce.maxEntries === undefined || config.nonce.capacityBytes !== undefined ? {} : { maxEntries: config.nonce.maxEntries }),
     });
   }
   return {
@@ -282,7 +294,12 @@ export async function buildRuntime(config: GateConfig, resources: GateResources,
     authorities: config.authorities,
     mode: config.mode,
     directory,
-    nonce: { policy: config.nonce.policy, store: resources.nonceStore, ...(config.nonce.maxLength === undefined ? {} : { maxLength: config.nonce.maxLength }) },
+    nonce: {
+      policy: config.nonce.policy,
+      store: resources.nonceStore,
+      ...(config.nonce.maxLength === undefined ? {} : { maxLength: config.nonce.maxLength }),
+      ...(config.nonce.windowSeconds === undefined ? {} : { windowSeconds: config.nonce.windowSeconds }),
+    },
     originNonce: await originNonceOption(config, resources),
     onVerification: (event) => metrics.onVerification(event),
     onDirectoryLookup: (event) => {

@@ -79,6 +79,14 @@ describe('parseGateConfig', () => {
     [{ ...ok, directory: false }, 'config.keys', 'no way to find a key'],
     [{ ...ok, redis: { url: 'http://localhost' } }, 'config.redis.url', 'redis://'],
     [{ ...ok, redis: { url: 'redis://127.0.0.1' }, nonce: { maxEntries: 5 } }, 'config.nonce.maxEntries', 'in-memory store only'],
+    [{ ...ok, nonce: { windowSeconds: 0 } }, 'config.nonce.windowSeconds', 'must be an integer from 1 to 86400'],
+    [{ ...ok, nonce: { windowSeconds: 30.5 } }, 'config.nonce.windowSeconds', 'must be an integer'],
+    [{ ...ok, nonce: { capacityBytes: 1023 } }, 'config.nonce.capacityBytes', 'must be an integer from 1024'],
+    [{ ...ok, nonce: { capacityBytes: '32MiB' } }, 'config.nonce.capacityBytes', 'must be an integer'],
+    [{ ...ok, nonce: { siteFloorBytes: 0 } }, 'config.nonce.siteFloorBytes', 'must be an integer from 1'],
+    [{ ...ok, nonce: { capacityBytes: 4096, siteFloorBytes: 4097 } }, 'config.nonce.siteFloorBytes', 'at most capacityBytes'],
+    [{ ...ok, nonce: { siteFloorBytes: 32 * 1024 * 1024 + 1 } }, 'config.nonce.siteFloorBytes', 'at most capacityBytes'],
+    [{ ...ok, nonce: { capacityByte: 1 } }, 'config.nonce.capacityByte', 'did you mean "capacityBytes"'],
     [{ ...ok, originNonce: { secret: 'x'.repeat(20), secretFile: 'f' } }, 'config.originNonce', 'not both'],
     [{ ...ok, envoy: { pathPrefix: '/' } }, 'config.envoy.pathPrefix', 'must not be "/"'],
     [{ ...ok, envoy: { pathPrefix: '/auth' } }, 'config.envoy.pathPrefix', 'must not cover'],
@@ -118,6 +126,16 @@ describe('parseGateConfig', () => {
     expect(problem({ ...ok, headersOnly: 1 }).message).toBe('config.headersOnly must be true or false');
   });
 
+  it('keeps the nonce window and store bounds; the deprecated entry counts still load', () => {
+    const nonce = { policy: 'required', windowSeconds: 60, capacityBytes: 1 << 20, siteFloorBytes: 1 << 20, maxEntries: 10, maxEntriesPerScope: 5 };
+    expect(parseGateConfig({ ...ok, nonce }).nonce).toEqual(nonce);
+    expect(parseGateConfig({ ...ok, redis: { url: 'redis://h' }, nonce: { capacityBytes: 4096, maxEntriesPerScope: 5 } }).nonce).toEqual({
+      policy: 'optional',
+      capacityBytes: 4096,
+      maxEntriesPerScope: 5,
+    });
+  });
+
   it('parses listen addresses', () => {
     expect(parseListen('127.0.0.1:9000', 'x')).toEqual({ host: '127.0.0.1', port: 9000 });
     expect(parseListen('[::1]:0', 'x')).toEqual({ host: '::1', port: 0 });
@@ -132,6 +150,10 @@ describe('parseGateConfig', () => {
       'config.listen',
       'config.redis',
     ]);
+    // The store is made once: its bounds need a restart; the window is the verifier's and reloads.
+    const bounds = parseGateConfig({ ...ok, nonce: { windowSeconds: 30, capacityBytes: 4096, siteFloorBytes: 1024 } });
+    expect(restartOnlyChanges(before, bounds)).toEqual(['config.nonce.capacityBytes', 'config.nonce.siteFloorBytes']);
+    expect(restartOnlyChanges(bounds, parseGateConfig({ ...ok, nonce: { windowSeconds: 600, capacityBytes: 4096, siteFloorBytes: 1024 } }))).toEqual([]);
   });
 });
 
@@ -181,6 +203,25 @@ describe('loadGateConfig and the verifier build', () => {
     expect(runtime.registry?.loaded).toBe(false);
     runtime.close();
     expect(runtime.registry?.closed).toBe(true);
+  });
+
+  it('gives the memory store its byte bounds, and warns once at start about the deprecated entry counts', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const recording = createLogger('info', (line) => void lines.push(JSON.parse(line) as Record<string, unknown>));
+    const sized = await createResources(
+      parseGateConfig({ ...ok, nonce: { capacityBytes: 1 << 20, siteFloorBytes: 4096 } }),
+      recording,
+      await createGateMetrics(),
+    );
+    expect(sized.nonceStore).toMatchObject({ capacityBytes: 1 << 20, siteFloorBytes: 4096 });
+    expect(lines).toEqual([]);
+    const old = parseGateConfig({ ...ok, nonce: { maxEntries: 1000, maxEntriesPerScope: 10 } });
+    const legacy = await createResources(old, recording, await createGateMetrics());
+    expect(legacy.nonceStore).toMatchObject({ capacityBytes: expect.any(Number) });
+    expect((legacy.nonceStore as unknown as { capacityBytes: number }).capacityBytes).toBeLessThan(1 << 20);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'warn', keys: ['config.nonce.maxEntries', 'config.nonce.maxEntriesPerScope'] });
+    await expect(build({ ...ok, nonce: { policy: 'required', windowSeconds: 60 } })).resolves.toMatchObject({ verifier: expect.any(Object) });
   });
 
   it('builds a verifier with inline public JWKs and with static keys only', async () => {
