@@ -7,6 +7,7 @@ export { createSigningHook } from './adapters/crawlee';
 export type {
   CrawleeContextLike,
   CrawleeRequestLike,
+  CrawleeResponseLike,
   CrawleeSigningHook,
   CrawleeSigningOptions,
   GotHeaders,

@@ -5,3 +5,4 @@
  */
 export { createSignedFetch } from './adapters/fetch';
 export type { FetchFunction, SignedFetchOptions } from './adapters/fetch';
+export type { AskedOriginsOptions, SignWhen } from './adapters/sign-when-asked';

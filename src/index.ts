@@ -79,6 +79,8 @@ export type {
 export { MemoryNonceStore } from './profile/memory-nonce-store';
 export type { MemoryNonceStoreOptions } from './profile/memory-nonce-store';
 export type { NonceStore } from './profile/nonce-store';
+export { DEFAULT_NONCE_WINDOW_SECONDS, DEFAULT_NONCE_STORE_CAPACITY_BYTES, DEFAULT_NONCE_STORE_SITE_FLOOR_DIVISOR } from './profile/nonce-store';
+export { siteOfAgent } from './core/site';
 
 // Key directories (the client, the directory server, documents, rotation, delegation):
 // 'botsig/directory', so that importing botsig does not load them.

@@ -199,7 +199,7 @@ interface ScopeIds {
  * pressure the site holding most sheds its oldest nonces down to `siteFloorBytes`,
  * a site with a shed mark refuses the signatures it might have dropped.
  *
- * One atomic script per check ({@link NONCE_SCRIPT}, sent as `EVALSHA`). Every key
+ * One atomic script per check (`NONCE_SCRIPT` in this module, sent as `EVALSHA`). Every key
  * is in one Redis Cluster slot (`<prefix>{n}…`): a fleet-wide policy needs one
  * place; one Redis primary runs tens of thousands of checks a second.
  *
