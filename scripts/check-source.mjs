@@ -5,6 +5,7 @@
 //   - no internal barrels: a file below src/<layer>/ that only re-exports (the entry files directly in
 //     src/ are the public barrels)
 //   - no test folders or files named by history (mutation rounds, sweeps) instead of by subject
+//   - no source file over 600 lines (split it by what it holds)
 //   - every equivalents entry still names code in its function (scripts/mutation/equivalents.mjs)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -21,6 +22,8 @@ const problems = [];
 const srcFiles = walk('src').filter((f) => f.endsWith('.ts'));
 for (const file of srcFiles) {
   const text = readFileSync(file, 'utf8');
+  const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  if (lines > 600) problems.push(`${file}: ${lines} lines (at most 600: split it by what it holds)`);
   text.split('\n').forEach((line, i) => {
     if (/Stryker\s+(disable|restore)/.test(line)) problems.push(`${file}:${i + 1}: a mutation-tool pragma`);
   });
@@ -49,4 +52,4 @@ for (const e of stale) problems.push(`scripts/mutation/equivalents.json: ${e.fil
 if (problems.length > 0) {
   console.error(`check-source: ${problems.length} problem(s):\n  ${problems.join('\n  ')}`);
   process.exitCode = 1;
-} else console.log(`check-source: ${srcFiles.length} source files clean (no pragmas, memos, internal barrels; tests by subject; equivalents current)`);
+} else console.log(`check-source: ${srcFiles.length} source files clean (none over 600 lines; no pragmas, memos, internal barrels; tests by subject; equivalents current)`);
