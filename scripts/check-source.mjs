@@ -52,4 +52,7 @@ for (const e of stale) problems.push(`scripts/mutation/equivalents.json: ${e.fil
 if (problems.length > 0) {
   console.error(`check-source: ${problems.length} problem(s):\n  ${problems.join('\n  ')}`);
   process.exitCode = 1;
-} else console.log(`check-source: ${srcFiles.length} source files clean (none over 600 lines; no pragmas, memos, internal barrels; tests by subject; equivalents current)`);
+} else
+  console.log(
+    `check-source: ${srcFiles.length} source files clean (none over 600 lines; no pragmas, memos, internal barrels; tests by subject; equivalents current)`,
+  );
