@@ -15,6 +15,8 @@ import { GateConfigError } from '../../src/gate/errors';
 import { createLogger } from '../../src/gate/log';
 import { createGateMetrics } from '../../src/gate/metrics';
 import { buildRuntime, createResources } from '../../src/gate/runtime';
+import type { GateRuntime } from '../../src/gate/runtime';
+import { signRequest } from '../../src/profile/sign-request';
 import { isOneLineError, removeCli, runCli } from '../cli/cli-helpers';
 import { removeTempDirs, writeConfig } from './harness';
 
@@ -222,6 +224,24 @@ describe('loadGateConfig and the verifier build', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 'warn', keys: ['config.nonce.maxEntries', 'config.nonce.maxEntriesPerScope'] });
     await expect(build({ ...ok, nonce: { policy: 'required', windowSeconds: 60 } })).resolves.toMatchObject({ verifier: expect.any(Object) });
+  });
+
+  it('nonce.windowSeconds reaches the verifier: a nonce-carrying signature older than the window is stale', async () => {
+    const { publicJwk, privateJwk } = await generateKeyPair('ed25519');
+    const runtime = (await build({ ...ok, keys: [publicJwk], nonce: { policy: 'required', windowSeconds: 60 } })) as GateRuntime;
+    const sign = async (ageSeconds: number): Promise<Request> => {
+      const request = new Request('https://example.com/page');
+      const headers = await signRequest(request, {
+        key: privateJwk,
+        signatureAgent: 'https://agent.example',
+        created: Math.floor(Date.now() / 1000) - ageSeconds,
+        validitySeconds: 300,
+      });
+      for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
+      return request;
+    };
+    expect(await runtime.verifier.verify(await sign(10))).toMatchObject({ outcome: 'verified' });
+    expect(await runtime.verifier.verify(await sign(180))).toMatchObject({ outcome: 'invalid', signatures: [{ error: { code: 'ERR_NONCE_STALE' } }] });
   });
 
   it('builds a verifier with inline public JWKs and with static keys only', async () => {
