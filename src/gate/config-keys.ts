@@ -1,5 +1,5 @@
 /** The key names `botsig gate` accepts in its configuration file, by section (checked in `config.ts`). */
-import { LIMIT_NAMES } from '../directory/client/options';
+import { LIMIT_NAMES, OPTION_NAMES } from '../directory/client/options';
 
 /** `createVerifier` options passed through as written (beside `authorities`, `keys`, `directory`, `nonce`, `mode`, `challenge`, `originNonce`). */
 export const VERIFY_PASS_THROUGH = [
@@ -44,17 +44,8 @@ export const TOP_LEVEL = [
   '$comment',
 ];
 
-export const DIRECTORY_KEYS = [
-  'limits',
-  'allow',
-  'requireProof',
-  'defaultTtlSeconds',
-  'minTtlSeconds',
-  'maxTtlSeconds',
-  'negativeTtlSeconds',
-  'clockSkewSeconds',
-  'userAgent',
-  'maxEntries',
-];
+/** The `DirectoryClient` options a JSON file can hold: all but functions, objects made in code and certificate delegation. */
+const NOT_IN_JSON: readonly string[] = ['fetch', 'cache', 'now', 'random', 'delegation', 'requireDelegation'];
+export const DIRECTORY_KEYS: readonly string[] = OPTION_NAMES.filter((name) => !NOT_IN_JSON.includes(name));
 export const LIMIT_KEYS = LIMIT_NAMES;
 export const ALLOW_KEYS = ['http', 'loopback', 'privateNetworks', 'hosts', 'ports'];

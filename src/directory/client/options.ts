@@ -138,7 +138,8 @@ export interface DirectoryClientOptions {
   readonly random?: () => number;
 }
 
-const OPTION_NAMES: readonly (keyof DirectoryClientOptions)[] = [
+/** Every option of a `DirectoryClient`. @internal */
+export const OPTION_NAMES: readonly (keyof DirectoryClientOptions)[] = [
   'fetch',
   'cache',
   'now',
