@@ -151,6 +151,18 @@ describe('examples/express-origin with examples/fetch-agent', () => {
   });
 });
 
+describe('examples/agent-production', () => {
+  it('signs through an external key, serves a prebuilt directory, walks a key switch and signs only when asked', async () => {
+    const r = await run('agent-production', ['run.mjs'], {});
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('(the private key stayed in the KMS)');
+    expect(r.stdout).toContain('3. origin says 200 verified');
+    expect(r.stdout).toMatch(/4\. switch .* directory lists 2 key\(s\)/);
+    expect(r.stdout).toMatch(/4\. destroy-current .* directory lists 1 key\(s\)/);
+    expect(r.stdout).toContain('5. the asking origin saw: unsigned, signed, signed');
+  });
+});
+
 describe('examples/cloudflare-worker in workerd (Miniflare)', () => {
   let mf: Miniflare | undefined;
   afterAll(async () => {
