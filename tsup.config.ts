@@ -3,24 +3,28 @@ import { defineConfig } from 'tsup';
 /**
  * Two builds, both plain esbuild through tsup (no plugins, no rewriting of the output):
  *
- * 1. The library: one entry per package.json `exports` subpath, ESM and CommonJS, with
- *    code splitting, so that every module is in exactly one file per format and two
- *    entries loaded together share it. The few `import()` calls in the source become
- *    chunks of their own; a bundler that splits code keeps them apart, one that does not
- *    (wrangler, a Worker) inlines them, and the bundle is still small because what
- *    `{ verifyRequest }` and `{ signRequest }` reach statically is small
- *    (`npm run check:bundle` measures both ways). Framework packages are optional peer
- *    dependencies and stay external, as do `node:` modules. ESM is minified in syntax
- *    only (application bundlers tree-shake and minify it themselves); CommonJS in full.
- *    No source maps in the package (see ARCHITECTURE.md, "Packaging").
+ * 1. The library: one entry per package.json `exports` subpath, ESM only, with code
+ *    splitting, so that every module is in exactly one file and two entries loaded
+ *    together share it. The few `import()` calls in the source become chunks of their
+ *    own; a bundler that splits code keeps them apart, one that does not (wrangler, a
+ *    Worker) inlines them, and the bundle is still small because what `{ verifyRequest }`
+ *    and `{ signRequest }` reach statically is small (`npm run check:bundle` measures
+ *    both ways). Framework packages are optional peer dependencies and stay external, as
+ *    do `node:` modules. Minified in syntax only: application bundlers tree-shake and
+ *    minify it themselves, and names and layout stay for stack traces. No source maps in
+ *    the package (see ARCHITECTURE.md, "Packaging").
  * 2. The command line: the package `botsig-cli` (packages/botsig-cli, bin `botsig`), one
  *    minified ESM file for Node with the library code it uses bundled in; its own
  *    dependencies (commander, prom-client) are that package's, so a library install
  *    carries neither (ARCHITECTURE.md, "Packaging").
  *
- * `dts` emits `.d.ts` beside the ESM `.js` and `.d.cts` beside the CommonJS `.cjs`: the
- * `import` and `require` conditions of package.json `exports` each name their own
- * (`npm run check:package` holds them to it, with attw, publint and a consumer project).
+ * No CommonJS build: the supported Nodes (package.json `engines`: ^20.19 or >=22.12)
+ * load these files from `require()` too (require(esm), without a flag), as one module
+ * graph with `import`. The output must therefore have no top-level `await` outside
+ * `import()` chunks (Node refuses to `require()` such a graph; `npm run check:package`
+ * require()s every entry). `dts` emits one `.d.ts` beside each `.js`, for `import` and
+ * `require` alike (`npm run check:package` holds them to it, with attw, publint and
+ * consumer projects).
  */
 const library = {
   index: 'src/index.ts',
@@ -46,7 +50,7 @@ const library = {
 export default defineConfig([
   {
     entry: library,
-    format: ['esm', 'cjs'],
+    format: ['esm'],
     splitting: true,
     treeshake: true,
     sourcemap: false,
@@ -55,15 +59,10 @@ export default defineConfig([
     target: 'es2022',
     platform: 'neutral',
     external: [/^node:/],
-    // Syntax minified (names, layout and pure annotations stay, for the bundlers that
-    // tree-shake the ESM). CommonJS is for Node's require(), which does not tree-shake:
-    // minified in full.
-    esbuildOptions(options, { format }) {
+    // Syntax minified only: names, layout and pure annotations stay, for the bundlers
+    // that tree-shake the package and for stack traces.
+    esbuildOptions(options) {
       options.minifySyntax = true;
-      if (format === 'cjs') {
-        options.minifyWhitespace = true;
-        options.minifyIdentifiers = true;
-      }
     },
   },
   {
