@@ -34,6 +34,7 @@ const library = {
   registry: 'src/registry.ts',
   'registry.node': 'src/registry.node.ts',
   sync: 'src/sync.ts',
+  noble: 'src/noble.ts',
   httpsig: 'src/httpsig.ts',
   node: 'src/node.ts',
   express: 'src/express.ts',

@@ -50,7 +50,7 @@ export const SIZE_CASES = {
 };
 
 /** The isomorphic entries: package subpath → built file (what `browser`, `workerd` and `import` select). */
-const ISOMORPHIC_ENTRIES = { '.': 'index.js', './httpsig': 'httpsig.js', './directory': 'directory.js', './registry': 'registry.js', './sync': 'sync.js' };
+const ISOMORPHIC_ENTRIES = { '.': 'index.js', './httpsig': 'httpsig.js', './directory': 'directory.js', './registry': 'registry.js', './sync': 'sync.js', './noble': 'noble.js' };
 
 /** How each target resolves packages: a browser bundler, and a Workers bundler (as wrangler does). */
 const TARGETS = {
@@ -93,7 +93,7 @@ function checkPlugin(dist, contents, builtinsSeen) {
     setup(build) {
       build.onResolve({ filter: /^check-entry$/ }, () => ({ path: 'check-entry.js', namespace: 'check' }));
       build.onLoad({ filter: /.*/, namespace: 'check' }, () => ({ contents, loader: 'js', resolveDir: ROOT }));
-      build.onResolve({ filter: /^botsig(\/(httpsig|directory|registry|sync))?$/ }, (args) => ({
+      build.onResolve({ filter: /^botsig(\/(httpsig|directory|registry|sync|noble))?$/ }, (args) => ({
         path: join(dist, ISOMORPHIC_ENTRIES[args.path === 'botsig' ? '.' : `.${args.path.slice('botsig'.length)}`]),
       }));
       build.onResolve({ filter: /.*/ }, (args) => {

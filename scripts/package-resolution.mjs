@@ -41,6 +41,7 @@ export const ENTRY_PROBES = {
   'botsig/directory': 'DirectoryClient',
   'botsig/registry': 'RegistryClient',
   'botsig/sync': 'signRequestSync',
+  'botsig/noble': 'withNobleFallback',
   'botsig/httpsig': 'signMessage',
   'botsig/node': 'importPem',
   'botsig/express': 'botsig',

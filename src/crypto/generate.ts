@@ -11,7 +11,7 @@ import { BotsigError, isBotsigError } from '../core/errors';
 import { algorithmSpec, inferAlgorithm, toAlgorithmName } from './registry';
 import { jwkThumbprint } from './thumbprint';
 import type { AlgorithmName, Jwk } from './types';
-import { getSubtle, loadNoble, webCryptoHasEd25519 } from './webcrypto';
+import { getSubtle, NO_ED25519_MESSAGE, webCryptoHasEd25519 } from './webcrypto';
 
 /** What {@link generateKeyPair} returns. */
 export interface GeneratedKeyPair {
@@ -37,20 +37,32 @@ function pick(source: JsonWebKey | Jwk, names: readonly string[]): Jwk {
 
 async function generatePrivateJwk(alg: AlgorithmName): Promise<Jwk> {
   const spec = algorithmSpec(alg);
-  if (spec.nobleFallback && !(await webCryptoHasEd25519())) return (await loadNoble()).nobleGenerateEd25519Jwk();
   const subtle = getSubtle();
   try {
     const pair = (await subtle.generateKey(spec.webCrypto.generateParams, true, ['sign', 'verify'])) as CryptoKeyPair;
     return (await subtle.exportKey('jwk', pair.privateKey)) as Jwk;
   } catch (error) {
     if (isBotsigError(error)) throw error;
-    throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', `this runtime cannot generate ${alg} keys`, { cause: error });
+    const message = alg === 'ed25519' && !(await webCryptoHasEd25519()) ? NO_ED25519_MESSAGE : `this runtime cannot generate ${alg} keys`;
+    throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', message, { cause: error });
   }
 }
 
 /**
- * Generates a key pair with `crypto.subtle.generateKey` (@noble/ed25519 where
- * WebCrypto lacks Ed25519). RSA keys have a 2048-bit modulus and exponent 65537.
+ * The pair {@link generateKeyPair} returns, from a private JWK just made (by WebCrypto,
+ * or by `generateNobleKeyPair()` in `botsig/noble`).
+ */
+export async function keyPairFromPrivateJwk(exported: Jwk, name: AlgorithmName): Promise<GeneratedKeyPair> {
+  const publicJwk = pick(exported, PUBLIC_ORDER);
+  const thumbprint = await jwkThumbprint(publicJwk);
+  const named = inferAlgorithm(publicJwk) === name ? {} : { alg: name };
+  const privateJwk = { ...pick(exported, PRIVATE_ORDER), ...named, kid: thumbprint };
+  return { privateJwk, publicJwk: { ...publicJwk, kid: thumbprint, ...named, use: 'sig' }, thumbprint };
+}
+
+/**
+ * Generates a key pair with `crypto.subtle.generateKey` (where WebCrypto lacks
+ * Ed25519: `generateNobleKeyPair()` from `botsig/noble`). RSA keys have a 2048-bit modulus and exponent 65537.
  *
  * @throws BotsigError `ERR_ALG_NOT_ALLOWED` for `hmac-sha256`, `ERR_ALG_UNKNOWN`
  *   for other unknown names, `ERR_CRYPTO_UNSUPPORTED` when the runtime cannot
@@ -62,10 +74,5 @@ async function generatePrivateJwk(alg: AlgorithmName): Promise<Jwk> {
  */
 export async function generateKeyPair(alg: AlgorithmName = 'ed25519'): Promise<GeneratedKeyPair> {
   const name = toAlgorithmName(alg);
-  const exported = await generatePrivateJwk(name);
-  const publicJwk = pick(exported, PUBLIC_ORDER);
-  const thumbprint = await jwkThumbprint(publicJwk);
-  const named = inferAlgorithm(publicJwk) === name ? {} : { alg: name };
-  const privateJwk = { ...pick(exported, PRIVATE_ORDER), ...named, kid: thumbprint };
-  return { privateJwk, publicJwk: { ...publicJwk, kid: thumbprint, ...named, use: 'sig' }, thumbprint };
+  return keyPairFromPrivateJwk(await generatePrivateJwk(name), name);
 }

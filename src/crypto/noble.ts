@@ -1,13 +1,16 @@
 /**
- * Ed25519 in pure JavaScript (@noble/ed25519 with SHA-512 from @noble/hashes):
- * the fallback where WebCrypto lacks Ed25519 (older browsers) and the engine of
- * synchronous signing.
+ * Ed25519 in pure JavaScript (@noble/ed25519 with SHA-512 from @noble/hashes): the
+ * opt-in fallback where WebCrypto lacks Ed25519 (older browsers; `botsig/noble`) and
+ * the engine of synchronous signing (`botsig/sync`). The main entry never imports
+ * this module, so no bundle of it carries @noble.
  */
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { base64UrlDecode, base64UrlEncode } from '../core/base64';
-import { BotsigError } from '../core/errors';
+import { BotsigError, isBotsigError } from '../core/errors';
+import { generateKeyPair, keyPairFromPrivateJwk, type GeneratedKeyPair } from './generate';
 import type { AlgorithmName, CryptoProvider, Jwk } from './types';
+import { webCryptoHasEd25519, webCryptoProvider } from './webcrypto';
 
 let sha512Wired = false;
 
@@ -105,4 +108,61 @@ export const nobleEd25519Provider: CryptoProvider = Object.freeze({
 /** The 32-byte `x` / `d` of an Ed25519 JWK. @throws BotsigError `ERR_KEY_INVALID`. */
 export function ed25519JwkBytes(jwk: Jwk, member: 'x' | 'd'): Uint8Array {
   return bytes32(jwk, member);
+}
+
+/** Whether `error` says the provider cannot do Ed25519 in this runtime. */
+function unsupported(error: unknown, alg: AlgorithmName): boolean {
+  return alg === 'ed25519' && isBotsigError(error) && error.code === 'ERR_CRYPTO_UNSUPPORTED';
+}
+
+/**
+ * A {@link CryptoProvider} that uses `inner` (default: the WebCrypto provider) and,
+ * when `inner` cannot do Ed25519 in this runtime (it answers `ERR_CRYPTO_UNSUPPORTED`,
+ * as WebCrypto does in browsers that predate Ed25519), does Ed25519 in pure JavaScript
+ * with @noble/ed25519. Every other algorithm, and every other failure, is `inner`'s.
+ * Install it once with `setCryptoProvider(withNobleFallback())`, or pass it as the
+ * `provider` option of a key import.
+ *
+ * @throws TypeError when `inner` is not a provider.
+ * @example
+ * import { setCryptoProvider } from 'botsig';
+ * import { withNobleFallback } from 'botsig/noble';
+ * setCryptoProvider(withNobleFallback());
+ */
+export function withNobleFallback(inner: CryptoProvider = webCryptoProvider): CryptoProvider {
+  if (typeof inner !== 'object' || inner === null || typeof inner.importSign !== 'function' || typeof inner.importVerify !== 'function') {
+    throw new TypeError('withNobleFallback(inner): inner must be a CryptoProvider');
+  }
+  return Object.freeze({
+    name: `${inner.name}+noble`,
+    ...(inner.synchronous === true ? { synchronous: true } : {}),
+    async importVerify(jwk: Jwk, alg: AlgorithmName) {
+      try {
+        return await inner.importVerify(jwk, alg);
+      } catch (error) {
+        if (unsupported(error, alg)) return nobleEd25519Provider.importVerify(jwk, alg);
+        throw error;
+      }
+    },
+    async importSign(jwk: Jwk, alg: AlgorithmName) {
+      try {
+        return await inner.importSign(jwk, alg);
+      } catch (error) {
+        if (unsupported(error, alg)) return nobleEd25519Provider.importSign(jwk, alg);
+        throw error;
+      }
+    },
+  });
+}
+
+/**
+ * `generateKeyPair('ed25519')` that works without Ed25519 in WebCrypto: WebCrypto when
+ * it has Ed25519, else a seed from `crypto.getRandomValues` and @noble/ed25519.
+ *
+ * @example
+ * const { privateJwk, publicJwk, thumbprint } = await generateNobleKeyPair();
+ */
+export async function generateNobleKeyPair(): Promise<GeneratedKeyPair> {
+  if (await webCryptoHasEd25519()) return generateKeyPair('ed25519');
+  return keyPairFromPrivateJwk(nobleGenerateEd25519Jwk(), 'ed25519');
 }

@@ -1,8 +1,9 @@
 /**
  * The default crypto provider: the platform's `crypto.subtle` (browsers, Workers,
- * Deno, Bun, Node), with @noble/ed25519 standing in where WebCrypto has no Ed25519.
- * That fallback is loaded with `import()` on first need, so that runtimes with
- * Ed25519 (all current ones) never load or bundle-load it up front.
+ * Deno, Bun, Node). Every runtime botsig supports has Ed25519 there; where one does
+ * not (an older browser), importing an Ed25519 key is `ERR_CRYPTO_UNSUPPORTED` naming
+ * `botsig/noble`, whose `withNobleFallback()` provider does Ed25519 in pure JavaScript.
+ * The fallback is opt-in so that no bundle of the main entry carries it.
  */
 import { BotsigError, isBotsigError } from '../core/errors';
 import { algorithmSpec } from './registry';
@@ -22,16 +23,14 @@ export function getSubtle(): SubtleCrypto {
   return subtle;
 }
 
-/** The pure-JS Ed25519 fallback (@noble/ed25519), loaded on first need. */
-export function loadNoble(): Promise<typeof import('./noble')> {
-  return import('./noble');
-}
-
 // RFC 8037 §A.1 public key: a known-good point to probe Ed25519 support with.
 const PROBE_X = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';
 let ed25519Support: Promise<boolean> | undefined;
 
-/** Whether `crypto.subtle` implements Ed25519 (probed once, then remembered). */
+/**
+ * Whether `crypto.subtle` implements Ed25519 (probed once, then remembered). Asked only
+ * after an Ed25519 import failed (to name the cause) and by `withNobleFallback()`.
+ */
 export function webCryptoHasEd25519(): Promise<boolean> {
   ed25519Support ??= (async () => {
     try {
@@ -80,37 +79,44 @@ function material(jwk: Jwk, includePrivate: boolean): JsonWebKey {
 const PUBLIC_MEMBERS = ['crv', 'x', 'y', 'n', 'e'] as const;
 const PRIVATE_MEMBERS = ['crv', 'x', 'y', 'n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'] as const;
 
+/** What a runtime without Ed25519 in WebCrypto is told (`botsig/noble` is the remedy). */
+export const NO_ED25519_MESSAGE =
+  "this runtime's WebCrypto has no Ed25519: install the pure-JS fallback from botsig/noble (setCryptoProvider(withNobleFallback()), or the provider option)";
+
 /**
- * {@link CryptoProvider} over `globalThis.crypto.subtle`. Ed25519 falls back to
- * @noble/ed25519 when the platform cannot import Ed25519 keys.
+ * An import failure, named: for Ed25519 the runtime is probed once, and a runtime
+ * without it gets `ERR_CRYPTO_UNSUPPORTED` pointing at `botsig/noble`.
+ */
+async function failure(error: unknown, alg: AlgorithmName): Promise<BotsigError> {
+  if (alg === 'ed25519' && !isBotsigError(error) && !(await webCryptoHasEd25519())) {
+    return new BotsigError('ERR_CRYPTO_UNSUPPORTED', NO_ED25519_MESSAGE, { cause: error });
+  }
+  return importFailure(error, alg);
+}
+
+/**
+ * {@link CryptoProvider} over `globalThis.crypto.subtle`. No pure-JS fallback: see
+ * `botsig/noble` for runtimes whose WebCrypto lacks Ed25519.
  */
 export const webCryptoProvider: CryptoProvider = /* @__PURE__ */ Object.freeze({
   name: 'webcrypto',
   async importVerify(jwk: Jwk, alg: AlgorithmName) {
     const spec = algorithmSpec(alg);
-    if (spec.nobleFallback && !(await webCryptoHasEd25519())) {
-      const noble = await loadNoble();
-      return noble.nobleEd25519Verifier(noble.ed25519JwkBytes(jwk, 'x'));
-    }
     let key: CryptoKey;
     try {
       key = await getSubtle().importKey('jwk', material(jwk, false), spec.webCrypto.importParams, false, ['verify']);
     } catch (error) {
-      throw importFailure(error, alg);
+      throw await failure(error, alg);
     }
     return webCryptoVerifier(key, alg);
   },
   async importSign(jwk: Jwk, alg: AlgorithmName) {
     const spec = algorithmSpec(alg);
-    if (spec.nobleFallback && !(await webCryptoHasEd25519())) {
-      const noble = await loadNoble();
-      return noble.nobleEd25519Signer(noble.ed25519JwkBytes(jwk, 'd'), noble.ed25519JwkBytes(jwk, 'x'));
-    }
     let key: CryptoKey;
     try {
       key = await getSubtle().importKey('jwk', material(jwk, true), spec.webCrypto.importParams, false, ['sign']);
     } catch (error) {
-      throw importFailure(error, alg);
+      throw await failure(error, alg);
     }
     return webCryptoSigner(key, alg);
   },

@@ -6,7 +6,7 @@ import { ALGORITHMS } from '../../src/crypto/registry';
 import { jwkThumbprint } from '../../src/crypto/thumbprint';
 import type { AlgorithmName } from '../../src/crypto/types';
 import { resetWebCryptoEd25519Probe } from '../../src/crypto/webcrypto';
-import { enc, expectCode } from './helpers';
+import { enc, expectCode, withoutWebCryptoEd25519 } from './helpers';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi'];
 // Only RSA keys leave the algorithm open, so only they carry alg (as the RFC 9421 name, SPEC 2.1 rule 2).
@@ -50,13 +50,25 @@ describe('generateKeyPair', () => {
     expect(a.thumbprint).not.toBe(b.thumbprint);
   });
 
-  it('falls back to @noble/ed25519 where WebCrypto lacks Ed25519', async () => {
-    resetWebCryptoEd25519Probe(false);
-    const { privateJwk, publicJwk, thumbprint } = await generateKeyPair('ed25519');
-    resetWebCryptoEd25519Probe();
+  it('where WebCrypto lacks Ed25519: ERR_CRYPTO_UNSUPPORTED naming botsig/noble, whose generateNobleKeyPair works', async () => {
+    const { generateNobleKeyPair } = await import('../../src/crypto/noble');
+    const made = await withoutWebCryptoEd25519(async () => {
+      let caught: unknown;
+      await generateKeyPair('ed25519').catch((error: unknown) => (caught = error));
+      expect((caught as { code?: string }).code).toBe('ERR_CRYPTO_UNSUPPORTED');
+      expect((caught as Error).message).toContain('botsig/noble');
+      // Other algorithms are WebCrypto's as before.
+      expect((await generateKeyPair('ecdsa-p256-sha256')).publicJwk.crv).toBe('P-256');
+      return generateNobleKeyPair();
+    });
+    const { privateJwk, publicJwk, thumbprint } = made;
+    expect(Object.keys(publicJwk)).toEqual(['kty', 'crv', 'x', 'kid', 'use']);
+    expect(Object.keys(privateJwk)).toEqual(['kty', 'crv', 'x', 'd', 'kid']);
     expect(thumbprint).toBe(await jwkThumbprint(publicJwk));
     const signer = await importSigningKey(privateJwk);
     expect(await (await importVerifyingKey(publicJwk)).verify(enc('noble'), await signer.sign(enc('noble')))).toBe(true);
+    // With Ed25519 in WebCrypto, generateNobleKeyPair is generateKeyPair.
+    expect(Object.keys((await generateNobleKeyPair()).privateJwk)).toEqual(['kty', 'crv', 'x', 'd', 'kid']);
   });
 
   it('refuses hmac-sha256 (ERR_ALG_NOT_ALLOWED) and unknown names (ERR_ALG_UNKNOWN)', async () => {

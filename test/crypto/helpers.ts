@@ -64,3 +64,39 @@ export function signatureBytes(field: string): Uint8Array {
   const start = field.indexOf(':');
   return b64ToBytes(field.slice(start + 1, field.lastIndexOf(':')));
 }
+
+const isEd25519Param = (algorithm: unknown): boolean =>
+  (typeof algorithm === 'string' ? algorithm : (algorithm as { name?: unknown } | null)?.name) === 'Ed25519';
+
+/**
+ * Runs `fn` in a runtime whose WebCrypto has no Ed25519, as browsers before Chrome 137,
+ * Firefox 129 and Safari 17: `importKey`, `generateKey`, `sign` and `verify` refuse the
+ * algorithm name with a `NotSupportedError`, as those browsers do; everything else is the real
+ * WebCrypto. The Ed25519 probe is forgotten before and after.
+ */
+export async function withoutWebCryptoEd25519<T>(fn: () => Promise<T>): Promise<T> {
+  const { resetWebCryptoEd25519Probe } = await import('../../src/crypto/webcrypto');
+  const subtle = globalThis.crypto.subtle;
+  const refuse = () => Promise.reject(new DOMException('Unrecognized algorithm name', 'NotSupportedError'));
+  const saved = { importKey: subtle.importKey, generateKey: subtle.generateKey, sign: subtle.sign, verify: subtle.verify };
+  const patch = <K extends keyof typeof saved>(name: K, index: number) => {
+    const original = saved[name] as (...args: unknown[]) => unknown;
+    Object.defineProperty(subtle, name, {
+      configurable: true,
+      writable: true,
+      value: (...args: unknown[]) => (isEd25519Param(args[index]) ? refuse() : original.apply(subtle, args)),
+    });
+  };
+  patch('importKey', 2);
+  patch('generateKey', 0);
+  patch('sign', 0);
+  patch('verify', 0);
+  resetWebCryptoEd25519Probe();
+  try {
+    return await fn();
+  } finally {
+    // The methods live on SubtleCrypto.prototype: removing the own properties restores them.
+    for (const name of Object.keys(saved)) delete (subtle as unknown as Record<string, unknown>)[name];
+    resetWebCryptoEd25519Probe();
+  }
+}

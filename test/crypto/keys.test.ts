@@ -9,12 +9,12 @@ import { importSigningKey } from '../../src/crypto/keys/signing';
 import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { isSigningKey, isVerifyingKey } from '../../src/crypto/keys/objects';
 import { importSigningKeySync } from '../../src/crypto/keys/signing-sync';
-import { nobleEd25519Provider } from '../../src/crypto/noble';
+import { nobleEd25519Provider, withNobleFallback } from '../../src/crypto/noble';
 import { getCryptoProvider, setCryptoProvider, webCryptoProvider } from '../../src/crypto/provider';
 import { ALGORITHMS } from '../../src/crypto/registry';
 import type { AlgorithmName, CryptoProvider, Jwk, SigningKey } from '../../src/crypto/types';
 import { resetWebCryptoEd25519Probe } from '../../src/crypto/webcrypto';
-import { b64urlToBytes, b64ToBytes, countingProvider, enc, expectCode, onlyBotsigErrors } from './helpers';
+import { b64urlToBytes, b64ToBytes, countingProvider, enc, expectCode, onlyBotsigErrors, withoutWebCryptoEd25519 } from './helpers';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 const pairs = new Map<AlgorithmName, { privateJwk: Jwk; publicJwk: Jwk; thumbprint: string }>();
@@ -32,25 +32,11 @@ afterEach(() => {
   setCryptoProvider(webCryptoProvider);
 });
 
-// The WebCrypto provider, with its Ed25519 fallback forced on (as in browsers without Ed25519).
+// The opt-in fallback (botsig/noble) over WebCrypto, in a runtime whose WebCrypto has no Ed25519.
 const webCryptoWithNobleFallback: CryptoProvider = {
   name: 'webcrypto-noble-fallback',
-  async importVerify(jwk, alg) {
-    resetWebCryptoEd25519Probe(false);
-    try {
-      return await webCryptoProvider.importVerify(jwk, alg);
-    } finally {
-      resetWebCryptoEd25519Probe();
-    }
-  },
-  async importSign(jwk, alg) {
-    resetWebCryptoEd25519Probe(false);
-    try {
-      return await webCryptoProvider.importSign(jwk, alg);
-    } finally {
-      resetWebCryptoEd25519Probe();
-    }
-  },
+  importVerify: (jwk, alg) => withoutWebCryptoEd25519(() => withNobleFallback().importVerify(jwk, alg)),
+  importSign: (jwk, alg) => withoutWebCryptoEd25519(() => withNobleFallback().importSign(jwk, alg)),
 };
 
 const providersFor = (alg: AlgorithmName): CryptoProvider[] =>
