@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Encode, utf8 } from '../../src/core/base64';
-import { isBotsigError } from '../../src/core/errors';
+import { isBotsigError } from '../../src/index';
 import { parseDataUrl } from '../../src/core/data-url';
 
 const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);

@@ -7,10 +7,9 @@
  * `can_fail` cases (RFC SHOULDs) may fail to parse; when they parse, they must be right.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { parseDictionary, parseItem, parseList } from '../../src/core/sf-parse';
-import { serializeDictionary, serializeItem, serializeList } from '../../src/core/sf-serialize';
-import type { Dictionary, Item, List } from '../../src/core/sf-types';
+import { isBotsigError } from '../../src/index';
+import { parseDictionary, parseItem, parseList, serializeDictionary, serializeItem, serializeList } from '../../src/httpsig';
+import type { Dictionary, Item, List } from '../../src/httpsig';
 import { SF_PARSE_FILES, SF_SERIALISE_FILES } from '../helpers/vectors';
 import { readCorpus, toPlain, typedFromJson, type CorpusCase, type Typed } from './sf-test-helpers';
 

@@ -9,11 +9,9 @@
 import fc from 'fast-check';
 import * as SH from 'structured-headers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { innerList, item } from '../../src/core/sf-items';
-import { parseDictionary, parseItem, parseList } from '../../src/core/sf-parse';
-import { serializeDictionary, serializeItem, serializeList } from '../../src/core/sf-serialize';
-import type { BareItem, Dictionary, InnerList, Item, List, Member, Parameters } from '../../src/core/sf-types';
+import { isBotsigError } from '../../src/index';
+import { innerList, item, parseDictionary, parseItem, parseList, serializeDictionary, serializeItem, serializeList } from '../../src/httpsig';
+import type { BareItem, Dictionary, InnerList, Item, List, Member, Parameters } from '../../src/httpsig';
 import { toPlain, type Typed } from './sf-test-helpers';
 
 type Kind = 'item' | 'list' | 'dictionary';

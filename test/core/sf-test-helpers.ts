@@ -4,7 +4,7 @@
  * convert its `expected` form to our typed values, and flatten typed values into a
  * plain, order-preserving form that `toEqual` can compare.
  */
-import type { BareItem, Dictionary, InnerList, Item, List, Member, Parameters } from '../../src/core/sf-types';
+import type { BareItem, Dictionary, InnerList, Item, List, Member, Parameters } from '../../src/httpsig';
 import { SF_PARSE_FILES, SF_SERIALISE_FILES } from '../helpers/vectors';
 
 /** A JSON number with its spelling, so `1.0` (Decimal) and `1` (Integer) stay apart. */

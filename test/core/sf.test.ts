@@ -1,8 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { BotsigError, isBotsigError } from '../../src/core/errors';
-import { getParam, innerList, item, sfBinary, sfBoolean, sfDate, sfDecimal, sfDisplayString, sfInteger, sfString, sfToken } from '../../src/core/sf-items';
-import { parseDictionary, parseItem, parseList } from '../../src/core/sf-parse';
+import { BotsigError, isBotsigError } from '../../src/index';
 import {
+  innerList,
+  item,
+  sfBinary,
+  sfBoolean,
+  sfDate,
+  sfDecimal,
+  sfDisplayString,
+  sfInteger,
+  sfString,
+  sfToken,
+  parseDictionary,
+  parseItem,
+  parseList,
   serializeBareItem,
   serializeDictionary,
   serializeInnerList,
@@ -10,8 +21,9 @@ import {
   serializeList,
   serializeMember,
   serializeParameters,
-} from '../../src/core/sf-serialize';
-import type { BareItem, Item } from '../../src/core/sf-types';
+} from '../../src/httpsig';
+import type { BareItem, Item } from '../../src/httpsig';
+import { getParam } from '../../src/core/sf-items';
 import { toPlain } from './sf-test-helpers';
 
 function parseError(fn: () => unknown): BotsigError {

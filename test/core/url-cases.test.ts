@@ -6,7 +6,8 @@
  * what percent-encoding normalisation leaves alone.
  */
 import { describe, expect, it } from 'vitest';
-import { isUriReference, normalizeUrl, stripUrlSuffix, tryParseUrl } from '../../src/core/url';
+import { normalizeUrl } from '../../src/index';
+import { isUriReference, stripUrlSuffix, tryParseUrl } from '../../src/core/url';
 
 describe('isUriReference: percent-encodings take exactly two hex digits (RFC 3986 §2.1)', () => {
   it.each(['a%00', 'a%09', 'a%AF', 'a%af', 'a%FA', 'a%A1', 'a%F1', 'a%1F', 'a%1A', 'a%a1', 'a%f1', '?%Fa', '#%aF'])('accepts %j', (text) => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { isUriReference, normalizeUrl, stripUrlSuffix, tryParseUrl } from '../../src/core/url';
+import { isBotsigError, normalizeUrl } from '../../src/index';
+import { isUriReference, stripUrlSuffix, tryParseUrl } from '../../src/core/url';
 
 describe('isUriReference (RFC 3986 §4.1)', () => {
   it.each([
