@@ -5,11 +5,10 @@
  * with node:crypto.
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
+import { generateKeyPair } from '../../src/index';
+import type { CryptoProvider } from '../../src/index';
+import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { signBase, verifyBase } from '../../src/crypto/keys/base';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { CryptoProvider } from '../../src/crypto/types';
 import { enc } from './helpers';
 
 export const BASE = '"@authority": example.com\n"@signature-params": ("@authority");created=1618884473;keyid="k"';

@@ -6,13 +6,12 @@
  * (it runs in the runtime matrix), so the synchronous inner provider below is @noble.
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
+import { generateKeyPair } from '../../src/index';
+import type { AlgorithmName, CryptoProvider, Jwk } from '../../src/index';
+import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
+import { nobleEd25519Provider } from '../../src/sync';
 import { signBase, verifyBase } from '../../src/crypto/keys/base';
-import { nobleEd25519Provider } from '../../src/crypto/noble';
 import { webCryptoProvider } from '../../src/crypto/provider';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { AlgorithmName, CryptoProvider, Jwk } from '../../src/crypto/types';
 import { BASE, baseHelperSuite } from './base-helpers.suite';
 import { countingProvider, enc, expectCode } from './helpers';
 

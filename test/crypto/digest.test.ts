@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import rfc9530 from '../../vectors/rfc9530.json';
-import { isBotsigError } from '../../src/core/errors';
-import { createContentDigest, verifyContentDigest, type DigestAlgorithm } from '../../src/crypto/digest';
+import { isBotsigError, createContentDigest, verifyContentDigest, type DigestAlgorithm } from '../../src/index';
 import { enc, expectCode } from './helpers';
 
 describe('Content-Digest: RFC 9530 vectors (vectors/rfc9530.json)', () => {

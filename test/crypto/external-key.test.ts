@@ -6,12 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { externalSigningKey, ecdsaDerToRaw } from '../../src/crypto/keys/external';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { jwkThumbprintSync } from '../../src/crypto/thumbprint';
-import type { Jwk } from '../../src/crypto/types';
-import { signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { jwkThumbprintSync, signRequest, verifyRequest } from '../../src/index';
+import type { Jwk } from '../../src/index';
+import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { enc } from './helpers';
 
 const CASES = [

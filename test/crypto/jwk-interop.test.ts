@@ -3,13 +3,10 @@
 // RFC 9421 names such as "ed25519" in `alg`. jose is the test oracle here.
 import * as jose from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { generateKeyPair, type GeneratedKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { keyForAlgorithm } from '../../src/crypto/keys/binding';
+import { BotsigError, generateKeyPair, type GeneratedKeyPair, keyForAlgorithm } from '../../src/index';
+import type { AlgorithmName, Jwk } from '../../src/index';
+import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { verifyBase } from '../../src/crypto/keys/base';
-import type { AlgorithmName, Jwk } from '../../src/crypto/types';
 import { webCryptoHasEd25519 } from '../../src/crypto/webcrypto';
 import { enc } from './helpers';
 

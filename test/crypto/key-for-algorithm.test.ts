@@ -3,18 +3,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import rfc9421 from '../../vectors/rfc9421.json';
 import webBotAuth from '../../vectors/web-bot-auth.json';
-import { BotsigError, isBotsigError } from '../../src/core/errors';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
+import { BotsigError, isBotsigError, generateKeyPair, keyForAlgorithm, toAlgorithmName, jwkThumbprint } from '../../src/index';
+import type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, VerifyingKey } from '../../src/index';
+import { importSigningKey, importVerifyingKey, parseSignatureInput, signatureParams } from '../../src/httpsig';
 import { isVerifyingKey } from '../../src/crypto/keys/objects';
-import { keyForAlgorithm } from '../../src/crypto/keys/binding';
 import { verifyBase } from '../../src/crypto/keys/base';
 import { webCryptoProvider } from '../../src/crypto/provider';
-import { toAlgorithmName } from '../../src/crypto/registry';
-import { jwkThumbprint } from '../../src/crypto/thumbprint';
-import type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, VerifyingKey } from '../../src/crypto/types';
-import { parseSignatureInput, signatureParams } from '../../src/httpsig/signature-input';
 import { countingProvider, enc, expectCode, signatureBytes } from './helpers';
 
 interface KeyRecord {

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ALGORITHMS,
-  algorithmForJwk,
-  algorithmFromWebCryptoKey,
-  algorithmSpec,
-  httpSigAlgToJose,
-  inferAlgorithm,
-  joseAlgToHttpSig,
-  jwkFitsAlgorithm,
-  toAlgorithmName,
-} from '../../src/crypto/registry';
-import type { AlgorithmName, Jwk } from '../../src/crypto/types';
+import { ALGORITHMS, joseAlgToHttpSig, toAlgorithmName } from '../../src/index';
+import type { AlgorithmName, Jwk } from '../../src/index';
+import { algorithmForJwk, algorithmFromWebCryptoKey, algorithmSpec, httpSigAlgToJose, inferAlgorithm, jwkFitsAlgorithm } from '../../src/crypto/registry';
 import { expectCode } from './helpers';
 
 const OKP: Jwk = { kty: 'OKP', crv: 'Ed25519', x: 'x' };

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import ed25519Key from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
 import rsaPssKey from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/rsapss.json';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { isRfc9421TestKey, RFC9421_TEST_KEY_THUMBPRINTS } from '../../src/crypto/rfc9421-example-keys';
-import { jwkThumbprint } from '../../src/crypto/thumbprint';
-import type { Jwk } from '../../src/crypto/types';
+import { generateKeyPair, isRfc9421TestKey, jwkThumbprint } from '../../src/index';
+import type { Jwk } from '../../src/index';
+import { RFC9421_TEST_KEY_THUMBPRINTS } from '../../src/crypto/rfc9421-example-keys';
 
 // Public halves of RFC 9421 §B.1.1 and §B.1.3, converted from the RFC's PEM to JWK members.
 const TEST_KEY_RSA: Jwk = {

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { nobleEd25519Provider } from '../../src/crypto/noble';
+import type { CryptoProvider } from '../../src/index';
+import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
+import { nobleEd25519Provider } from '../../src/sync';
 import { webCryptoProvider } from '../../src/crypto/provider';
-import type { CryptoProvider } from '../../src/crypto/types';
 import { signatureCases } from './rfc9421-vectors';
 
 describe('RFC 9421 Appendix B signatures over the published bases (WebCrypto and noble)', () => {

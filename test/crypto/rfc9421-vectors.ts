@@ -1,7 +1,7 @@
 // The RFC 9421 signature examples from vectors/rfc9421.json (maintained with the
 // httpsig layer), reduced to what the crypto layer needs: key, base, signature.
 import rfc9421 from '../../vectors/rfc9421.json';
-import type { AlgorithmName, Jwk } from '../../src/crypto/types';
+import type { AlgorithmName, Jwk } from '../../src/index';
 import { signatureBytes } from './helpers';
 
 interface KeyRecord {

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import cloudflareVectors from '../../vectors/cloudflare-web-bot-auth/jsonwebkey-thumbprint-vectors.json';
 import rfc7638 from '../../vectors/rfc7638.json';
 import rfc8037 from '../../vectors/rfc8037.json';
-import { isBotsigError } from '../../src/core/errors';
-import { jwkThumbprint, jwkThumbprintSync, thumbprintInput } from '../../src/crypto/thumbprint';
-import type { Jwk } from '../../src/crypto/types';
+import { isBotsigError, jwkThumbprint, jwkThumbprintSync } from '../../src/index';
+import type { Jwk } from '../../src/index';
+import { thumbprintInput } from '../../src/crypto/thumbprint';
 import { enc, expectCode, hex } from './helpers';
 
 async function sha256Hex(text: string): Promise<string> {
