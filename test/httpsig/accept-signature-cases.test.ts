@@ -5,11 +5,17 @@
  * `nonce`, `alg`, `keyid` and `tag` are Strings.
  */
 import { describe, expect, it } from 'vitest';
-import { sfBoolean, sfInteger, sfString, sfToken } from '../../src/core/sf-items';
-import type { Parameters } from '../../src/core/sf-types';
-import { acceptSignatureRequest, parseAcceptSignature, serializeAcceptSignature } from '../../src/httpsig/accept-signature';
-import { parseComponentIdentifier } from '../../src/httpsig/component-id';
-import type { SignatureInput } from '../../src/httpsig/signature-input';
+import {
+  sfBoolean,
+  sfInteger,
+  sfString,
+  sfToken,
+  acceptSignatureRequest,
+  parseAcceptSignature,
+  serializeAcceptSignature,
+  parseComponentIdentifier,
+} from '../../src/httpsig';
+import type { Parameters, SignatureInput } from '../../src/httpsig';
 
 function failure(fn: () => unknown): string {
   try {

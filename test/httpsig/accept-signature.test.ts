@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { isBotsigError } from '../../src/core/errors';
-import { sfBoolean, sfInteger, sfString, sfToken } from '../../src/core/sf-items';
-import type { BareItem } from '../../src/core/sf-types';
-import { acceptSignatureRequest, parseAcceptSignature, serializeAcceptSignature } from '../../src/httpsig/accept-signature';
-import { parseComponentIdentifier } from '../../src/httpsig/components';
+import {
+  isBotsigError,
+  sfBoolean,
+  sfInteger,
+  sfString,
+  sfToken,
+  acceptSignatureRequest,
+  parseAcceptSignature,
+  serializeAcceptSignature,
+  parseComponentIdentifier,
+} from '../../src/httpsig';
+import type { BareItem } from '../../src/httpsig';
 import { codeOf } from '../helpers/errors';
 
 // RFC 9421 §5.1 example.

@@ -5,9 +5,7 @@
  * accept distinct identifiers and refuse a repeated one.
  */
 import { describe, expect, it } from 'vitest';
-import { createSignatureBase } from '../../src/httpsig/base';
-import { toHttpMessage } from '../../src/httpsig/message';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
+import { createSignatureBase, toHttpMessage, parseSignatureInput } from '../../src/httpsig';
 
 function message(fields: number): ReturnType<typeof toHttpMessage> {
   const headers: Record<string, string> = { host: 'example.com' };

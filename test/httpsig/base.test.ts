@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSignatureBase } from '../../src/httpsig/base';
-import { parseComponentIdentifier } from '../../src/httpsig/components';
-import { toHttpMessage } from '../../src/httpsig/message';
-import type { MessageObject } from '../../src/httpsig/message';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
+import { createSignatureBase, parseComponentIdentifier, toHttpMessage, parseSignatureInput } from '../../src/httpsig';
+import type { MessageObject } from '../../src/httpsig';
 import { codeOf } from '../helpers/errors';
 
 // RFC 9421 Appendix B.2 `test-request`.

@@ -5,9 +5,7 @@
  * (methods are case-sensitive tokens, `@method` of RFC 9421 §2.2.1).
  */
 import { describe, expect, it } from 'vitest';
-import { sfBoolean, sfString } from '../../src/core/sf-items';
-import { componentValues, parseComponentIdentifier, serializeComponentIdentifier } from '../../src/httpsig/components';
-import { toHttpMessage } from '../../src/httpsig/message';
+import { sfBoolean, sfString, componentValues, parseComponentIdentifier, serializeComponentIdentifier, toHttpMessage } from '../../src/httpsig';
 
 function failure(fn: () => unknown): string {
   try {

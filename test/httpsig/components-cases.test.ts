@@ -3,10 +3,8 @@
  * mutation run showed unpinned (issue 20). Each test names the RFC 9421 rule it holds.
  */
 import { describe, expect, it } from 'vitest';
-import { componentValues, parseComponentIdentifier } from '../../src/httpsig/components';
-import type { ComponentIdentifier } from '../../src/httpsig/components';
-import { toHttpMessage } from '../../src/httpsig/message';
-import type { HttpMessage, MessageObject } from '../../src/httpsig/message';
+import { componentValues, parseComponentIdentifier, toHttpMessage } from '../../src/httpsig';
+import type { ComponentIdentifier, HttpMessage, MessageObject } from '../../src/httpsig';
 
 const request: MessageObject = { method: 'POST', url: 'https://example.com/p?a=1', headers: { 'X-A': 'one', 'Example-Dict': 'a=1, b=2' } };
 const response: MessageObject = { status: 200, headers: { 'X-A': 'one' } };

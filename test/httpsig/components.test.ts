@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { isBotsigError } from '../../src/core/errors';
-import { componentValues, parseComponentIdentifier, queryParamValues, serializeComponentIdentifier } from '../../src/httpsig/components';
-import { toHttpMessage } from '../../src/httpsig/message';
-import type { HttpMessage, MessageObject } from '../../src/httpsig/message';
+import { isBotsigError, componentValues, parseComponentIdentifier, serializeComponentIdentifier, toHttpMessage } from '../../src/httpsig';
+import type { HttpMessage, MessageObject } from '../../src/httpsig';
+import { queryParamValues } from '../../src/httpsig/components';
 import { codeOf } from '../helpers/errors';
 
 function values(message: MessageObject | HttpMessage, id: string, request?: MessageObject): string[] {

@@ -6,10 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDictionary } from '../../src/core/sf-parse';
-import { serializeMember } from '../../src/core/sf-serialize';
-import { componentValues, parseComponentIdentifier } from '../../src/httpsig/components';
-import { toHttpMessage } from '../../src/httpsig/message';
+import { parseDictionary, serializeMember, componentValues, parseComponentIdentifier, toHttpMessage } from '../../src/httpsig';
 
 /** The component value of `"signature-agent";key="<key>"` over the given field lines, or the error code. */
 function memberValue(lines: string[], key: string): string {

@@ -5,8 +5,7 @@
  * `;bs`) and §2.1.3 (the octets a `;bs` value encodes).
  */
 import { describe, expect, it } from 'vitest';
-import { componentValues, parseComponentIdentifier } from '../../src/httpsig/components';
-import { toHttpMessage } from '../../src/httpsig/message';
+import { componentValues, parseComponentIdentifier, toHttpMessage } from '../../src/httpsig';
 import { base64Encode } from '../../src/core/base64';
 
 function value(line: string, id = 'x'): string {

@@ -7,10 +7,8 @@
  * tests hold that what is kept always follows the message's current field lines.
  */
 import { describe, expect, it } from 'vitest';
-import { componentValues, parseComponentIdentifier } from '../../src/httpsig/components';
-import type { ComponentOptions } from '../../src/httpsig/components';
-import { toHttpMessage } from '../../src/httpsig/message';
-import type { HttpMessage } from '../../src/httpsig/message';
+import { componentValues, parseComponentIdentifier, toHttpMessage } from '../../src/httpsig';
+import type { ComponentOptions, HttpMessage } from '../../src/httpsig';
 import { base64Encode } from '../../src/core/base64';
 
 function message(headers: Record<string, string | string[]>): HttpMessage {

@@ -8,8 +8,9 @@
  * otherwise behaves as the copied map.
  */
 import { describe, expect, it } from 'vitest';
-import { toHttpMessage, toReceivedMessage } from '../../src/httpsig/message';
-import type { HeaderInput } from '../../src/httpsig/message';
+import { toHttpMessage } from '../../src/httpsig';
+import type { HeaderInput } from '../../src/httpsig';
+import { toReceivedMessage } from '../../src/httpsig/message';
 
 const url = 'https://origin.example/';
 

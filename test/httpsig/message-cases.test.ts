@@ -6,9 +6,9 @@
  * request-target of the request line (RFC 9112 §3.2, RFC 9421 §2.2.5), a request's only.
  */
 import { describe, expect, it } from 'vitest';
-import { componentValues, parseComponentIdentifier } from '../../src/httpsig/components';
-import { isHttpMessage, toHttpMessage, toReceivedMessage } from '../../src/httpsig/message';
-import type { MessageInput } from '../../src/httpsig/message';
+import { componentValues, parseComponentIdentifier, isHttpMessage, toHttpMessage } from '../../src/httpsig';
+import type { MessageInput } from '../../src/httpsig';
+import { toReceivedMessage } from '../../src/httpsig/message';
 
 function typeError(fn: () => unknown): string {
   try {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { isHttpMessage, messageTarget, parseTargetUri, toHttpMessage } from '../../src/httpsig/message';
+import { isHttpMessage, toHttpMessage } from '../../src/httpsig';
+import { messageTarget, parseTargetUri } from '../../src/httpsig/message';
 
 // The reference: what the WHATWG URL parser makes of a URL (RFC 9421 §2.2 components).
 function reference(url: string) {

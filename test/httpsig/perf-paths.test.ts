@@ -6,12 +6,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Decode, base64DecodeRange, base64Encode } from '../../src/core/base64';
-import { parseDictionary, parseItem } from '../../src/core/sf-parse';
-import { serializeBareItem } from '../../src/core/sf-serialize';
-import { createSignatureBase, createSignatureBaseParts } from '../../src/httpsig/base';
-import { componentValues, parseComponentIdentifier } from '../../src/httpsig/components';
-import { parseTargetUri, toHttpMessage } from '../../src/httpsig/message';
-import { parseSignatureInput, serializeSignatureInputMember, serializeSignatureParams } from '../../src/httpsig/signature-input';
+import {
+  parseDictionary,
+  parseItem,
+  serializeBareItem,
+  createSignatureBase,
+  componentValues,
+  parseComponentIdentifier,
+  toHttpMessage,
+  parseSignatureInput,
+  serializeSignatureInputMember,
+  serializeSignatureParams,
+} from '../../src/httpsig';
+import { createSignatureBaseParts } from '../../src/httpsig/base';
+import { parseTargetUri } from '../../src/httpsig/message';
 
 describe('createSignatureBaseParts', () => {
   it('gives the base of createSignatureBase and the Signature-Input value after `label=` (RFC 9421 §2.5, §4.1)', () => {

@@ -6,8 +6,7 @@
  * percent-encodes names and values with the form-urlencoded set, SP as %20.
  */
 import { describe, expect, it } from 'vitest';
-import { componentValues, parseComponentIdentifier } from '../../src/httpsig/components';
-import { toHttpMessage } from '../../src/httpsig/message';
+import { componentValues, parseComponentIdentifier, toHttpMessage } from '../../src/httpsig';
 
 function qp(query: string, name: string): string[] {
   const m = toHttpMessage({ method: 'GET', url: `https://example.com/p?${query}`, headers: {} });

@@ -7,8 +7,7 @@
  * Refusals are ERR_MESSAGE_INVALID and name the line they are about (the CLI shows them).
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { parseRawHttpMessage } from '../../src/httpsig/raw';
+import { isBotsigError, parseRawHttpMessage } from '../../src/httpsig';
 
 /** The refusal of `text`: its code and message, or 'accepted'. */
 function refusal(text: string, scheme?: 'http' | 'https'): { code: string; message: string } | 'accepted' {

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { parseRawHttpMessage } from '../../src/httpsig/raw';
+import { isBotsigError, parseRawHttpMessage } from '../../src/httpsig';
 
 function expectInvalid(text: string): void {
   let caught: unknown;

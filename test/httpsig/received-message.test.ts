@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toHttpMessage, toReceivedMessage } from '../../src/httpsig/message';
+import { toHttpMessage } from '../../src/httpsig';
+import { toReceivedMessage } from '../../src/httpsig/message';
 
 const names = ['host', 'accept', 'signature', 'signature-input', 'signature-agent', 'set-cookie', 'x-n', 'constructor', '__proto__'];
 const value = fc.oneof(

@@ -10,21 +10,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Encode } from '../../src/core/base64';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { createReceivedSignatureBase, createSignatureBase } from '../../src/httpsig/base';
-import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import { readReceivedInputs, readReceivedSignatures } from '../../src/httpsig/signature-fields-reader';
-import { toHttpMessage } from '../../src/httpsig/message';
+import { generateKeyPair, signRequest } from '../../src/index';
 import {
+  createSignatureBase,
+  serializeComponentIdentifier,
+  toHttpMessage,
   parseSignature,
   parseSignatureInput,
   readSignatures,
-  readSignaturesWithTexts,
   serializeSignatureParams,
   signatureParams,
   type SignatureInput,
-} from '../../src/httpsig/signature-input';
-import { signRequest } from '../../src/profile/sign-request';
+} from '../../src/httpsig';
+import { createReceivedSignatureBase } from '../../src/httpsig/base';
+import { readReceivedInputs, readReceivedSignatures } from '../../src/httpsig/signature-fields-reader';
+import { readSignaturesWithTexts } from '../../src/httpsig/signature-input';
 
 // Generated pieces of field text: canonical and not (extra whitespace, leading zeros,
 // `-0`, escapes, and item types the direct reader never takes).

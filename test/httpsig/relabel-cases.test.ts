@@ -7,10 +7,7 @@
  * component identifiers and a Signature member a Byte Sequence.
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { relabelSignature } from '../../src/httpsig/relabel';
-import { verifyMessage } from '../../src/httpsig/verify';
+import { isBotsigError, importVerifyingKey, relabelSignature, verifyMessage } from '../../src/httpsig';
 
 function refusal(fn: () => unknown): { code: string; message: string } | 'accepted' {
   try {

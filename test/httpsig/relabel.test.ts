@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { relabelSignature } from '../../src/httpsig/relabel';
-import { parseSignature, parseSignatureInput, serializeSignatureParams } from '../../src/httpsig/signature-input';
+import { relabelSignature, parseSignature, parseSignatureInput, serializeSignatureParams } from '../../src/httpsig';
 import { codeOf } from '../helpers/errors';
 
 const headers = {

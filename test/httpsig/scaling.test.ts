@@ -14,15 +14,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Encode } from '../../src/core/base64';
-import { BotsigError } from '../../src/core/errors';
-import { createSignatureBase } from '../../src/httpsig/base';
-import { componentValues, parseComponentIdentifier, queryParamValues } from '../../src/httpsig/components';
-import { parseRawHttpMessage } from '../../src/httpsig/raw';
-import { toHttpMessage } from '../../src/httpsig/message';
-import type { HttpMessage } from '../../src/httpsig/message';
-import { readSignatures, readSignaturesWithTexts } from '../../src/httpsig/signature-input';
-import { verifyMessage } from '../../src/httpsig/verify';
-import type { VerifyingKey } from '../../src/crypto/types';
+import {
+  BotsigError,
+  createSignatureBase,
+  componentValues,
+  parseComponentIdentifier,
+  parseRawHttpMessage,
+  toHttpMessage,
+  readSignatures,
+  verifyMessage,
+} from '../../src/httpsig';
+import type { HttpMessage, VerifyingKey } from '../../src/httpsig';
+import { queryParamValues } from '../../src/httpsig/components';
+import { readSignaturesWithTexts } from '../../src/httpsig/signature-input';
 import { codeOf } from '../helpers/errors';
 
 // CPU time of this process (Node). The tests share the machine with other work: wall

@@ -6,9 +6,8 @@
  * known field's type comes from the specification that defines the field.
  */
 import { describe, expect, it } from 'vitest';
-import { componentValues, parseComponentIdentifier, STRUCTURED_FIELDS } from '../../src/httpsig/components';
-import type { ComponentOptions, StructuredFieldType } from '../../src/httpsig/components';
-import { toHttpMessage } from '../../src/httpsig/message';
+import { componentValues, parseComponentIdentifier, STRUCTURED_FIELDS, toHttpMessage } from '../../src/httpsig';
+import type { ComponentOptions, StructuredFieldType } from '../../src/httpsig';
 
 /** The types as the defining specifications give them. */
 const SPEC: ReadonlyArray<readonly [string, StructuredFieldType, string]> = [

@@ -6,16 +6,19 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { base64Decode, base64Encode } from '../../src/core/base64';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { keyAlgorithm, toAlgorithmName } from '../../src/crypto/registry';
-import type { AlgorithmName, Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
-import { createSignatureBase } from '../../src/httpsig/base';
-import type { MessageObject } from '../../src/httpsig/message';
-import { toHttpMessage } from '../../src/httpsig/message';
-import { signMessage } from '../../src/httpsig/sign';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
-import { verifyMessage, verifySignatureBytes } from '../../src/httpsig/verify';
+import { toAlgorithmName } from '../../src/index';
+import {
+  importSigningKey,
+  importVerifyingKey,
+  createSignatureBase,
+  toHttpMessage,
+  signMessage,
+  parseSignatureInput,
+  verifyMessage,
+  verifySignatureBytes,
+} from '../../src/httpsig';
+import type { AlgorithmName, Jwk, SigningKey, VerifyingKey, MessageObject } from '../../src/httpsig';
+import { keyAlgorithm } from '../../src/crypto/registry';
 import rfc9421 from '../../vectors/rfc9421.json';
 import { codeOfAsync } from '../helpers/errors';
 

@@ -8,17 +8,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { base64Decode } from '../../src/core/base64';
-import { BotsigError, isBotsigError } from '../../src/core/errors';
-import { sfToken } from '../../src/core/sf-items';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { AlgorithmName, SigningKey, VerifyingKey } from '../../src/crypto/types';
-import type { MessageObject } from '../../src/httpsig/message';
-import { signMessage } from '../../src/httpsig/sign';
-import type { SignMessageOptions } from '../../src/httpsig/sign';
-import type { SignatureInput } from '../../src/httpsig/signature-input';
-import { verifyMessage, verifySignatureBytes } from '../../src/httpsig/verify';
-import type { VerifyMessageOptions } from '../../src/httpsig/verify';
+import { BotsigError, isBotsigError, sfToken, importSigningKey, importVerifyingKey, signMessage, verifyMessage, verifySignatureBytes } from '../../src/httpsig';
+import type { AlgorithmName, SigningKey, VerifyingKey, MessageObject, SignMessageOptions, SignatureInput, VerifyMessageOptions } from '../../src/httpsig';
 
 /** The BotsigError code and message of a rejection, `accepted` when it resolves, or the TypeError's message. */
 async function outcome(p: Promise<unknown> | (() => Promise<unknown>)): Promise<string> {

@@ -1,14 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { base64Decode, base64Encode } from '../../src/core/base64';
-import { sfToken } from '../../src/core/sf-items';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { SigningKey, VerifyingKey } from '../../src/crypto/types';
-import { parseComponentIdentifier } from '../../src/httpsig/components';
-import type { MessageObject } from '../../src/httpsig/message';
-import { signMessage } from '../../src/httpsig/sign';
-import { verifyMessage, verifySignatureBytes } from '../../src/httpsig/verify';
+import { sfToken, importSigningKey, importVerifyingKey, parseComponentIdentifier, signMessage, verifyMessage, verifySignatureBytes } from '../../src/httpsig';
+import type { SigningKey, VerifyingKey, MessageObject } from '../../src/httpsig';
 import { codeOfAsync } from '../helpers/errors';
 
 // RFC 9421 Appendix B.1.4 `test-key-ed25519` (public test key; never trust it in production).

@@ -10,9 +10,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { base64Encode } from '../../src/core/base64';
-import { serializeComponentIdentifier } from '../../src/httpsig/components';
+import { serializeComponentIdentifier, parseSignature, parseSignatureInput, serializeSignatureParams, signatureParams } from '../../src/httpsig';
 import { readReceivedInputs, readReceivedPair, readReceivedSignatures } from '../../src/httpsig/signature-fields-reader';
-import { parseSignature, parseSignatureInput, serializeSignatureParams, signatureParams } from '../../src/httpsig/signature-input';
 
 function outcome<T>(f: () => T): T | { code: string } {
   try {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { base64Encode } from '../../src/core/base64';
 import { slabBytes } from '../../src/core/byte-slab';
 import { readReceivedInputs, readReceivedPair, readReceivedSignatures } from '../../src/httpsig/signature-fields-reader';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
+import { parseSignatureInput } from '../../src/httpsig';
 
 const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed * 7) & 0xff);
 const sig = (label: string, b: Uint8Array) => `${label}=:${base64Encode(b)}:`;

@@ -7,23 +7,25 @@
  * canonical shape directly) must give the same entries.
  */
 import { describe, expect, it } from 'vitest';
-import { sfBoolean, sfDecimal, sfInteger, sfString, sfToken } from '../../src/core/sf-items';
-import type { BareItem, Parameters } from '../../src/core/sf-types';
-import { parseComponentIdentifier } from '../../src/httpsig/component-id';
-import { toHttpMessage } from '../../src/httpsig/message';
-import type { MessageObject } from '../../src/httpsig/message';
 import {
+  sfBoolean,
+  sfDecimal,
+  sfInteger,
+  sfString,
+  sfToken,
+  parseComponentIdentifier,
+  toHttpMessage,
   isValidLabel,
   nextLabel,
   parseSignature,
   parseSignatureInput,
   readSignatures,
-  readSignaturesWithTexts,
   serializeSignatureInputMember,
   serializeSignatureParams,
   signatureParams,
-} from '../../src/httpsig/signature-input';
-import type { SignatureEntry } from '../../src/httpsig/signature-input';
+} from '../../src/httpsig';
+import type { BareItem, Parameters, MessageObject, SignatureEntry } from '../../src/httpsig';
+import { readSignaturesWithTexts } from '../../src/httpsig/signature-input';
 
 function failure(fn: () => unknown): string {
   try {

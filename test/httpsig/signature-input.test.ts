@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { isBotsigError } from '../../src/core/errors';
-import { sfDecimal, sfInteger, sfString, sfToken } from '../../src/core/sf-items';
-import type { BareItem } from '../../src/core/sf-types';
-import { toHttpMessage } from '../../src/httpsig/message';
 import {
+  isBotsigError,
+  sfDecimal,
+  sfInteger,
+  sfString,
+  sfToken,
+  toHttpMessage,
   isValidLabel,
   nextLabel,
   parseSignature,
@@ -13,7 +15,8 @@ import {
   serializeSignatureInputMember,
   serializeSignatureParams,
   signatureParams,
-} from '../../src/httpsig/signature-input';
+} from '../../src/httpsig';
+import type { BareItem } from '../../src/httpsig';
 import { codeOf } from '../helpers/errors';
 
 // RFC 9421 §4.3, the proxy example (two signatures in one field).

@@ -10,8 +10,8 @@
  * without `URL` and to the same parts; everything else still goes through `URL`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { componentValues, parseComponentIdentifier } from '../../src/httpsig/components';
-import { messageTarget, parseTargetUri, toHttpMessage } from '../../src/httpsig/message';
+import { componentValues, parseComponentIdentifier, toHttpMessage } from '../../src/httpsig';
+import { messageTarget, parseTargetUri } from '../../src/httpsig/message';
 
 // The reference: what the WHATWG URL parser makes of a URL (as in test/httpsig/message.test.ts).
 function reference(url: string) {
