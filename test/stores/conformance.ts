@@ -9,8 +9,8 @@
  * `nowMs` close to real time and waits where expiry must be observed.
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { nonceEntryBytes, NONCE_SCOPE_OVERHEAD_BYTES, NONCE_SITE_OVERHEAD_BYTES, type NonceStore } from '../../src/profile/nonce-store';
+import { isBotsigError, type NonceStore } from '../../src/index';
+import { nonceEntryBytes, NONCE_SCOPE_OVERHEAD_BYTES, NONCE_SITE_OVERHEAD_BYTES } from '../../src/profile/nonce-store';
 
 export interface StoreHarness {
   readonly name: string;

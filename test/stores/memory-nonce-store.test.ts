@@ -3,8 +3,8 @@
  * targets on a simulated clock (docs/replay.md).
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
-import { DEFAULT_NONCE_STORE_CAPACITY_BYTES, DEFAULT_NONCE_WINDOW_SECONDS, NONCE_ENTRY_OVERHEAD_BYTES } from '../../src/profile/nonce-store';
+import { MemoryNonceStore, DEFAULT_NONCE_STORE_CAPACITY_BYTES, DEFAULT_NONCE_WINDOW_SECONDS } from '../../src/index';
+import { NONCE_ENTRY_OVERHEAD_BYTES } from '../../src/profile/nonce-store';
 import { conformance } from './conformance';
 
 conformance({

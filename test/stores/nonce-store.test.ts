@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
+import { MemoryNonceStore } from '../../src/index';
 import { NONCE_ENTRY_OVERHEAD_BYTES, NONCE_SCOPE_OVERHEAD_BYTES, NONCE_SITE_OVERHEAD_BYTES } from '../../src/profile/nonce-store';
 
 describe('MemoryNonceStore (SPEC 5.3 rule 5: nonce uniqueness within the validity window)', () => {

@@ -4,10 +4,7 @@
  * min(expires, created + window) + skew. Real signatures on a simulated clock.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NONCE_WINDOW_SECONDS, type NonceStore } from '../../src/profile/nonce-store';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { createVerifier } from '../../src/verifier';
+import { DEFAULT_NONCE_WINDOW_SECONDS, type NonceStore, applySignatureHeaders, signRequest, verifyRequest, createVerifier } from '../../src/index';
 import { at, keyPair, T0 } from '../profile/helpers';
 
 const NOW = T0 + 1000;

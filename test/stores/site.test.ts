@@ -1,6 +1,7 @@
 /** Sites (registrable domains), the unit the nonce stores share capacity by. */
 import { describe, expect, it } from 'vitest';
-import { registrableDomain, siteOfAgent } from '../../src/core/site';
+import { siteOfAgent } from '../../src/index';
+import { registrableDomain } from '../../src/core/site';
 
 describe('registrableDomain', () => {
   it.each([
