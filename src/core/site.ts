@@ -8,12 +8,10 @@ import { SECOND_LEVEL_SUFFIXES, WILDCARD_EXCEPTIONS, WILDCARD_TLDS } from './pub
 
 function suffixSet(): ReadonlySet<string> {
   const set = new Set<string>();
-  for (const chunk of SECOND_LEVEL_SUFFIXES) {
-    for (const group of chunk.split(';')) {
-      const colon = group.indexOf(':');
-      const tld = group.slice(0, colon);
-      for (const label of group.slice(colon + 1).split(',')) set.add(label + '.' + tld);
-    }
+  // `label,…:tld,…` groups: every label of a group under every TLD of it.
+  for (const group of SECOND_LEVEL_SUFFIXES.join(';').split(';')) {
+    const [labels, tlds] = group.split(':') as [string, string];
+    for (const tld of tlds.split(',')) for (const label of labels.split(',')) set.add(label + '.' + tld);
   }
   return set;
 }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { siteOfAgent } from '../../src/index';
 import { registrableDomain } from '../../src/core/site';
+import { SECOND_LEVEL_SUFFIXES } from '../../src/core/public-suffixes';
 
 describe('registrableDomain', () => {
   it.each([
@@ -26,6 +27,34 @@ describe('registrableDomain', () => {
     ['com', 'com'],
     ['127.0.0.1', '127.0.0.1'],
     ['[::1]', '[::1]'],
+  ])('%s → %s', (host, site) => {
+    expect(registrableDomain(host)).toBe(site);
+  });
+});
+
+describe('the second-level suffixes kept (public-suffixes.ts)', () => {
+  const groups = SECOND_LEVEL_SUFFIXES.join(';')
+    .split(';')
+    .map((g) => g.split(':').map((part) => part.split(',')) as [string[], string[]]);
+
+  it('each TLD is in one group only, and the groups make the 1,167 rules the file says', () => {
+    const tlds = groups.flatMap(([, t]) => t);
+    expect(new Set(tlds).size).toBe(tlds.length);
+    expect(groups.reduce((n, [labels, t]) => n + labels.length * t.length, 0)).toBe(1167);
+  });
+
+  it.each([
+    // From groups at the start, the middle and the end of the list.
+    ['a.b.com.af', 'b.com.af'],
+    ['a.b.mil.ye', 'b.mil.ye'],
+    ['a.b.co.vi', 'b.co.vi'],
+    ['a.b.sch.zm', 'b.sch.zm'],
+    ['a.b.museum.no', 'b.museum.no'],
+    ['a.b.nom.ad', 'b.nom.ad'],
+    ['a.b.press.aero', 'b.press.aero'],
+    // A label kept under other TLDs but not under this one.
+    ['a.b.sch.uk', 'sch.uk'],
+    ['a.b.mil.af', 'mil.af'],
   ])('%s → %s', (host, site) => {
     expect(registrableDomain(host)).toBe(site);
   });
