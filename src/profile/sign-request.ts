@@ -7,6 +7,7 @@
  * `{ signRequest }` browser bundle). Beside it: `sign/apply-headers.ts` (putting the
  * headers on a request); `sign-sync.ts`: `signRequestSync` (`botsig/sync`).
  */
+import { importedSigningKey } from '../crypto/keys/cache';
 import { isSigningKey } from '../crypto/keys/objects';
 import type { SigningKey } from '../crypto/types';
 import type { MessageInput } from '../httpsig/message';
@@ -68,7 +69,8 @@ export { applySignatureHeaders } from './sign/apply-headers';
  */
 export async function signRequest(request: MessageInput, options: SignRequestOptions): Promise<SignatureHeaders> {
   checkSignOptions(options);
-  const key = isSigningKey(options.key) ? options.key : await importKey(options);
+  // A JWK imported before (the same object, unchanged) is taken from the key cache without awaiting.
+  const key = isSigningKey(options.key) ? options.key : (importedSigningKey(options.key, options.alg) ?? (await importKey(options)));
   const fast = signFast(request, options, key);
   if (fast !== undefined) return fast;
   const { signGeneral } = await import('./sign/general');

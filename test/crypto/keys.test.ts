@@ -4,7 +4,9 @@ import ed25519TestKey from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/e
 import rfc8037 from '../../vectors/rfc8037.json';
 import { base64UrlEncode } from '../../src/core/base64';
 import { generateKeyPair } from '../../src/crypto/generate';
-import { clearKeyCache, KEY_CACHE_MAX_ENTRIES, keyCacheSize } from '../../src/crypto/keys/cache';
+import { clearKeyCache, importedSigningKey, KEY_CACHE_MAX_ENTRIES, keyCacheSize } from '../../src/crypto/keys/cache';
+import { signRequest } from '../../src/profile/sign-request';
+import { verifyRequest } from '../../src/profile/verify-request';
 import { importSigningKey } from '../../src/crypto/keys/signing';
 import { importVerifyingKey } from '../../src/crypto/keys/verifying';
 import { isSigningKey, isVerifyingKey } from '../../src/crypto/keys/objects';
@@ -323,6 +325,48 @@ describe('keys: import cache (imported once, LRU-bounded, per provider)', () => 
     await importVerifyingKey(pairs.get('ed25519')!.publicJwk);
     expect(provider.imports.verify).toBe(1);
     expect(() => setCryptoProvider({} as CryptoProvider)).toThrow(TypeError);
+  });
+
+  it('importedSigningKey: the key a JWK object gave, once imported, while its members and the provider are unchanged', async () => {
+    clearKeyCache();
+    const jwk = { ...pairs.get('ed25519')!.privateJwk };
+    expect(importedSigningKey(jwk, undefined), 'nothing before the import').toBeUndefined();
+    const pending = importSigningKey(jwk);
+    expect(importedSigningKey(jwk, undefined), 'nothing while the import runs').toBeUndefined();
+    const key = await pending;
+    expect(importedSigningKey(jwk, undefined)).toBe(key);
+    expect(importedSigningKey(jwk, 'ed25519'), 'another requested algorithm: not this entry').toBeUndefined();
+    expect(importedSigningKey({ ...jwk }, undefined), 'another object with the same members: not looked up').toBeUndefined();
+    expect(importedSigningKey(null, undefined)).toBeUndefined();
+    expect(importedSigningKey('x', undefined)).toBeUndefined();
+    setCryptoProvider(countingProvider(webCryptoProvider));
+    expect(importedSigningKey(jwk, undefined), 'another default provider').toBeUndefined();
+    setCryptoProvider(webCryptoProvider);
+    const other = pairs.get('ecdsa-p256-sha256')!.privateJwk;
+    (jwk as Record<string, unknown>).x = other.x;
+    expect(importedSigningKey(jwk, undefined), 'a changed member').toBeUndefined();
+    // A failed import leaves nothing behind.
+    const bad: Jwk = { ...pairs.get('ed25519')!.privateJwk, d: pairs.get('ed25519')!.privateJwk.x! };
+    await expectCode(() => importSigningKey(bad), 'ERR_KEY_INVALID');
+    expect(importedSigningKey(bad, undefined)).toBeUndefined();
+  });
+
+  it('signRequest with a JWK object imports it once and signs later requests with that key', async () => {
+    clearKeyCache();
+    const provider = countingProvider(webCryptoProvider);
+    setCryptoProvider(provider);
+    const { privateJwk, publicJwk } = pairs.get('ed25519')!;
+    const jwk = { ...privateJwk };
+    const request = { method: 'GET', url: 'https://origin.example/' };
+    for (let i = 0; i < 3; i++) {
+      const headers = await signRequest(request, { key: jwk, signatureAgent: 'https://agent.example', label: 'sig1' });
+      const result = await verifyRequest(
+        { ...request, headers: { ...headers } },
+        { keys: [publicJwk], nonce: { policy: 'none' }, authorities: ['origin.example'] },
+      );
+      expect(result.outcome).toBe('verified');
+    }
+    expect(provider.imports.sign).toBe(1);
   });
 });
 

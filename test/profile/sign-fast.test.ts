@@ -62,6 +62,7 @@ describe('signFast gives what the general path gives', () => {
           validitySeconds: fc.option(fc.integer({ min: 1, max: 200_000 }), { nil: undefined }),
           allowLongValidity: fc.option(fc.boolean(), { nil: undefined }),
           seconds: fc.integer({ min: 0, max: 4_000_000_000 }),
+          label: fc.constantFrom(undefined, 'sig1'),
         }),
         async (c) => {
           let request: unknown;
@@ -85,6 +86,7 @@ describe('signFast gives what the general path gives', () => {
             ...(c.includeAlg === undefined ? {} : { includeAlg: c.includeAlg }),
             ...(c.validitySeconds === undefined ? {} : { validitySeconds: c.validitySeconds }),
             ...(c.allowLongValidity === undefined ? {} : { allowLongValidity: c.allowLongValidity }),
+            ...(c.label === undefined ? {} : { label: c.label }),
           };
           const { fast, general } = await bothPaths(request, options);
           if (fast === undefined) return;
@@ -96,6 +98,15 @@ describe('signFast gives what the general path gives', () => {
     );
     // The generators are for the fast path: most cases must take it.
     expect(taken).toBeGreaterThan(100);
+  });
+
+  it("label: 'sig1' spelled out is the fast path's own label", async () => {
+    const k = await signingKey();
+    const request = new Request('https://example.com/x');
+    const options = { key: k, signatureAgent: 'https://agent.example', now: at(T0), nonce: 'n' };
+    const asked = signFast(request, { ...options, label: 'sig1' }, k);
+    expect(asked).toBeDefined();
+    expect(await asked).toEqual(await signFast(request, options, k));
   });
 
   it('its own random nonce: the same fields as the general path with that nonce', async () => {
@@ -113,7 +124,12 @@ describe('signFast declines what it does not cover, and signRequest then takes t
   const declined: Array<[string, unknown, Partial<SignRequestOptions>]> = [
     ['extra components', { url: 'https://example.com/' }, { components: ['@method'] }],
     ['replaceComponents', { url: 'https://example.com/' }, { components: ['@target-uri'], replaceComponents: true }],
-    ['a label', { url: 'https://example.com/' }, { label: 'sig2' }],
+    ['a label other than sig1', { url: 'https://example.com/' }, { label: 'sig2' }],
+    [
+      'sig1 on a request that already carries sig1',
+      { url: 'https://example.com/', headers: { 'signature-input': 'sig1=();created=1', signature: 'sig1=:AAAA:' } },
+      { label: 'sig1' },
+    ],
     ['another tag', { url: 'https://example.com/' }, { tag: 'other' }],
     ['an explicit created', { url: 'https://example.com/' }, { created: T0 / 1000 }],
     ['an explicit expires', { url: 'https://example.com/' }, { expires: T0 / 1000 + 60 }],

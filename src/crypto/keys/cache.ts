@@ -42,7 +42,15 @@ export interface ProviderCache {
   readonly verify: BoundedMap<string, Promise<ImportedVerify>>;
   readonly sign: BoundedMap<string, Promise<ImportedSign>>;
   readonly verifyByJwk: WeakMap<object, { snap: Snapshot; key: Promise<VerifyingKey> }>;
-  readonly signByJwk: WeakMap<object, { snap: Snapshot; key: Promise<SigningKey> }>;
+  readonly signByJwk: WeakMap<object, SigningKeyEntry>;
+}
+
+/** A signing key imported from a JWK object: the pending import, and the key once it is there. */
+export interface SigningKeyEntry {
+  readonly snap: Snapshot;
+  readonly key: Promise<SigningKey>;
+  /** Set when `key` has resolved, so a signer can take the key without awaiting. */
+  resolved?: SigningKey;
 }
 
 /**
@@ -88,6 +96,19 @@ export const keyCache = /* @__PURE__ */ new KeyCache();
 /** Forgets a failed import, unless a newer one took its place. */
 export function forgetIfSame<V>(map: BoundedMap<string, V>, key: string, value: V): void {
   if (map.get(key) === value) map.delete(key);
+}
+
+/**
+ * The signing key already imported from this very JWK object with the default provider,
+ * when its import has finished and the members it was made from are unchanged;
+ * `undefined` otherwise (then `importSigningKey` does the work). Lets `signRequest`
+ * sign with a JWK as `key` without awaiting an import it made before.
+ */
+export function importedSigningKey(jwk: unknown, requested: AlgorithmName | undefined): SigningKey | undefined {
+  if (typeof jwk !== 'object' || jwk === null) return undefined;
+  const entry = keyCache.byProvider.get(getCryptoProvider())?.signByJwk.get(jwk);
+  const key = entry?.resolved;
+  return key !== undefined && sameSnapshot(entry!.snap, jwk as Jwk, requested) ? key : undefined;
 }
 
 /** Drops every cached import (all providers). Mostly for tests and key rotation drills. */

@@ -10,7 +10,7 @@ import { algorithmForJwk, algorithmFromWebCryptoKey } from '../registry';
 import { jwkThumbprintSync } from '../thumbprint';
 import type { AlgorithmName, Jwk, SigningKey, WebCryptoKey, WebCryptoKeyPair } from '../types';
 import { webCryptoSigner, webCryptoVerifier } from '../webcrypto';
-import { forgetIfSame, keyCache, sameSnapshot, snapshot } from './cache';
+import { forgetIfSame, keyCache, sameSnapshot, snapshot, type SigningKeyEntry } from './cache';
 import { cryptoKeyAlgorithm, exportJwk, isCryptoKey, isCryptoKeyPair, publicFromExported } from './crypto-key';
 import {
   asJwk,
@@ -90,10 +90,16 @@ export async function importSigningKey(key: Jwk | WebCryptoKey | WebCryptoKeyPai
   const publicJwk = publicJwkOf(jwk);
   const synchronous = provider.synchronous === true;
   const result = imported.then((i) => makeSigningKey(alg, i.thumbprint, publicJwk, i.sign, synchronous));
-  cache.signByJwk.set(jwk, { snap: snapshot(jwk, opts.alg), key: result });
-  result.catch(() => {
-    if (cache.signByJwk.get(jwk)?.key === result) cache.signByJwk.delete(jwk);
-  });
+  const entry: SigningKeyEntry = { snap: snapshot(jwk, opts.alg), key: result };
+  cache.signByJwk.set(jwk, entry);
+  result.then(
+    (k) => {
+      entry.resolved = k;
+    },
+    () => {
+      if (cache.signByJwk.get(jwk) === entry) cache.signByJwk.delete(jwk);
+    },
+  );
   return result;
 }
 

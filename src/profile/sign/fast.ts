@@ -1,7 +1,7 @@
 /**
  * The signing fast path: the request nearly every agent signs, written out
  * directly. A fresh request (no `Signature`, `Signature-Input` or `Signature-Agent`
- * on it yet), signed under `sig1` with tag `web-bot-auth`, covering `@authority`
+ * on it yet), signed under `sig1` (the default, or asked for) with tag `web-bot-auth`, covering `@authority`
  * and its own member, for a `signatureAgent` that is a plain `http(s)` origin or
  * that origin's well-known directory URL (sent as the latter, `./agent-member.ts`).
  *
@@ -82,7 +82,7 @@ export function signFast(request: unknown, options: SignRequestOptions, key: Sig
   if (
     options.components !== undefined ||
     options.replaceComponents !== undefined ||
-    options.label !== undefined ||
+    (options.label !== undefined && options.label !== 'sig1') ||
     (options.tag !== undefined && options.tag !== 'web-bot-auth') ||
     options.created !== undefined ||
     options.expires !== undefined ||
