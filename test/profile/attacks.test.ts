@@ -4,17 +4,12 @@
  * against default options, with the defence it meets.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import type { SigningKey } from '../../src/crypto/types';
-import { DirectoryClient } from '../../src/directory/client';
-import type { FetchLike } from '../../src/directory/client';
-import { signMessage } from '../../src/httpsig/sign';
-import type { MessageObject } from '../../src/httpsig/message';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import type { VerificationResult } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { createVerifier } from '../../src/verifier';
+import { BotsigError, applySignatureHeaders, signRequest, verifyRequest, createVerifier } from '../../src/index';
+import type { SigningKey, VerificationResult } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
+import type { FetchLike } from '../../src/directory';
+import { importSigningKey, signMessage } from '../../src/httpsig';
+import type { MessageObject } from '../../src/httpsig';
 import { at, FakeDirectory, keyPair, otherKeyPair, T0 } from './helpers';
 
 const NOW = T0 + 1000;

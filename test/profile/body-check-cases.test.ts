@@ -7,11 +7,9 @@
  * `matched` for a failure they did not expect, and bytes that are checked as they are now.
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { createContentDigest } from '../../src/crypto/digest';
-import { parseComponentIdentifier } from '../../src/httpsig/component-id';
-import { toHttpMessage } from '../../src/httpsig/message';
-import type { HeaderInput } from '../../src/httpsig/message';
+import { BotsigError, createContentDigest } from '../../src/index';
+import { parseComponentIdentifier, toHttpMessage } from '../../src/httpsig';
+import type { HeaderInput } from '../../src/httpsig';
 import { checkContentDigest, loadBody } from '../../src/profile/body/check';
 
 const URL_ = 'https://shop.example/checkout';

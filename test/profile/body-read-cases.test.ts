@@ -7,8 +7,8 @@
  * it was read, and the stream that replaces a body signing read.
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { toHttpMessage } from '../../src/httpsig/message';
+import { BotsigError } from '../../src/index';
+import { toHttpMessage } from '../../src/httpsig';
 import { concat, readBodyValue, readMessageBody, replayStream } from '../../src/profile/body/read';
 
 const enc = new TextEncoder();

@@ -6,11 +6,9 @@
  * (a setter, a read-only property, a getter).
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { createContentDigest } from '../../src/crypto/digest';
-import { toHttpMessage } from '../../src/httpsig/message';
+import { BotsigError, createContentDigest, signRequest } from '../../src/index';
+import { toHttpMessage } from '../../src/httpsig';
 import { checkDigestAlgorithm, checkMaxBodyBytes, contentDigestToSign, DEFAULT_SIGN_MAX_BODY_BYTES } from '../../src/profile/body/sign';
-import { signRequest } from '../../src/profile/sign-request';
 import { keyPair } from '../profile/helpers';
 
 const URL_ = 'https://shop.example/checkout';

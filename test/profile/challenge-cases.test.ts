@@ -8,10 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { base64UrlDecode } from '../../src/core/base64';
-import { parseAcceptSignature } from '../../src/httpsig/accept-signature';
-import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import { acceptSignatureValue, createChallenge, signOptionsFromChallenge } from '../../src/profile/challenge';
-import type { SignatureResult, VerificationResult } from '../../src/profile/types';
+import { parseAcceptSignature, acceptSignatureValue, createChallenge, signOptionsFromChallenge } from '../../src/index';
+import type { SignatureResult, VerificationResult } from '../../src/index';
+import { serializeComponentIdentifier } from '../../src/httpsig';
 
 function sig(code: string | undefined, label = 'sig1'): SignatureResult {
   return {

@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { base64UrlDecode } from '../../src/core/base64';
-import { isBotsigError } from '../../src/core/errors';
-import { acceptSignatureRequest, parseAcceptSignature } from '../../src/httpsig/accept-signature';
-import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import { acceptSignatureValue, createChallenge, signOptionsFromChallenge } from '../../src/profile/challenge';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import type { VerificationResult } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
+import {
+  isBotsigError,
+  parseAcceptSignature,
+  acceptSignatureValue,
+  createChallenge,
+  signOptionsFromChallenge,
+  applySignatureHeaders,
+  signRequest,
+  verifyRequest,
+  MemoryNonceStore,
+} from '../../src/index';
+import type { VerificationResult } from '../../src/index';
+import { acceptSignatureRequest, serializeComponentIdentifier } from '../../src/httpsig';
 import { at, freshNonce, keyPair, T0 } from './helpers';
 
 const NOW = T0 + 7000;

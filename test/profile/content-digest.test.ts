@@ -5,12 +5,9 @@
  * size caps, content that is not given, and `requireContentDigest`.
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import type { DigestAlgorithm } from '../../src/crypto/digest';
-import type { MessageObject } from '../../src/httpsig/message';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import type { SignRequestOptions, VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { BotsigError, applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
+import type { DigestAlgorithm, SignRequestOptions, VerificationResult, VerifyRequestOptions } from '../../src/index';
+import type { MessageObject } from '../../src/httpsig';
 import { projectVectors } from '../helpers/vectors';
 import { keyPair } from './helpers';
 

@@ -4,19 +4,18 @@
  * files also run in the browser and workerd matrix), a fake directory, and small
  * helpers to rewrite signature headers.
  */
-import { BotsigError } from '../../src/core/errors';
-import { serializeDictionary } from '../../src/core/sf-serialize';
-import type { BareItem } from '../../src/core/sf-types';
-import { generateKeyPair, type GeneratedKeyPair } from '../../src/crypto/generate';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { AlgorithmName, Jwk, VerifyingKey } from '../../src/crypto/types';
-import { parseSignature, parseSignatureInput, serializeSignatureInputMember, type SignatureInput } from '../../src/httpsig/signature-input';
-import type { MessageObject } from '../../src/httpsig/message';
-import { parseRawHttpMessage } from '../../src/httpsig/raw';
-import { agentIdentifier } from '../../src/profile/signature-agent/identity';
-import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
-import type { DirectoryResolution, KeyDirectory } from '../../src/profile/types';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
+import { BotsigError, generateKeyPair, type GeneratedKeyPair, agentIdentifier, MemoryNonceStore } from '../../src/index';
+import type { AlgorithmName, Jwk, VerifyingKey, SignatureAgentMember, DirectoryResolution, KeyDirectory } from '../../src/index';
+import {
+  serializeDictionary,
+  importVerifyingKey,
+  parseSignature,
+  parseSignatureInput,
+  serializeSignatureInputMember,
+  type SignatureInput,
+  parseRawHttpMessage,
+} from '../../src/httpsig';
+import type { BareItem, MessageObject } from '../../src/httpsig';
 import { cloudflareVectors as cloudflareFile, projectVectors, type CloudflareVector } from '../helpers/vectors';
 
 export type { CloudflareVector };

@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { base64UrlEncode } from '../../src/core/base64';
-import type { Jwk } from '../../src/crypto/types';
+import { verifyRequest } from '../../src/index';
+import type { Jwk } from '../../src/index';
 import { publicJwkProblem } from '../../src/profile/key-check';
-import { verifyRequest } from '../../src/profile/verify-request';
 
 const bytes = (n: number): string => base64UrlEncode(new Uint8Array(n).fill(7));
 const okp = (extra: Partial<Jwk> = {}): Jwk => ({ kty: 'OKP', crv: 'Ed25519', x: bytes(32), ...extra });

@@ -4,7 +4,7 @@
  * an array) names no curve.
  */
 import { describe, expect, it } from 'vitest';
-import type { Jwk } from '../../src/crypto/types';
+import type { Jwk } from '../../src/index';
 import { publicJwkProblem } from '../../src/profile/key-check';
 import { base64UrlEncode } from '../../src/core/base64';
 

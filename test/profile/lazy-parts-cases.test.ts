@@ -8,12 +8,9 @@
  * and a key that cannot be imported fails each request with a TypeError naming the option.
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import type { SigningKey } from '../../src/crypto/types';
-import { signMessage } from '../../src/httpsig/sign';
-import type { VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { isBotsigError, verifyRequest } from '../../src/index';
+import type { SigningKey, VerifyRequestOptions } from '../../src/index';
+import { importSigningKey, signMessage } from '../../src/httpsig';
 import { DefaultNonceStore, importVerifyingKeyLazily } from '../../src/profile/verify/lazy-parts';
 import { loadStaticKeys, preparedOf, rememberPrepared } from '../../src/profile/verify/prepared';
 import type { Prepared } from '../../src/profile/verify/state';

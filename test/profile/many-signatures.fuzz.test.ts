@@ -6,12 +6,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { SigningKey, VerifyingKey } from '../../src/crypto/types';
-import { signMessage } from '../../src/httpsig/sign';
-import type { MessageObject } from '../../src/httpsig/message';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { verifyRequest } from '../../src/index';
+import type { SigningKey, VerifyingKey } from '../../src/index';
+import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
+import type { MessageObject } from '../../src/httpsig';
 import { at, FakeDirectory, keyPair, otherKeyPair, T0 } from './helpers';
 
 const NOW = T0 + 1000;

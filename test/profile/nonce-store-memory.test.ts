@@ -8,7 +8,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
+import { MemoryNonceStore } from '../../src/index';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

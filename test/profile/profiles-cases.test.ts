@@ -4,7 +4,7 @@
  * frozen rules, the defaults and their overrides, one key source) and its misuse.
  */
 import { describe, expect, it } from 'vitest';
-import { TRUSTED_AGENT_PROTOCOL_TAGS, trustedAgentProtocolProfile, WEB_BOT_AUTH_PROFILE } from '../../src/profile/profiles';
+import { TRUSTED_AGENT_PROTOCOL_TAGS, trustedAgentProtocolProfile, WEB_BOT_AUTH_PROFILE } from '../../src/registry';
 
 describe('trustedAgentProtocolProfile', () => {
   it('options that are not an object, or not exactly one key source: TypeError', () => {

@@ -5,17 +5,11 @@
  * verified and refused; the default profile unchanged.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import type { SigningKey } from '../../src/crypto/types';
-import { DirectoryClient } from '../../src/directory/client';
-import { signMessage } from '../../src/httpsig/sign';
-import { trustedAgentProtocolProfile, WEB_BOT_AUTH_PROFILE } from '../../src/profile/profiles';
-import { signRequest } from '../../src/profile/sign-request';
-import type { VerifyProfile, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { createVerifier } from '../../src/verifier';
+import { generateKeyPair, signRequest, verifyRequest, createVerifier } from '../../src/index';
+import type { GeneratedKeyPair, SigningKey, VerifyProfile, VerifyRequestOptions } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
+import { trustedAgentProtocolProfile, WEB_BOT_AUTH_PROFILE } from '../../src/registry';
+import { importSigningKey, signMessage } from '../../src/httpsig';
 
 const URL_ = 'https://shop.example/products/42?color=red';
 const NOW = 1_760_000_000;

@@ -4,12 +4,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { importSigningKeySync } from '../../src/crypto/keys/signing-sync';
-import type { MessageObject } from '../../src/httpsig/message';
-import { signRequestSync } from '../../src/profile/sign-sync';
-import type { VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
+import { verifyRequest, MemoryNonceStore } from '../../src/index';
+import type { VerifyRequestOptions } from '../../src/index';
+import type { MessageObject } from '../../src/httpsig';
+import { importSigningKeySync, signRequestSync } from '../../src/sync';
 import { at, FakeDirectory, keyPair, T0 } from './helpers';
 
 const NOW = T0 + 11_000;

@@ -5,7 +5,7 @@
  * field is a Dictionary, and the new key is free; each refusal says why.
  */
 import { describe, expect, it } from 'vitest';
-import { relabelSignature } from '../../src/profile/relabel';
+import { relabelSignature } from '../../src/index';
 
 const base = {
   'signature-input': 'sig1=("@authority" "signature-agent";key="other");created=1',

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
-import { relabelSignature } from '../../src/profile/relabel';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { relabelSignature, applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
+import { parseSignatureInput } from '../../src/httpsig';
 import { at, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
 import { codeOf } from '../helpers/errors';
 

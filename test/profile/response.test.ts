@@ -6,15 +6,12 @@
  * workerd matrix); test/adapters/signed-response.test.ts runs an origin on 127.0.0.1.
  */
 import { describe, expect, it } from 'vitest';
-import { createContentDigest } from '../../src/crypto/digest';
-import type { Jwk } from '../../src/crypto/types';
-import type { MessageObject } from '../../src/httpsig/message';
-import { parseRawHttpMessage } from '../../src/httpsig/raw';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
-import { signRequest } from '../../src/profile/sign-request';
-import { DEFAULT_RESPONSE_COMPONENTS, signResponse } from '../../src/profile/sign-response';
+import { createContentDigest, signRequest, DEFAULT_RESPONSE_COMPONENTS } from '../../src/index';
+import type { Jwk, VerifyResponseOptions } from '../../src/index';
+import { parseRawHttpMessage, parseSignatureInput } from '../../src/httpsig';
+import type { MessageObject } from '../../src/httpsig';
+import { signResponse } from '../../src/profile/sign-response';
 import { verifyResponse } from '../../src/profile/verify-response';
-import type { VerifyResponseOptions } from '../../src/profile/verify-response';
 import { projectVectors } from '../helpers/vectors';
 import { keyPair, otherKeyPair } from './helpers';
 

@@ -6,10 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import rfc9421 from '../../vectors/rfc9421.json';
 import webBotAuth from '../../vectors/web-bot-auth.json';
-import type { Jwk } from '../../src/crypto/types';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { parseRawHttpMessage } from '../../src/httpsig/raw';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { generateKeyPair, verifyRequest } from '../../src/index';
+import type { Jwk } from '../../src/index';
+import { parseRawHttpMessage } from '../../src/httpsig';
 
 // The public members of the RFC 9421 B.1.2 JWK figure (kty, kid, e, n; no alg).
 const RSA_PSS_JWK = (rfc9421.keys as unknown as Array<{ id: string; publicJwk: Jwk }>).find((k) => k.id === 'test-key-rsa-pss')!.publicJwk;

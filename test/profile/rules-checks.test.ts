@@ -5,11 +5,11 @@
  * (NOTES "Signing profile", RFC 9421 §7.2.6 on signatures over signatures).
  */
 import { describe, expect, it } from 'vitest';
-import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
-import type { ReceivedSignatureInput, SignatureInput } from '../../src/httpsig/signature-input';
+import { parseSignatureAgent } from '../../src/index';
+import { serializeComponentIdentifier, parseSignatureInput } from '../../src/httpsig';
+import type { SignatureInput } from '../../src/httpsig';
+import type { ReceivedSignatureInput } from '../../src/httpsig/signature-input';
 import { readReceivedInputs } from '../../src/httpsig/signature-fields-reader';
-import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
 import { agentCandidates, checkCoverage, tagRulesOf } from '../../src/profile/verify/checks';
 import type { Context } from '../../src/profile/verify/state';
 

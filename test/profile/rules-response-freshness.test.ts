@@ -5,11 +5,9 @@
  * with the skew as tolerance on both sides.
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { SigningKey, VerifyingKey } from '../../src/crypto/types';
+import { BotsigError, generateKeyPair } from '../../src/index';
+import type { SigningKey, VerifyingKey } from '../../src/index';
+import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { responseFreshness, verifyResponseBase } from '../../src/profile/response/checks';
 
 const NOW = 1_750_000_000;

@@ -5,16 +5,10 @@
  * signed validly; the outcome is asserted as well as the code.
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { BareItem } from '../../src/core/sf-types';
-import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
-import { signMessage } from '../../src/httpsig/sign';
-import type { VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
-import type { NonceStore } from '../../src/profile/nonce-store';
+import { BotsigError, verifyRequest, MemoryNonceStore } from '../../src/index';
+import type { Jwk, SigningKey, VerifyingKey, VerificationResult, VerifyRequestOptions, NonceStore } from '../../src/index';
+import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
+import type { BareItem } from '../../src/httpsig';
 import { FakeDirectory, keyPair, otherKeyPair, setParam, T0 } from './helpers';
 
 const NOW = T0 + 1000;

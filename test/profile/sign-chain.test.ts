@@ -5,13 +5,8 @@
  * the caller's list; botsig's verifier (which checks the rule) verifies every signature.
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import { signMessage } from '../../src/httpsig/sign';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
-import { signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { isBotsigError, signRequest, verifyRequest } from '../../src/index';
+import { importSigningKey, serializeComponentIdentifier, signMessage, parseSignatureInput } from '../../src/httpsig';
 import { at, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
 
 const NOW = T0 + 5000;

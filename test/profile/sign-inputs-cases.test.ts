@@ -5,7 +5,7 @@
  * signatures already there (RFC 9421 §4.3: a new signature is added beside them).
  */
 import { describe, expect, it } from 'vitest';
-import { signRequest } from '../../src/profile/sign-request';
+import { signRequest } from '../../src/index';
 import { keyPair } from '../profile/helpers';
 
 const EXISTING_INPUT = 'sig1=("@authority");created=1';

@@ -9,15 +9,12 @@
  * nonces are 64 fresh bytes each; `applySignatureHeaders` on each shape.
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import type { SigningKey } from '../../src/crypto/types';
-import { toHttpMessage } from '../../src/httpsig/message';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import { signRequestSync } from '../../src/profile/sign-sync';
+import { applySignatureHeaders, signRequest } from '../../src/index';
+import type { SigningKey, SignatureHeaders, SignRequestOptions } from '../../src/index';
+import { importSigningKey, toHttpMessage, parseSignatureInput } from '../../src/httpsig';
+import { signRequestSync } from '../../src/sync';
 import { signFast } from '../../src/profile/sign/fast';
 import { signGeneral } from '../../src/profile/sign/general';
-import type { SignatureHeaders, SignRequestOptions } from '../../src/profile/types';
 import { at, keyPair, T0 } from '../profile/helpers';
 
 const URL_ = 'https://example.com/a?b=1';

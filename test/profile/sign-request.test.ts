@@ -1,20 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64UrlDecode, utf8 } from '../../src/core/base64';
-import { isBotsigError } from '../../src/core/errors';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { importSigningKeySync } from '../../src/crypto/keys/signing-sync';
-import type { Jwk } from '../../src/crypto/types';
-import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import { createSignatureBase } from '../../src/httpsig/base';
-import { signMessage } from '../../src/httpsig/sign';
-import { toHttpMessage, type MessageObject } from '../../src/httpsig/message';
-import { parseSignatureInput, readSignatures, serializeSignatureInputMember } from '../../src/httpsig/signature-input';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import { signRequestSync } from '../../src/profile/sign-sync';
-import type { SignatureHeaders } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { isBotsigError, applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
+import type { Jwk, SignatureHeaders } from '../../src/index';
+import {
+  importSigningKey,
+  importVerifyingKey,
+  serializeComponentIdentifier,
+  createSignatureBase,
+  signMessage,
+  toHttpMessage,
+  type MessageObject,
+  parseSignatureInput,
+  readSignatures,
+  serializeSignatureInputMember,
+} from '../../src/httpsig';
+import { importSigningKeySync, signRequestSync } from '../../src/sync';
 import { at, cloudflareVectors, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
 
 const NOW = T0 + 5000;

@@ -7,15 +7,11 @@
  * response when `contentDigest: false`.
  */
 import { describe, expect, it } from 'vitest';
-import { createContentDigest } from '../../src/crypto/digest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import type { Jwk, SigningKey } from '../../src/crypto/types';
-import { toHttpMessage } from '../../src/httpsig/message';
-import type { MessageObject } from '../../src/httpsig/message';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
+import { createContentDigest, generateKeyPair } from '../../src/index';
+import type { Jwk, SigningKey, SignResponseOptions } from '../../src/index';
+import { importSigningKey, toHttpMessage, parseSignatureInput } from '../../src/httpsig';
+import type { MessageObject } from '../../src/httpsig';
 import { signResponse, signResponseMessage } from '../../src/profile/sign-response';
-import type { SignResponseOptions } from '../../src/profile/sign-response';
 import { verifyResponse } from '../../src/profile/verify-response';
 
 const NOW = 1_750_000_000;

@@ -14,10 +14,9 @@
  * (`type: 'jwks_uri'`), which is how these vectors are reproduced.
  */
 import { describe, expect, it } from 'vitest';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { Jwk } from '../../src/crypto/types';
-import { signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { signRequest, verifyRequest } from '../../src/index';
+import type { Jwk } from '../../src/index';
+import { importVerifyingKey } from '../../src/httpsig';
 import file from '../../vectors/draft-ietf-webbotauth-httpsig-protocol-01/vectors.json';
 import rfc9421 from '../../vectors/rfc9421.json';
 

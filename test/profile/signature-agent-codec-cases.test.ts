@@ -5,10 +5,14 @@
  * ERR_SIGNATURE_AGENT_INVALID (serialiser) or dropped with its diagnostic code (parser).
  */
 import { describe, expect, it } from 'vitest';
-import { DIRECTORY_MEDIA_TYPE, type SignatureAgentMember } from '../../src/profile/signature-agent/types';
-import { directoryUrlFor } from '../../src/profile/signature-agent/identity';
-import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
-import { serializeSignatureAgent, signatureAgentComponent } from '../../src/profile/signature-agent/serialize';
+import {
+  DIRECTORY_MEDIA_TYPE,
+  type SignatureAgentMember,
+  directoryUrlFor,
+  parseSignatureAgent,
+  serializeSignatureAgent,
+  signatureAgentComponent,
+} from '../../src/index';
 
 const KEY_ERROR = new TypeError('a Signature-Agent member key must be a Structured Field key (lowercase letter or *, then a-z 0-9 _ - . *)');
 const URL_ERROR = new TypeError('a Signature-Agent member url must be a string');

@@ -5,8 +5,8 @@
  * must be an http(s) origin.
  */
 import { describe, expect, it } from 'vitest';
-import { agentIdentifier, directoryUrlFor } from '../../src/profile/signature-agent/identity';
-import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
+import { agentIdentifier, directoryUrlFor } from '../../src/index';
+import type { SignatureAgentMember } from '../../src/index';
 
 const member = (url: string, type = 'directory'): SignatureAgentMember => ({ url, type, scheme: 'https', index: 0 }) as SignatureAgentMember;
 

@@ -3,11 +3,17 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Encode, utf8 } from '../../src/core/base64';
-import { isBotsigError } from '../../src/core/errors';
-import { agentIdentifier, directoryUrlFor } from '../../src/profile/signature-agent/identity';
-import { DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH, type SignatureAgentMember } from '../../src/profile/signature-agent/types';
-import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
-import { serializeSignatureAgent, signatureAgentComponent } from '../../src/profile/signature-agent/serialize';
+import {
+  isBotsigError,
+  agentIdentifier,
+  directoryUrlFor,
+  DIRECTORY_MEDIA_TYPE,
+  WELL_KNOWN_PATH,
+  type SignatureAgentMember,
+  parseSignatureAgent,
+  serializeSignatureAgent,
+  signatureAgentComponent,
+} from '../../src/index';
 
 const VECTORS = '../../vectors/cloudflare-web-bot-auth/test_data/';
 function vectors<T>(name: string): T {

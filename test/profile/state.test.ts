@@ -5,10 +5,9 @@
  * remembers (its label's component, its own Signature-Agent member).
  */
 import { describe, expect, it } from 'vitest';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import type { VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { importSigningKey } from '../../src/crypto/keys/signing';
+import { applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
+import type { VerifyRequestOptions } from '../../src/index';
+import { importSigningKey } from '../../src/httpsig';
 import { at, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
 
 const NOW = T0 + 1000;

@@ -5,16 +5,12 @@
  * the path node:crypto takes) and WebCrypto (asynchronous).
  */
 import { describe, expect, it } from 'vitest';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { nobleEd25519Provider } from '../../src/crypto/noble';
+import { applySignatureHeaders, signRequest, verifyRequest, MemoryNonceStore, createVerifier } from '../../src/index';
+import type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, VerifyingKey, VerifyRequestOptions } from '../../src/index';
+import { importVerifyingKey } from '../../src/httpsig';
+import { nobleEd25519Provider } from '../../src/sync';
 import { webCryptoProvider } from '../../src/crypto/provider';
-import type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, VerifyingKey } from '../../src/crypto/types';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import type { VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
 import { VerifiedMemo } from '../../src/profile/verify/verified-memo';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
-import { createVerifier } from '../../src/verifier';
 import { at, flipSignatureBit, keyPair, otherKeyPair, T0 } from './helpers';
 
 const NOW = T0 + 1000;

@@ -6,12 +6,10 @@
  * long to keep, or pushed out by 256 others, is parsed again.
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import type { SigningKey } from '../../src/crypto/types';
-import type { MessageObject } from '../../src/httpsig/message';
-import { signMessage } from '../../src/httpsig/sign';
-import type { VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { verifyRequest } from '../../src/index';
+import type { SigningKey, VerificationResult, VerifyRequestOptions } from '../../src/index';
+import { importSigningKey, signMessage } from '../../src/httpsig';
+import type { MessageObject } from '../../src/httpsig';
 import { keyPair, T0 } from '../profile/helpers';
 
 const NOW = T0 + 1000;

@@ -6,15 +6,9 @@
  * resolver keys are identified by their thumbprint.
  */
 import { describe, expect, it } from 'vitest';
-import { createContentDigest } from '../../src/crypto/digest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
-import { signMessage } from '../../src/httpsig/sign';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import type { DirectoryResponseProof, ResolvedKey } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { createContentDigest, generateKeyPair, applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
+import type { Jwk, SigningKey, VerifyingKey, DirectoryResponseProof, ResolvedKey } from '../../src/index';
+import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
 
 const NOW = 1_767_225_600;
 const now = (): number => NOW * 1000;

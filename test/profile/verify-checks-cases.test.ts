@@ -5,10 +5,9 @@
  * needs (RFC 9421 §2.1.2: the key parameter is a String).
  */
 import { describe, expect, it } from 'vitest';
-import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import { parseSignatureInput } from '../../src/httpsig/signature-input';
-import type { SignatureInput } from '../../src/httpsig/signature-input';
-import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
+import { parseSignatureAgent } from '../../src/index';
+import { serializeComponentIdentifier, parseSignatureInput } from '../../src/httpsig';
+import type { SignatureInput } from '../../src/httpsig';
 import { agentCandidates, checkCoverage } from '../../src/profile/verify/checks';
 import type { Context } from '../../src/profile/verify/state';
 

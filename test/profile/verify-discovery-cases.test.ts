@@ -8,11 +8,10 @@
  * profile tag's JWK Set (`{ jwksUri }`, `matchKid`).
  */
 import { describe, expect, it } from 'vitest';
-import type { Diagnostic } from '../../src/core/diagnostics';
-import { BotsigError } from '../../src/core/errors';
-import { signMessage } from '../../src/httpsig/sign';
-import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
+import { BotsigError, verifyRequest } from '../../src/index';
 import type {
+  Diagnostic,
+  SignatureAgentMember,
   DirectoryResolution,
   DirectoryResolvedKey,
   KeyDelegation,
@@ -20,8 +19,8 @@ import type {
   KeyLookup,
   VerificationResult,
   VerifyProfile,
-} from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
+} from '../../src/index';
+import { signMessage } from '../../src/httpsig';
 import { T0 } from '../profile/helpers';
 import { me, other } from '../helpers/pin-keys';
 

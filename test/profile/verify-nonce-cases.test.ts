@@ -4,13 +4,9 @@
  * whether a nonce is recorded, and a store answering something that is not a boolean.
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import type { SigningKey } from '../../src/crypto/types';
-import { signMessage } from '../../src/httpsig/sign';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
-import type { NonceStore } from '../../src/profile/nonce-store';
-import type { VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { MemoryNonceStore, verifyRequest } from '../../src/index';
+import type { SigningKey, NonceStore, VerificationResult, VerifyRequestOptions } from '../../src/index';
+import { importSigningKey, signMessage } from '../../src/httpsig';
 import { keyPair, T0 } from '../profile/helpers';
 
 const NOW = T0 + 1000;

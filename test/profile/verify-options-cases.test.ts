@@ -6,13 +6,10 @@
  * and `{ jwksUri }` sources).
  */
 import { describe, expect, it } from 'vitest';
-import { createContentDigest } from '../../src/crypto/digest';
-import type { SigningKey } from '../../src/crypto/types';
-import { signMessage } from '../../src/httpsig/sign';
-import { WEB_BOT_AUTH_PROFILE } from '../../src/profile/profiles';
-import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
-import type { KeyDirectory, VerificationResult, VerifyProfile, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { createContentDigest, verifyRequest } from '../../src/index';
+import type { SigningKey, SignatureAgentMember, KeyDirectory, VerificationResult, VerifyProfile, VerifyRequestOptions } from '../../src/index';
+import { WEB_BOT_AUTH_PROFILE } from '../../src/registry';
+import { signMessage } from '../../src/httpsig';
 import { prepareVerifyOptions } from '../../src/profile/verify/options';
 import { T0 } from '../profile/helpers';
 import { me, other } from '../helpers/pin-keys';

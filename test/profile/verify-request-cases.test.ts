@@ -7,19 +7,23 @@
  * answers at once (`resolveFresh`) as well as later (`resolve`).
  */
 import { describe, expect, it } from 'vitest';
-import type { Diagnostic } from '../../src/core/diagnostics';
-import { BotsigError } from '../../src/core/errors';
-import { createContentDigest } from '../../src/crypto/digest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { nobleEd25519Provider } from '../../src/crypto/noble';
-import type { BareItem } from '../../src/core/sf-types';
-import type { CryptoProvider, SigningKey, VerifyingKey } from '../../src/crypto/types';
-import { signMessage } from '../../src/httpsig/sign';
-import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
-import type { DirectoryResolution, KeyDelegation, KeyDirectory, VerificationResult, VerifyProfile, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { BotsigError, createContentDigest, generateKeyPair, verifyRequest } from '../../src/index';
+import type {
+  Diagnostic,
+  CryptoProvider,
+  SigningKey,
+  VerifyingKey,
+  SignatureAgentMember,
+  DirectoryResolution,
+  KeyDelegation,
+  KeyDirectory,
+  VerificationResult,
+  VerifyProfile,
+  VerifyRequestOptions,
+} from '../../src/index';
+import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
+import type { BareItem } from '../../src/httpsig';
+import { nobleEd25519Provider } from '../../src/sync';
 import { flipSignatureBit, publicOf, rfc9421Key, T0 } from '../profile/helpers';
 import { me, other } from '../helpers/pin-keys';
 

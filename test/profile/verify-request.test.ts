@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { sfInteger, sfString } from '../../src/core/sf-items';
-import type { BareItem } from '../../src/core/sf-types';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { getCryptoProvider, setCryptoProvider } from '../../src/crypto/provider';
-import type { Jwk, VerifyingKey } from '../../src/crypto/types';
-import { parseComponentIdentifier } from '../../src/httpsig/components';
-import type { MessageObject } from '../../src/httpsig/message';
-import { signMessage } from '../../src/httpsig/sign';
+import { BotsigError, getCryptoProvider, setCryptoProvider, applySignatureHeaders, signRequest, verifyRequest, MemoryNonceStore } from '../../src/index';
+import type { Jwk, VerifyingKey, SignRequestOptions, VerificationResult, VerifyRequestOptions } from '../../src/index';
+import { sfInteger, sfString, importSigningKey, importVerifyingKey, parseComponentIdentifier, signMessage, toHttpMessage } from '../../src/httpsig';
+import type { BareItem, MessageObject } from '../../src/httpsig';
 import { createSignatureBaseParts } from '../../src/httpsig/base';
-import { toHttpMessage } from '../../src/httpsig/message';
 import { signBase } from '../../src/crypto/keys/base';
 import { base64Encode } from '../../src/core/base64';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import type { SignRequestOptions, VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { countingProvider } from '../crypto/helpers';
 import {
   at,

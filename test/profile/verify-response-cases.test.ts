@@ -8,20 +8,21 @@
  * of its answers, the origin's own directory) and which error explains the response.
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { createContentDigest } from '../../src/crypto/digest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
-import type { BareItem } from '../../src/core/sf-types';
-import type { MessageObject } from '../../src/httpsig/message';
-import { signMessage } from '../../src/httpsig/sign';
-import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
-import type { DirectoryResolution, KeyDirectory, KeyLookup, VerificationResult } from '../../src/profile/types';
+import { BotsigError, createContentDigest, generateKeyPair, verifyResponse as lazyVerifyResponse, signResponse as lazySignResponse } from '../../src/index';
+import type {
+  Jwk,
+  SigningKey,
+  VerifyingKey,
+  SignatureAgentMember,
+  DirectoryResolution,
+  KeyDirectory,
+  KeyLookup,
+  VerificationResult,
+  VerifyResponseOptions,
+} from '../../src/index';
+import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
+import type { BareItem, MessageObject } from '../../src/httpsig';
 import { verifyResponse } from '../../src/profile/verify-response';
-import type { VerifyResponseOptions } from '../../src/profile/verify-response';
-import { verifyResponse as lazyVerifyResponse, signResponse as lazySignResponse } from '../../src/profile/responses';
 import { rfc9421Key } from '../profile/helpers';
 
 const NOW = 1_750_000_000;

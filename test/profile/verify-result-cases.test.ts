@@ -8,11 +8,9 @@
  * is told and when content that cannot be read fails a signature.
  */
 import { describe, expect, it } from 'vitest';
-import { createContentDigest } from '../../src/crypto/digest';
-import type { SigningKey } from '../../src/crypto/types';
-import { signMessage } from '../../src/httpsig/sign';
-import type { ContentDigestRequest, KeyDirectory, VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { createContentDigest, verifyRequest } from '../../src/index';
+import type { SigningKey, ContentDigestRequest, KeyDirectory, VerificationResult, VerifyRequestOptions } from '../../src/index';
+import { signMessage } from '../../src/httpsig';
 import { T0 } from '../profile/helpers';
 import { me, other } from '../helpers/pin-keys';
 

@@ -5,8 +5,8 @@
  * code units are kept, and a key made outside botsig matches only itself.
  */
 import { describe, expect, it } from 'vitest';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { BoundVerifyingKey, VerifyingKey } from '../../src/crypto/types';
+import type { BoundVerifyingKey, VerifyingKey } from '../../src/index';
+import { importVerifyingKey } from '../../src/httpsig';
 import { VERIFIED_MEMO_MAX_BASE_LENGTH, VerifiedMemo } from '../../src/profile/verify/verified-memo';
 import { keyPair } from '../profile/helpers';
 

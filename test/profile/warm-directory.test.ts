@@ -6,14 +6,9 @@
  * wrapping it for the duration of one call.
  */
 import { describe, expect, it } from 'vitest';
-import { DirectoryClient } from '../../src/directory/client';
-import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
-import type { SignatureAgentMember } from '../../src/profile/signature-agent/types';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import type { DirectoryResolution, KeyDirectory, VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
-import { createVerifier } from '../../src/verifier';
+import { parseSignatureAgent, applySignatureHeaders, signRequest, verifyRequest, MemoryNonceStore, createVerifier } from '../../src/index';
+import type { SignatureAgentMember, DirectoryResolution, KeyDirectory, VerificationResult, VerifyRequestOptions } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
 import { keyPair, otherKeyPair } from './helpers';
 
 const JWKS_A = 'https://keys-a.example/jwks.json';
