@@ -11,8 +11,8 @@
  * that delegation works without it.
  */
 import { base64Encode } from '../../src/core/base64';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { AlgorithmName, Jwk } from '../../src/crypto/types';
+import { generateKeyPair } from '../../src/index';
+import type { AlgorithmName, Jwk } from '../../src/index';
 
 type X509 = typeof import('@peculiar/x509');
 

@@ -3,7 +3,7 @@
  * Anything thrown that is not a `BotsigError` is rethrown, so a test never mistakes a crash
  * for a refusal.
  */
-import { isBotsigError } from '../../src/core/errors';
+import { isBotsigError } from '../../src/index';
 
 /** The code of the `BotsigError` `fn` throws, or `undefined` when it returns. */
 export function codeOf(fn: () => unknown): string | undefined {

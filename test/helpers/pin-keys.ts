@@ -2,9 +2,8 @@
  * The two key pairs the verifyRequest pin files sign with (`me`) and present as a
  * stranger's (`other`), each imported once per test file for signing and verifying.
  */
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
+import type { Jwk, SigningKey, VerifyingKey } from '../../src/index';
+import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { keyPair, otherKeyPair } from '../profile/helpers';
 
 export interface Keys {

@@ -3,10 +3,10 @@
  * covering `"@authority";req` and `content-digest`, tag `http-message-signatures-directory`).
  * botsig's own card handler signs only cards with inline keys; these tests need others too.
  */
-import { createContentDigest } from '../../src/crypto/digest';
-import type { SigningKey } from '../../src/crypto/types';
-import { DIRECTORY_RESPONSE_TAG } from '../../src/directory/response-signatures';
-import { parseComponentIdentifier } from '../../src/httpsig/component-id';
+import { createContentDigest } from '../../src/index';
+import type { SigningKey } from '../../src/index';
+import { DIRECTORY_RESPONSE_TAG } from '../../src/directory';
+import { parseComponentIdentifier } from '../../src/httpsig';
 import { signResponseMessage } from '../../src/profile/sign-response';
 
 /** The response fields that sign `text` as served from `url`, valid for an hour from `created` (seconds). */

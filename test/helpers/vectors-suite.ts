@@ -9,29 +9,38 @@
  */
 import { describe, expect, it } from 'vitest';
 import { base64Decode, base64UrlEncode } from '../../src/core/base64';
-import { isBotsigError } from '../../src/core/errors';
-import { createContentDigest, verifyContentDigest } from '../../src/crypto/digest';
-import type { DigestAlgorithm } from '../../src/crypto/digest';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { importSigningKeySync } from '../../src/crypto/keys/signing-sync';
+import {
+  isBotsigError,
+  createContentDigest,
+  verifyContentDigest,
+  toAlgorithmName,
+  isRfc9421TestKey,
+  jwkThumbprint,
+  jwkThumbprintSync,
+  parseAcceptSignature,
+} from '../../src/index';
+import type { DigestAlgorithm, AlgorithmName, CryptoProvider, Jwk, SigningKey, VerifyingKey } from '../../src/index';
+import {
+  importSigningKey,
+  importVerifyingKey,
+  serializeAcceptSignature,
+  createSignatureBase,
+  componentValues,
+  parseComponentIdentifier,
+  serializeComponentIdentifier,
+  toHttpMessage,
+  parseRawHttpMessage,
+  signMessage,
+  parseSignature,
+  parseSignatureInput,
+  serializeSignatureInputMember,
+  serializeSignatureParams,
+  verifyMessage,
+} from '../../src/httpsig';
+import type { StructuredFieldType, MessageObject, RawHttpMessage, SignatureInput } from '../../src/httpsig';
+import { importSigningKeySync } from '../../src/sync';
 import { webCryptoProvider } from '../../src/crypto/provider';
-import { toAlgorithmName } from '../../src/crypto/registry';
-import { isRfc9421TestKey } from '../../src/crypto/rfc9421-example-keys';
-import { jwkThumbprint, jwkThumbprintSync, thumbprintInput } from '../../src/crypto/thumbprint';
-import type { AlgorithmName, CryptoProvider, Jwk, SigningKey, VerifyingKey } from '../../src/crypto/types';
-import { parseAcceptSignature, serializeAcceptSignature } from '../../src/httpsig/accept-signature';
-import { createSignatureBase } from '../../src/httpsig/base';
-import { componentValues, parseComponentIdentifier, serializeComponentIdentifier } from '../../src/httpsig/components';
-import type { StructuredFieldType } from '../../src/httpsig/components';
-import { toHttpMessage } from '../../src/httpsig/message';
-import type { MessageObject } from '../../src/httpsig/message';
-import { parseRawHttpMessage } from '../../src/httpsig/raw';
-import type { RawHttpMessage } from '../../src/httpsig/raw';
-import { signMessage } from '../../src/httpsig/sign';
-import { parseSignature, parseSignatureInput, serializeSignatureInputMember, serializeSignatureParams } from '../../src/httpsig/signature-input';
-import type { SignatureInput } from '../../src/httpsig/signature-input';
-import { verifyMessage } from '../../src/httpsig/verify';
+import { thumbprintInput } from '../../src/crypto/thumbprint';
 import { cloudflareVectors, projectVectors, type CloudflareVector } from './vectors';
 
 // ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@
  * test/runtimes/manifest.test.ts (Node) checks these lists against the folders,
  * so a file added there is not silently left out here.
  */
-import type { Jwk } from '../../src/crypto/types';
+import type { Jwk } from '../../src/index';
 import cfEd25519Key from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
 import cfRsaPssKey from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/rsapss.json';
 import cfThumbprints from '../../vectors/cloudflare-web-bot-auth/jsonwebkey-thumbprint-vectors.json';
