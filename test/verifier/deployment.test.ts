@@ -5,8 +5,8 @@
  * test/node/cluster.test.ts. (The warned flag is process-wide: one test walks the order.)
  */
 import { afterEach, expect, it, vi } from 'vitest';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
-import { createVerifier, warnIfProcessLocalNonces } from '../../src/verifier/create';
+import { MemoryNonceStore, createVerifier } from '../../src/index';
+import { warnIfProcessLocalNonces } from '../../src/verifier/create';
 import { setProcessProbe, warnIfNoncesStayInProcess } from '../../src/verifier/deployment';
 
 afterEach(() => {

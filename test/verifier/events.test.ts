@@ -5,15 +5,16 @@
  * verifier keeps the directory and nonce store it was given (no wrapper, no cost).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
-import type { NonceStore } from '../../src/profile/nonce-store';
-import { signRequest } from '../../src/profile/sign-request';
-import type { DirectoryResolution, KeyDirectory } from '../../src/profile/types';
-import { createVerifier } from '../../src/verifier';
-import type { DirectoryLookupEvent, NonceCheckEvent, VerificationEvent } from '../../src/verifier';
+import { BotsigError, generateKeyPair, MemoryNonceStore, signRequest, createVerifier } from '../../src/index';
+import type {
+  GeneratedKeyPair,
+  NonceStore,
+  DirectoryResolution,
+  KeyDirectory,
+  DirectoryLookupEvent,
+  NonceCheckEvent,
+  VerificationEvent,
+} from '../../src/index';
 
 let pair: GeneratedKeyPair;
 beforeAll(async () => {

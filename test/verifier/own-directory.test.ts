@@ -5,9 +5,7 @@
  * said once (console.warn, naming the option) and every lookup fails, never verifies.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { signRequest } from '../../src/profile/sign-request';
-import { createVerifier } from '../../src/verifier';
+import { generateKeyPair, signRequest, createVerifier } from '../../src/index';
 
 afterEach(() => vi.restoreAllMocks());
 

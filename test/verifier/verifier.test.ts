@@ -5,15 +5,10 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
-import { parseAcceptSignature } from '../../src/httpsig/accept-signature';
-import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import { signOptionsFromChallenge } from '../../src/profile/challenge';
-import { signRequest } from '../../src/profile/sign-request';
-import type { SignRequestOptions, VerificationResult } from '../../src/profile/types';
-import { challengeResponse, createVerifier, isValidAuthority, isVerifier, parseForwarded } from '../../src/verifier';
-import type { VerifierOptions } from '../../src/verifier';
+import { generateKeyPair, parseAcceptSignature, signOptionsFromChallenge, signRequest, challengeResponse, createVerifier, isVerifier } from '../../src/index';
+import type { GeneratedKeyPair, SignRequestOptions, VerificationResult, VerifierOptions } from '../../src/index';
+import { serializeComponentIdentifier } from '../../src/httpsig';
+import { isValidAuthority, parseForwarded } from '../../src/verifier';
 
 let pair: GeneratedKeyPair;
 beforeAll(async () => {
