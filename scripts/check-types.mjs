@@ -6,12 +6,13 @@
 //     library: no global CryptoKey, RequestInfo, …), and
 //   - with the DOM library as well (a browser, Worker or full-stack project),
 //
-// each under module/moduleResolution node16 (an ESM `.mts` file and a CommonJS `.cts`
-// file, so both the `.d.ts` and the `.d.cts` declarations are read) and bundler. The
-// project imports every entry of package.json `exports` and uses the signatures that
-// take WebCrypto keys and fetch functions with the types each setting has: Node's
-// `webcrypto.CryptoKey` everywhere, the DOM's `CryptoKey` and `fetch` where the DOM
-// library is loaded.
+// each under module/moduleResolution node16 (an ESM `.mts` file), nodenext (an ESM `.mts`
+// file and a CommonJS `.cts` file, whose imports are require() calls of the ESM-only
+// package: TypeScript >= 5.8 accepts that under nodenext, as Node ^20.19 and >= 22.12 do)
+// and bundler. The project imports every entry of package.json `exports` and uses the
+// signatures that take WebCrypto keys and fetch functions with the types each setting
+// has: Node's `webcrypto.CryptoKey` everywhere, the DOM's `CryptoKey` and `fetch` where
+// the DOM library is loaded.
 //
 // Run after `npm run build` (npm run check:package calls it).
 // Usage: node scripts/check-types.mjs [--pkg DIR] [--keep]
@@ -96,8 +97,10 @@ export async function domUses(): Promise<void> {
 
 const SETTINGS = [
   { name: 'ES2022 + @types/node, node16', lib: ['es2022'], module: 'node16', dom: false },
+  { name: 'ES2022 + @types/node, nodenext (.mts and .cts)', lib: ['es2022'], module: 'nodenext', dom: false },
   { name: 'ES2022 + @types/node, bundler', lib: ['es2022'], module: 'bundler', dom: false },
   { name: 'ES2022 + DOM + @types/node, node16', lib: ['es2022', 'dom', 'dom.iterable'], module: 'node16', dom: true },
+  { name: 'ES2022 + DOM + @types/node, nodenext (.mts and .cts)', lib: ['es2022', 'dom', 'dom.iterable'], module: 'nodenext', dom: true },
   { name: 'ES2022 + DOM + @types/node, bundler', lib: ['es2022', 'dom', 'dom.iterable'], module: 'bundler', dom: true },
 ];
 
@@ -108,23 +111,24 @@ function createProject(pkgDir, setting, specs) {
   symlinkSync(pkgDir, join(modules, 'botsig'), 'dir');
   symlinkSync(join(ROOT, 'node_modules', '@types', 'node'), join(modules, '@types', 'node'), 'dir');
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'botsig-types-check', private: true, type: 'module' }, null, 2)}\n`);
-  const node16 = setting.module === 'node16';
+  const node = setting.module !== 'bundler';
   const files = [];
   const write = (name, text) => {
     writeFileSync(join(dir, name), text);
     files.push(name);
   };
-  const ext = node16 ? '.mts' : '.ts';
+  const ext = node ? '.mts' : '.ts';
   write(`entries${ext}`, `${importEveryEntry(specs)}\n`);
   write(`uses${ext}`, NODE_USES);
   if (setting.dom) write(`dom-uses${ext}`, DOM_USES);
-  if (node16) write('entries.cts', `${importEveryEntry(specs)}\n`); // the require condition: the .d.cts files
+  // A CommonJS file: its imports are require() calls, resolved with the `require` condition.
+  if (setting.module === 'nodenext') write('entries.cts', `${importEveryEntry(specs)}\n`);
   const compilerOptions = {
     target: 'es2022',
     lib: setting.lib,
     types: ['node'],
-    module: node16 ? 'node16' : 'esnext',
-    moduleResolution: node16 ? 'node16' : 'bundler',
+    module: node ? setting.module : 'esnext',
+    moduleResolution: node ? setting.module : 'bundler',
     strict: true,
     skipLibCheck: false,
     noEmit: true,

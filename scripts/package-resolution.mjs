@@ -1,31 +1,39 @@
 #!/usr/bin/env node
 // Proof that every entry of the built package resolves (issue 14, "The package
-// resolves everywhere"), the way a consumer sees it:
+// resolves everywhere"), the way a consumer sees it. The package is ESM only; Node
+// ^20.19 and >=22.12 load it from require() as well (require(esm)).
 //
-// A throwaway project in os.tmpdir() gets node_modules/botsig as a symlink to the
-// package (the repository after `npm run build`, or a snapshot built elsewhere), then
+// A throwaway CommonJS project in os.tmpdir() gets node_modules/botsig as a symlink to
+// the package (the repository after `npm run build`, or a snapshot built elsewhere), then
 //
 // 1. types: the repository's own TypeScript (node_modules/typescript) type-checks
 //    a file importing every entry of package.json `exports` under
-//    - module/moduleResolution node16, from a CommonJS `.cts` file (TS1471 if the
-//      `exports` map hands CommonJS the ESM declarations),
-//    - module/moduleResolution node16, from an ESM `.mts` file,
+//    - module/moduleResolution nodenext, from a CommonJS `.cts` file (its imports
+//      become require() calls: TypeScript >= 5.8 allows require() of ESM there),
+//    - module node20 with moduleResolution node16, from a CommonJS `.cts` file (the
+//      same, TypeScript >= 5.9),
+//    - module/moduleResolution node16, from an ESM `.mts` file, and nodenext likewise,
 //    - moduleResolution node10 (`typesVersions` for the subpaths),
 //    - moduleResolution bundler;
-//    each import must be typed (not `any`), and `--listFiles` must show the
-//    declaration files of the right format (`.d.cts` for CommonJS, `.d.ts` else);
-// 2. runtime: Node `require()`s and `import()`s every entry (the `node` condition
-//    must select dist/index.node.* for `botsig`);
-// 3. dual-package hazard: a BotsigError made by the CommonJS build is an
-//    `instanceof BotsigError` of the ESM build and passes its `isBotsigError`, and
-//    the other way round.
+//    each import must be typed (not `any`), and the program must have read the `.d.ts`
+//    of the file Node (or a bundler) loads for the entry; and, as a control that the
+//    CommonJS files really are CommonJS, module node16 from a `.cts` file must refuse
+//    every entry with TS1479 (node16 predates require(esm));
+// 2. runtime: Node, without any flag, require()s every entry from a `.cjs` file and
+//    import()s it from a `.mjs` file (the `node` condition must select
+//    dist/index.node.js for `botsig`);
+// 3. one module graph: require() and import() of an entry give the same module
+//    namespace, the entries share one BotsigError class and one crypto provider, an
+//    error thrown in code reached through require() is a BotsigError for code reached
+//    through import(), and code behind import() inside the package (lazy chunks) loads
+//    from a require()d entry.
 //
 // Usage: node scripts/package-resolution.mjs [--pkg DIR] [--keep]
 //   --pkg DIR  the package directory (default: the repository; needs dist/)
 //   --keep     leave the temporary project in place and print its path
 // Exit status: 0 when everything resolves, 1 otherwise, 2 on a usage error.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -88,97 +96,90 @@ function consumerSource(kind) {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The consumer files type-checked. `ext`: the declarations the entries must reach;
+ * `control`: the error code every entry must get instead (a setting that cannot work).
+ */
 const PROJECTS = {
-  cjs: { file: 'cjs.cts', options: { module: 'node16', moduleResolution: 'node16' }, ext: '.d.cts', files: fileOf },
-  esm: { file: 'esm.mts', options: { module: 'node16', moduleResolution: 'node16' }, ext: '.d.ts', files: fileOf },
+  'cjs-nodenext': { file: 'cjs-nodenext.cts', options: { module: 'nodenext', moduleResolution: 'nodenext' }, ext: '.d.ts', files: fileOf },
+  'cjs-node20': { file: 'cjs-node20.cts', options: { module: 'node20', moduleResolution: 'node16' }, ext: '.d.ts', files: fileOf },
+  'esm-node16': { file: 'esm-node16.mts', options: { module: 'node16', moduleResolution: 'node16' }, ext: '.d.ts', files: fileOf },
+  'esm-nodenext': { file: 'esm-nodenext.mts', options: { module: 'nodenext', moduleResolution: 'nodenext' }, ext: '.d.ts', files: fileOf },
   node10: { file: 'node10.ts', options: { module: 'commonjs', moduleResolution: 'node10' }, ext: '.d.ts', files: bundlerFileOf },
   bundler: { file: 'bundler.ts', options: { module: 'esnext', moduleResolution: 'bundler' }, ext: '.d.ts', files: bundlerFileOf },
+  'control-cjs-node16': { file: 'control-cjs-node16.cts', options: { module: 'node16', moduleResolution: 'node16' }, control: 1479 },
 };
 
 const RUN_CJS = `// generated by scripts/package-resolution.mjs
 const probes = ${JSON.stringify(ENTRY_PROBES)};
-const out = {};
+const out = { requireModule: process.features.require_module === true, execArgv: process.execArgv, entries: {} };
 for (const [spec, name] of Object.entries(probes)) {
   const m = require(spec);
-  out[spec] = { type: typeof m[name], file: require.resolve(spec) };
+  out.entries[spec] = { type: typeof m[name], file: require.resolve(spec) };
 }
 console.log(JSON.stringify(out));
 `;
 
 const RUN_ESM = `// generated by scripts/package-resolution.mjs
 const probes = ${JSON.stringify(ENTRY_PROBES)};
-const out = {};
+const out = { entries: {} };
 for (const [spec, name] of Object.entries(probes)) {
   const m = await import(spec);
-  out[spec] = { type: typeof m[name], file: import.meta.resolve(spec) };
+  out.entries[spec] = { type: typeof m[name], file: import.meta.resolve(spec) };
 }
 console.log(JSON.stringify(out));
 `;
 
-const DUAL = `// generated by scripts/package-resolution.mjs
+const ONE_GRAPH = `// generated by scripts/package-resolution.mjs
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
+const probes = ${JSON.stringify(ENTRY_PROBES)};
+const problems = [];
+const expect = (ok, what) => { if (ok !== true) problems.push(what); };
+for (const spec of Object.keys(probes)) {
+  const viaRequire = require(spec);
+  const viaImport = await import(spec);
+  expect(viaRequire === viaImport, spec + ': require() and import() give the same module namespace');
+}
 const cjs = require('botsig');
 const esm = await import('botsig');
 const cjsHttpsig = require('botsig/httpsig');
-const problems = [];
-const expect = (ok, what) => { if (ok !== true) problems.push(what); };
-expect(cjs.BotsigError !== esm.BotsigError, 'the CommonJS and ESM builds are distinct copies (else this proves nothing)');
-const fromCjs = new cjs.BotsigError('ERR_INTERNAL', 'made by the CommonJS build');
-const fromEsm = new esm.BotsigError('ERR_INTERNAL', 'made by the ESM build');
-expect(fromCjs instanceof esm.BotsigError, 'CommonJS error instanceof ESM BotsigError');
-expect(fromEsm instanceof cjs.BotsigError, 'ESM error instanceof CommonJS BotsigError');
-expect(fromCjs instanceof cjs.BotsigError && fromEsm instanceof esm.BotsigError, 'each error instanceof its own BotsigError');
-expect(fromEsm instanceof cjsHttpsig.BotsigError, 'ESM error instanceof BotsigError of botsig/httpsig (CommonJS)');
-expect(esm.isBotsigError(fromCjs), 'ESM isBotsigError(CommonJS error)');
-expect(cjs.isBotsigError(fromEsm), 'CommonJS isBotsigError(ESM error)');
-expect(fromCjs instanceof Error && fromEsm instanceof Error, 'both are Errors');
+expect(cjsHttpsig.BotsigError === esm.BotsigError, 'botsig/httpsig and botsig (node condition) share one BotsigError class');
 let thrown;
 try { cjsHttpsig.parseSignatureInput('not a dictionary (('); } catch (error) { thrown = error; }
-expect(thrown instanceof esm.BotsigError && esm.isBotsigError(thrown), 'an error thrown by the CommonJS build is an ESM BotsigError');
+expect(thrown instanceof esm.BotsigError && esm.isBotsigError(thrown) && typeof thrown.code === 'string', 'an error thrown by botsig/httpsig through require() is a BotsigError of botsig through import()');
 expect(!(new Error('x') instanceof esm.BotsigError) && !esm.isBotsigError(new Error('x')), 'a plain Error is not a BotsigError');
-expect(!({ code: 'ERR_INTERNAL' } instanceof cjs.BotsigError), 'a look-alike object is not instanceof BotsigError');
-class Sub extends esm.BotsigError {}
-expect(new Sub('ERR_INTERNAL', 's') instanceof cjs.BotsigError, 'a subclass instance is instanceof the other BotsigError');
-expect(!(fromCjs instanceof Sub), 'instanceof a subclass keeps its ordinary meaning');
-expect(JSON.stringify(fromCjs) === '{"code":"ERR_INTERNAL","message":"made by the CommonJS build"}', 'toJSON is unchanged');
-// The Node main entry is built on its own (one file); the other entries have their own
-// copy of the core. What is one per process must still be one (src/core/process-wide.ts).
-const nodeEntry = await import('botsig/node');
-const provider = esm.getCryptoProvider();
-expect(provider.name === 'node', 'botsig (node condition) installs the node:crypto provider');
-expect(cjs.getCryptoProvider() === provider, 'the CommonJS build sees the same provider object');
-expect(cjsHttpsig.getCryptoProvider === undefined || cjsHttpsig.getCryptoProvider() === provider, 'botsig/httpsig sees the same provider');
+// What is one per process is one: the provider botsig (node condition) installs.
+const nodeEntry = require('botsig/node');
+expect(esm.getCryptoProvider().name === 'node', 'botsig (node condition) installs the node:crypto provider');
 const marker = { name: 'marker', importSign: async () => { throw new Error('x'); }, importVerify: async () => { throw new Error('x'); } };
 cjs.setCryptoProvider(marker);
-expect(esm.getCryptoProvider() === marker, 'a provider set through the CommonJS build is also the provider of the ESM build');
+expect(esm.getCryptoProvider() === marker, 'a provider set through require() is the provider seen through import()');
 nodeEntry.installNodeCryptoProvider();
-expect(esm.getCryptoProvider().name === 'node', 'botsig/node reinstalls it for every copy');
-const { generateKeyPair, importSigningKey, signRequest } = esm;
-const { privateJwk, publicJwk } = await generateKeyPair('ed25519');
-const key = await importSigningKey(privateJwk);
+expect(esm.getCryptoProvider().name === 'node', 'botsig/node reinstalls the node:crypto provider');
+// Sign through import(), verify through require(): the verifier's option code and the key
+// import are behind import() inside the package (lazy chunks), loaded from a require()d graph.
+const { privateJwk, publicJwk } = await esm.generateKeyPair('ed25519');
+const key = await cjs.importSigningKey(privateJwk);
 const request = { method: 'GET', url: 'https://origin.example/', headers: {} };
-const headers = await signRequest(request, { key, signatureAgent: 'https://agent.example', nonce: false });
-const directory = await import('botsig/directory');
-expect(typeof directory.DirectoryClient === 'function', 'botsig/directory exports DirectoryClient');
+const headers = await esm.signRequest(request, { key, signatureAgent: 'https://agent.example', nonce: false });
 const verified = await cjs.verifyRequest({ ...request, headers }, { keys: [publicJwk], nonce: { policy: 'none' }, authorities: ['origin.example'] });
-expect(verified.outcome === 'verified', 'a request signed by the ESM build verifies in the CommonJS build');
-const sync = await import('botsig/sync');
-const syncHeaders = sync.signRequestSync(request, { key: privateJwk, signatureAgent: 'https://agent.example', nonce: false });
+expect(verified.outcome === 'verified', 'a request signed through import() verifies through require() (' + verified.outcome + ')');
+const body = 'hello';
+const withDigest = await cjs.signRequest({ method: 'POST', url: 'https://origin.example/', headers: {}, body }, { key, signatureAgent: 'https://agent.example', nonce: false, contentDigest: 'sha-256' });
+expect(typeof withDigest['content-digest'] === 'string', 'signRequest with contentDigest (body code behind import()) works through require()');
+const syncHeaders = require('botsig/sync').signRequestSync(request, { key: privateJwk, signatureAgent: 'https://agent.example', nonce: false });
 const verifiedSync = await esm.verifyRequest({ ...request, headers: syncHeaders }, { keys: [publicJwk], nonce: { policy: 'none' }, authorities: ['origin.example'] });
-expect(verifiedSync.outcome === 'verified', 'a request signed by botsig/sync verifies');
-// The CommonJS library build (what bundlers and the other entries' require() load) loads its
-// lazy files (ES modules) with import(): a key import goes through one.
-const { dirname: dirOf, join: joinPath } = await import('node:path');
-const libraryCjs = require(joinPath(dirOf(require.resolve('botsig/package.json')), 'dist', 'index.cjs'));
-const lazyKey = await libraryCjs.importSigningKey(privateJwk);
-expect(lazyKey.thumbprint === key.thumbprint, 'the CommonJS library build imports a key through its lazy file');
+expect(verifiedSync.outcome === 'verified', 'a request signed by botsig/sync through require() verifies');
 console.log(JSON.stringify(problems));
 `;
 
+/** Runs Node on `args` in `cwd` without inherited flags (NODE_OPTIONS), as a user's process starts. */
 function run(args, cwd) {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
   return new Promise((done) => {
-    execFile(process.execPath, args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(process.execPath, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       done({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr });
     });
   });
@@ -214,7 +215,7 @@ export function createConsumer(pkgDir, { typesDir = join(ROOT, 'node_modules', '
   }
   writeFileSync(join(dir, 'run.cjs'), RUN_CJS);
   writeFileSync(join(dir, 'run.mjs'), RUN_ESM);
-  writeFileSync(join(dir, 'dual.mjs'), DUAL);
+  writeFileSync(join(dir, 'one-graph.mjs'), ONE_GRAPH);
   return dir;
 }
 
@@ -223,11 +224,12 @@ export function createConsumer(pkgDir, { typesDir = join(ROOT, 'node_modules', '
  * by checkTypes): diagnostics of the consumer file and of botsig's own declaration
  * files (as `skipLibCheck: false` would report them, without type-checking every
  * other package's declarations), and the botsig declaration files the program loaded.
- * @returns {Promise<{ errors: string[], declarations: string[] }>}
+ * @returns {Promise<{ errors: string[], codes: number[], declarations: string[] }>}
  */
 export async function typeCheckProject(dir, name, pkgDir, typescript = join(ROOT, 'node_modules', 'typescript')) {
   const { default: ts } = await import(pathToFileURL(join(typescript, 'lib', 'typescript.js')).href);
   const errors = [];
+  const codes = [];
   const format = (d) => {
     const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
     if (d.file === undefined || d.start === undefined) return `error TS${d.code}: ${text}`;
@@ -242,7 +244,7 @@ export async function typeCheckProject(dir, name, pkgDir, typescript = join(ROOT
       onUnRecoverableConfigFileDiagnostic: (d) => errors.push(format(d)),
     },
   );
-  if (parsed === undefined) return { errors, declarations: [] };
+  if (parsed === undefined) return { errors, codes, declarations: [] };
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options, configFileParsingDiagnostics: parsed.errors });
   const dist = realpathSync(join(pkgDir, 'dist')) + sep;
   const ours = program.getSourceFiles().filter((f) => resolve(f.fileName).startsWith(dist) || !f.fileName.includes(`${sep}node_modules${sep}`));
@@ -251,14 +253,15 @@ export async function typeCheckProject(dir, name, pkgDir, typescript = join(ROOT
     ...program.getOptionsDiagnostics(),
     ...program.getGlobalDiagnostics(),
     ...ours.flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)]),
-  ];
-  errors.push(...diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).map(format));
+  ].filter((d) => d.category === ts.DiagnosticCategory.Error);
+  errors.push(...diagnostics.map(format));
+  codes.push(...diagnostics.map((d) => d.code));
   const declarations = program
     .getSourceFiles()
     .map((f) => resolve(f.fileName))
     .filter((f) => f.startsWith(dist))
     .map((f) => f.slice(dist.length));
-  return { errors, declarations };
+  return { errors, codes, declarations };
 }
 
 /**
@@ -268,6 +271,7 @@ export async function typeCheckProject(dir, name, pkgDir, typescript = join(ROOT
 export async function checkTypes(dir, pkgDir) {
   const problems = [];
   const queue = Object.entries(PROJECTS);
+  const specs = Object.keys(ENTRY_PROBES);
   const worker = async () => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
       const [name, p] = next;
@@ -276,16 +280,24 @@ export async function checkTypes(dir, pkgDir) {
         problems.push(`[types ${name}] the type check failed to run (${r.code}): ${r.stderr.trim().slice(0, 2000)}`);
         continue;
       }
-      const { errors, declarations } = JSON.parse(r.stdout);
+      const { errors, codes, declarations } = JSON.parse(r.stdout);
+      if (p.control !== undefined) {
+        // Every entry import must fail with that code, and nothing else may.
+        const hits = codes.filter((c) => c === p.control).length;
+        if (hits < specs.length || hits !== codes.length)
+          problems.push(
+            `[types ${name}] control: expected TS${p.control} for each of the ${specs.length} entries and no other error, got ${codes.length} errors (${hits} TS${p.control}): ${errors.slice(0, 3).join(' | ')}`,
+          );
+        continue;
+      }
       for (const e of errors) problems.push(`[types ${name}] ${e}`);
-      for (const spec of Object.keys(ENTRY_PROBES)) {
+      for (const spec of specs) {
         const want = `${p.files(spec)}${p.ext}`;
         if (!declarations.includes(want))
           problems.push(`[types ${name}] "${spec}" did not resolve to dist/${want} (botsig declarations loaded: ${declarations.join(', ') || 'none'})`);
       }
-      const wrongExt = p.ext === '.d.cts' ? (f) => !f.endsWith('.d.cts') : (f) => f.endsWith('.d.cts');
-      const wrong = declarations.filter(wrongExt);
-      if (wrong.length > 0) problems.push(`[types ${name}] declarations of the other format were loaded: ${wrong.join(', ')}`);
+      const wrong = declarations.filter((f) => !f.endsWith(p.ext));
+      if (wrong.length > 0) problems.push(`[types ${name}] declarations other than ${p.ext} were loaded: ${wrong.join(', ')}`);
     }
   };
   await Promise.all([worker(), worker()]);
@@ -293,36 +305,44 @@ export async function checkTypes(dir, pkgDir) {
 }
 
 /**
- * Loads every entry with require() and import() in Node, and runs the dual-package check.
+ * Loads every entry with require() and import() in Node, and runs the one-graph check.
  * @returns {Promise<string[]>} problems
  */
 export async function checkRuntime(dir, pkgDir) {
   const problems = [];
   const dist = realpathSync(join(pkgDir, 'dist'));
-  const [cjs, esm, dual] = await Promise.all([run(['run.cjs'], dir), run(['run.mjs'], dir), run(['dual.mjs'], dir)]);
-  for (const [how, r, ext, toPath] of [
-    ['require', cjs, '.cjs', (f) => f],
-    ['import', esm, '.js', (f) => fileURLToPath(f)],
+  const [cjs, esm, graph] = await Promise.all([run(['run.cjs'], dir), run(['run.mjs'], dir), run(['one-graph.mjs'], dir)]);
+  for (const [how, r, toPath] of [
+    ['require', cjs, (f) => f],
+    ['import', esm, (f) => fileURLToPath(f)],
   ]) {
     if (r.code !== 0) {
-      problems.push(`[${how}] node exited with ${r.code}: ${r.stderr.trim().slice(0, 2000)}`);
+      const hint =
+        how === 'require' && /ERR_REQUIRE_(ESM|ASYNC_MODULE)/.test(r.stderr)
+          ? ` (require(esm) needs Node ^20.19 or >=22.12 and no top-level await; this is ${process.version})`
+          : '';
+      problems.push(`[${how}] node exited with ${r.code}${hint}: ${r.stderr.trim().slice(0, 2000)}`);
       continue;
     }
     const out = JSON.parse(r.stdout);
+    if (how === 'require' && (out.requireModule !== true || out.execArgv.length > 0))
+      problems.push(
+        `[require] require(esm) must work without flags: process.features.require_module is ${out.requireModule}, execArgv ${JSON.stringify(out.execArgv)}`,
+      );
     for (const [spec, name] of Object.entries(ENTRY_PROBES)) {
-      const got = out[spec];
+      const got = out.entries[spec];
       if (got === undefined || got.type === 'undefined') {
         problems.push(`[${how}] ${spec}: export ${name} is missing`);
         continue;
       }
       // The package is a symlink; compare real paths.
-      const want = join(dist, `${fileOf(spec)}${ext}`);
+      const want = join(dist, `${fileOf(spec)}.js`);
       const file = toPath(got.file);
-      if (file !== want && relative(dist, file) !== `${fileOf(spec)}${ext}`) problems.push(`[${how}] ${spec} loaded ${file}, not ${want}`);
+      if (file !== want && relative(dist, file) !== `${fileOf(spec)}.js`) problems.push(`[${how}] ${spec} loaded ${file}, not ${want}`);
     }
   }
-  if (dual.code !== 0) problems.push(`[dual-package] node exited with ${dual.code}: ${dual.stderr.trim().slice(0, 2000)}`);
-  else for (const p of JSON.parse(dual.stdout)) problems.push(`[dual-package] ${p}`);
+  if (graph.code !== 0) problems.push(`[one-graph] node exited with ${graph.code}: ${graph.stderr.trim().slice(0, 2000)}`);
+  else for (const p of JSON.parse(graph.stdout)) problems.push(`[one-graph] ${p}`);
   return problems;
 }
 
@@ -332,10 +352,13 @@ export async function checkRuntime(dir, pkgDir) {
  */
 export async function checkResolution(pkgDir = ROOT, { keep = false } = {}) {
   const problems = entryProblems(pkgDir);
-  for (const f of ['index.cjs', 'index.js', 'index.d.ts', 'index.d.cts']) {
+  for (const f of ['index.js', 'index.d.ts']) {
     if (!existsSync(join(pkgDir, 'dist', f))) problems.push(`${join(pkgDir, 'dist', f)} not found; run \`npm run build\` first`);
   }
   if (problems.length > 0) return { problems, dir: '' };
+  // ESM only: a CommonJS file or declaration left in dist/ would be published (package.json `files`).
+  const stale = readdirSync(join(pkgDir, 'dist')).filter((f) => /\.(c|m)js$|\.d\.(c|m)ts$/.test(f));
+  if (stale.length > 0) problems.push(`dist/ holds files of another module format, which would be published: ${stale.slice(0, 5).join(', ')}`);
   const dir = createConsumer(pkgDir);
   try {
     const [types, runtime] = await Promise.all([checkTypes(dir, pkgDir), checkRuntime(dir, pkgDir)]);
@@ -368,7 +391,7 @@ async function main(argv) {
   if (problems.length === 0) {
     const n = Object.keys(ENTRY_PROBES).length;
     console.log(
-      `package-resolution: ${n} entries type-check from node16 CJS (.cts), node16 ESM (.mts), node10 and bundler, and load with require() and import(); BotsigError is one brand across the CJS and ESM builds`,
+      `package-resolution: ${n} entries type-check from CommonJS .cts (nodenext, node20) and ESM .mts (node16, nodenext), node10 and bundler (node16 .cts refuses them, as it must), load with require() and import() on Node ${process.version}, and are one module graph`,
     );
   }
   return problems.length === 0 ? 0 : 1;

@@ -1,9 +1,10 @@
 /**
  * `instanceof BotsigError` and `isBotsigError` check one brand, the registered
  * symbol `Symbol.for('botsig.error')`, so they hold across copies of the module
- * (the CommonJS and ESM builds of the package: see resolution.test.ts for the
- * real builds). Here two copies of src/core/errors.ts are loaded with
- * vi.resetModules().
+ * (two installed versions of botsig, or a copy bundled into a dependency beside
+ * the installed one; the package itself is one module graph for require() and
+ * import(): see resolution.test.ts). Here two copies of src/core/errors.ts are
+ * loaded with vi.resetModules().
  */
 import { describe, expect, it, vi } from 'vitest';
 
