@@ -10,18 +10,11 @@
  * served over HTTP, a DirectoryClient and a RegistryClient sharing one budget.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair, type GeneratedKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { createSignatureAgentCardHandler } from '../../src/directory/card/handler';
-import { DirectoryClient } from '../../src/directory/client';
-import { createDirectoryHandler } from '../../src/directory/handler';
-import { RegistryClient } from '../../src/directory/registry/client';
-import { signMessage } from '../../src/httpsig/sign';
-import { signRequest } from '../../src/profile/sign-request';
-import type { VerificationResult } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import type { PolicyRequest } from '../../src/verifier';
-import { registryPolicy } from '../../src/verifier/registry-policy';
+import { generateKeyPair, type GeneratedKeyPair, signRequest, verifyRequest } from '../../src/index';
+import type { VerificationResult, PolicyRequest } from '../../src/index';
+import { DirectoryClient, createDirectoryHandler } from '../../src/directory';
+import { createSignatureAgentCardHandler, RegistryClient, registryPolicy } from '../../src/registry';
+import { importSigningKey, signMessage } from '../../src/httpsig';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
 
 const WELL_KNOWN = '/.well-known/http-message-signatures-directory';

@@ -5,17 +5,12 @@
  * unsigned and signed, with the card carried on the verification result.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { VerifyingKey } from '../../src/crypto/types';
-import { createSignatureAgentCardHandler } from '../../src/directory/card/handler';
-import { parseSignatureAgentCard } from '../../src/directory/card/parse';
-import type { ParseSignatureAgentCardOptions } from '../../src/directory/card/parse';
-import { DirectoryClient } from '../../src/directory/client';
-import { verifyDirectoryResponse } from '../../src/directory/response-signatures';
-import { signMessage } from '../../src/httpsig/sign';
-import type { SigningKey } from '../../src/crypto/types';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { isBotsigError, verifyRequest } from '../../src/index';
+import type { VerifyingKey, SigningKey } from '../../src/index';
+import { DirectoryClient, verifyDirectoryResponse } from '../../src/directory';
+import { createSignatureAgentCardHandler, parseSignatureAgentCard } from '../../src/registry';
+import type { ParseSignatureAgentCardOptions } from '../../src/registry';
+import { importVerifyingKey, signMessage } from '../../src/httpsig';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer } from '../helpers/loopback';
 import { cloudflareVectors } from '../helpers/vectors';
 import { expectCode, member, send, TestClock, testKey } from '../directory/client-fixtures';

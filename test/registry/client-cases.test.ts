@@ -17,13 +17,12 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createSignatureAgentCardHandler } from '../../src/directory/card/handler';
-import { importSigningKey } from '../../src/crypto/keys/lazy';
-import { DirectoryClient } from '../../src/directory/client';
-import type { DirectoryClientOptions } from '../../src/directory/client';
-import { RegistryClient } from '../../src/directory/registry/client';
-import type { RegistryClientLimits, RegistryClientOptions, RegistryStatus } from '../../src/directory/registry/types';
-import type { VerificationResult } from '../../src/profile/types';
+import { importSigningKey } from '../../src/index';
+import type { VerificationResult } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
+import type { DirectoryClientOptions } from '../../src/directory';
+import { createSignatureAgentCardHandler, RegistryClient } from '../../src/registry';
+import type { RegistryClientLimits, RegistryClientOptions, RegistryStatus } from '../../src/registry';
 import { testKey, TestClock } from '../directory/client-fixtures';
 import type { TestKey } from '../directory/client-fixtures';
 import { signedCardHeaders } from '../helpers/signed-card';

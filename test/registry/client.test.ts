@@ -5,12 +5,11 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSignatureAgentCardHandler } from '../../src/directory/card/handler';
-import { DirectoryClient } from '../../src/directory/client';
-import type { DirectoryClientOptions } from '../../src/directory/client';
-import { RegistryClient } from '../../src/directory/registry/client';
-import type { RegistryClientOptions } from '../../src/directory/registry/types';
-import type { VerificationResult } from '../../src/profile/types';
+import type { VerificationResult } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
+import type { DirectoryClientOptions } from '../../src/directory';
+import { createSignatureAgentCardHandler, RegistryClient } from '../../src/registry';
+import type { RegistryClientOptions } from '../../src/registry';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
 import type { LoopbackServer } from '../helpers/loopback';
 import { send, TestClock, testKey, WELL_KNOWN } from '../directory/client-fixtures';

@@ -11,10 +11,10 @@
  * Pure parsing: nothing here fetches.
  */
 import { describe, expect, it } from 'vitest';
-import type { Diagnostic } from '../../src/core/diagnostics';
-import { isBotsigError } from '../../src/core/errors';
-import { parseRegistry, REGISTRY_DEFAULTS } from '../../src/directory/registry/parse';
-import type { ParsedRegistry, ParseRegistryOptions, RegistryEntry } from '../../src/directory/registry/parse';
+import { isBotsigError } from '../../src/index';
+import type { Diagnostic } from '../../src/index';
+import { parseRegistry, REGISTRY_DEFAULTS } from '../../src/registry';
+import type { ParsedRegistry, ParseRegistryOptions, RegistryEntry } from '../../src/registry';
 
 type DataEntry = Extract<RegistryEntry, { kind: 'data' }>;
 

@@ -4,9 +4,9 @@
  * comments, whitespace, schemes, data: entries, limits.
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { parseRegistry } from '../../src/directory/registry/parse';
-import type { ParsedRegistry, RegistryEntry } from '../../src/directory/registry/parse';
+import { isBotsigError } from '../../src/index';
+import { parseRegistry } from '../../src/registry';
+import type { ParsedRegistry, RegistryEntry } from '../../src/registry';
 import { cloudflareVectors } from '../helpers/vectors';
 
 const urls = (r: ParsedRegistry): string[] => r.entries.map((e) => (e.kind === 'https' ? e.url : `data ${e.card.client_name ?? ''}`));
