@@ -6,19 +6,10 @@
  * network): what was fetched is recorded and checked.
  */
 import { describe, expect, it } from 'vitest';
-import { importSigningKey } from '../src/crypto/keys/signing';
-import { importVerifyingKey } from '../src/crypto/keys/verifying';
-import type { Jwk } from '../src/crypto/types';
-import { DirectoryClient, type FetchLike } from '../src/directory/client';
-import { parseDirectorySync } from '../src/directory/document/parse';
-import { verifyDirectoryResponse } from '../src/directory/response-signatures';
-import { createSignatureBase } from '../src/httpsig/base';
-import { signMessage } from '../src/httpsig/sign';
-import { parseSignatureInput } from '../src/httpsig/signature-input';
-import { toHttpMessage } from '../src/httpsig/message';
-import type { VerifyRequestOptions } from '../src/profile/types';
-import { verifyRequest } from '../src/profile/verify-request';
-import { MemoryNonceStore } from '../src/profile/memory-nonce-store';
+import { verifyRequest, MemoryNonceStore } from '../src/index';
+import type { Jwk, VerifyRequestOptions } from '../src/index';
+import { DirectoryClient, type FetchLike, parseDirectorySync, verifyDirectoryResponse } from '../src/directory';
+import { importSigningKey, importVerifyingKey, createSignatureBase, signMessage, parseSignatureInput, toHttpMessage } from '../src/httpsig';
 import file from '../vectors/draft-ietf-webbotauth-httpsig-protocol-01/vectors.json';
 import rfc9421 from '../vectors/rfc9421.json';
 
