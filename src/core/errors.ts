@@ -81,7 +81,7 @@ export interface BotsigErrorOptions {
 /**
  * The brand every BotsigError carries (on its prototype, not enumerable). It is a
  * registered symbol, so it is the same value in every copy of botsig loaded in one
- * realm: the ESM and the CommonJS build (the dual-package hazard), or two versions.
+ * realm: two installed versions, or a copy bundled into another package.
  */
 const BRAND = Symbol.for('botsig.error');
 
@@ -93,7 +93,7 @@ export class BotsigError extends Error {
 
   /**
    * `error instanceof BotsigError` is true for a BotsigError from any copy of botsig
-   * (ESM and CommonJS builds, bundled copies): it checks the brand rather than the
+   * (other versions, bundled copies): it checks the brand rather than the
    * prototype chain. For subclasses, `instanceof` keeps its ordinary meaning.
    */
   static override [Symbol.hasInstance](value: unknown): value is BotsigError {
@@ -119,7 +119,7 @@ function hasBrand(value: unknown): boolean {
 }
 
 /**
- * True when `value` is a BotsigError from any copy of botsig (ESM or CommonJS build,
+ * True when `value` is a BotsigError from any copy of botsig (another version,
  * another bundle): it checks the same `Symbol.for('botsig.error')` brand as
  * `instanceof BotsigError`. An object without the brand whose `name` is
  * `'BotsigError'` and whose `code` is a string (an error from a copy that predates

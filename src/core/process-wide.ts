@@ -1,8 +1,8 @@
 /**
- * State that must be one per process even when a process loads botsig twice. The build
- * has each module once per format, but Node can load both formats in one process (the
- * dual-package case: an ES module imports `botsig`, a CommonJS dependency requires it,
- * and Node gives each its own file, dist/*.js and dist/*.cjs). What is installed for the
+ * State that must be one per process even when a process loads botsig twice. The package
+ * is one module graph (ESM only; Node's require() loads the same files as import), but a
+ * process can still hold two copies: two installed versions (a dependency pinned to
+ * another one), or a copy bundled into another package. What is installed for the
  * process must then be seen by both copies: the default crypto provider (a provider
  * installed through `botsig/node` is the one every `botsig` uses), the default directory
  * fetch, and the side tables of key objects (a key imported through one copy keeps its
