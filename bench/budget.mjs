@@ -34,6 +34,9 @@ const { createSignatureBase, readSignatures, toHttpMessage } = httpsig;
 const BLOCKS = Number(process.env.BUDGET_BLOCKS ?? 1500);
 const BLOCK = 16;
 const POOL = 4096;
+// The nonce store's capacity as users set it: room for two passes over the pool (a store
+// counts a nonce as its 86 characters and under 100 bytes of overhead), never under pressure.
+const STORE_BYTES = 2 * POOL * 256;
 const AGENT = 'https://crawler.example';
 
 const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
@@ -46,7 +49,7 @@ const { signed, bases, signatures } = await signedPool({ signRequest, toHttpMess
 let vi = 0;
 let bi = 0;
 let si = 0;
-const freshOptions = () => ({ keys: [verifyingKey], nonce: { policy: 'required', store: new MemoryNonceStore({ maxEntries: 2 * POOL }) } });
+const freshOptions = () => ({ keys: [verifyingKey], nonce: { policy: 'required', store: new MemoryNonceStore({ capacityBytes: STORE_BYTES }) } });
 let options = freshOptions();
 async function verifyBlock() {
   for (let j = 0; j < BLOCK; j++) {

@@ -50,6 +50,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const TIME_MS = Number(process.env.BENCH_TIME_MS ?? 150);
 const CLOCK = process.env.BENCH_CLOCK === 'cpu' ? 'cpu' : 'wall';
 const POOL = 4096;
+// The nonce store's capacity as users set it: room for two passes over the pool (a store
+// counts a nonce as its 86 characters and under 100 bytes of overhead), never under pressure.
+const STORE_BYTES = 2 * POOL * 256;
 const AGENT = 'https://crawler.example';
 const VALIDITY = 3600;
 
@@ -129,7 +132,7 @@ const cursor = () => {
 
 // botsig: static key (imported once, warm), required nonces in a MemoryNonceStore. The
 // verifier prepares each options object once, so a new pass gets a new object and store.
-const botsigOptions = () => ({ keys: [verifyingKey], nonce: { policy: 'required', store: new MemoryNonceStore({ maxEntries: 2 * POOL }) } });
+const botsigOptions = () => ({ keys: [verifyingKey], nonce: { policy: 'required', store: new MemoryNonceStore({ capacityBytes: STORE_BYTES }) } });
 let verifyOptions = botsigOptions();
 const nextVerify = cursor();
 const nextBare = cursor();
