@@ -15,15 +15,13 @@
  * fetch the client makes no DNS lookup of its own.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Diagnostic } from '../../src/core/diagnostics';
-import { isBotsigError } from '../../src/core/errors';
+import { isBotsigError, importSigningKey } from '../../src/index';
+import type { Diagnostic } from '../../src/index';
+import { DirectoryClient, DIRECTORY_RESPONSE_TAG } from '../../src/directory';
+import type { DirectoryClientOptions } from '../../src/directory';
+import { DEFAULT_CARD_MAX_BYTES, parseSignatureAgentCard } from '../../src/registry';
+import type { ParseSignatureAgentCardOptions } from '../../src/registry';
 import { cardSignatureFailure } from '../../src/directory/card/signatures';
-import { DEFAULT_CARD_MAX_BYTES, parseSignatureAgentCard } from '../../src/directory/card/parse';
-import type { ParseSignatureAgentCardOptions } from '../../src/directory/card/parse';
-import { DirectoryClient } from '../../src/directory/client';
-import { importSigningKey } from '../../src/crypto/keys/lazy';
-import { DIRECTORY_RESPONSE_TAG } from '../../src/directory/response-signatures';
-import type { DirectoryClientOptions } from '../../src/directory/client';
 import { rawMember, testKey } from '../directory/client-fixtures';
 import { signedCardHeaders } from '../helpers/signed-card';
 import type { TestKey } from '../directory/client-fixtures';

@@ -5,9 +5,9 @@
  * records the attempt and answers from a fixed route table.
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { DirectoryClient } from '../../src/directory/client';
-import type { DirectoryClientOptions } from '../../src/directory/client';
+import { BotsigError } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
+import type { DirectoryClientOptions } from '../../src/directory';
 import { DIRECTORY_TYPE, expectCode, jwks, member, rawMember, recordingFetch, testKey, WELL_KNOWN } from './client-fixtures';
 
 function guarded(fetch: ReturnType<typeof recordingFetch>, extra: DirectoryClientOptions = {}): DirectoryClient {

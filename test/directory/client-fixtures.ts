@@ -4,17 +4,11 @@
  */
 import type { ServerResponse } from 'node:http';
 import { expect, vi } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import type { BotsigErrorCode } from '../../src/core/errors';
-import { createContentDigest } from '../../src/crypto/digest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import type { Jwk, SigningKey } from '../../src/crypto/types';
+import { isBotsigError, createContentDigest, generateKeyPair, parseSignatureAgent } from '../../src/index';
+import type { BotsigErrorCode, Jwk, SigningKey, SignatureAgentMember, SignatureAgentType } from '../../src/index';
+import { DIRECTORY_RESPONSE_TAG } from '../../src/directory';
+import { importSigningKey, signMessage } from '../../src/httpsig';
 import { formatHttpDate } from '../../src/directory/http-cache';
-import { DIRECTORY_RESPONSE_TAG } from '../../src/directory/response-signatures';
-import { signMessage } from '../../src/httpsig/sign';
-import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
-import type { SignatureAgentMember, SignatureAgentType } from '../../src/profile/signature-agent/types';
 
 export const DIRECTORY_TYPE = 'application/http-message-signatures-directory+json';
 export const WELL_KNOWN = '/.well-known/http-message-signatures-directory';

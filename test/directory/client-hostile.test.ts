@@ -5,8 +5,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { base64UrlEncode } from '../../src/core/base64';
-import { DirectoryClient } from '../../src/directory/client';
-import type { DirectoryClientOptions } from '../../src/directory/client';
+import { DirectoryClient } from '../../src/directory';
+import type { DirectoryClientOptions } from '../../src/directory';
 import { closeAllLoopbackServers, drip, startLoopbackServer } from '../helpers/loopback';
 import { DIRECTORY_TYPE, expectCode, jwks, member, send, TestClock, testKey, WELL_KNOWN } from './client-fixtures';
 

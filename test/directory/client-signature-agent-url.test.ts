@@ -6,12 +6,10 @@
  * URL sent as is are one agent; members with parameters are ignored unless typedSignatureAgent.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DirectoryClient } from '../../src/directory/client';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import type { VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
-import { signMessage } from '../../src/httpsig/sign';
+import { applySignatureHeaders, signRequest, verifyRequest, MemoryNonceStore } from '../../src/index';
+import type { VerifyRequestOptions } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
+import { signMessage } from '../../src/httpsig';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
 import { DIRECTORY_TYPE, send, TestClock, testKey, WELL_KNOWN, type TestKey } from './client-fixtures';
 

@@ -3,12 +3,9 @@
  * NOTES "Keys and identity", "Discovery"). Every URL here is loopback.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DirectoryClient } from '../../src/directory/client';
-import type { DirectoryClientOptions } from '../../src/directory/client';
-import { MemoryDirectoryCache } from '../../src/directory/cache';
-import { createDirectoryHandler } from '../../src/directory/handler';
-import { signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
+import { signRequest, verifyRequest } from '../../src/index';
+import { DirectoryClient, MemoryDirectoryCache, createDirectoryHandler } from '../../src/directory';
+import type { DirectoryClientOptions } from '../../src/directory';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer } from '../helpers/loopback';
 import { DIRECTORY_TYPE, expectCode, jwks, member, send, signatureHeaders, TestClock, testKey, WELL_KNOWN } from './client-fixtures';
 import type { TestKey } from './client-fixtures';

@@ -6,8 +6,8 @@
  * certificate helper, so the global Reflect is untouched here.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Jwk } from '../../src/crypto/types';
-import { DirectoryClient } from '../../src/directory/client';
+import type { Jwk } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
 import { projectVectors } from '../helpers/vectors';
 import { closeAllLoopbackServers, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
 import { DIRECTORY_TYPE, member, send, TestClock } from './client-fixtures';

@@ -5,9 +5,7 @@
  * (installing the packages later is enough).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { verifyDelegation } from '../../src/directory/delegation/path';
-import { TrustAnchors } from '../../src/directory/delegation/anchors';
-import { DirectoryClient } from '../../src/directory/client';
+import { verifyDelegation, TrustAnchors, DirectoryClient } from '../../src/directory';
 import { DIRECTORY_TYPE, member } from './client-fixtures';
 
 const state = vi.hoisted(() => ({ installed: false }));

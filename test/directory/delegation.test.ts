@@ -7,15 +7,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Encode } from '../../src/core/base64';
 import { parseDataUrl } from '../../src/core/data-url';
-import { isBotsigError } from '../../src/core/errors';
-import type { Jwk } from '../../src/crypto/types';
-import { decodeCertificates } from '../../src/directory/delegation/der';
+import { isBotsigError, parseSignatureAgent } from '../../src/index';
+import type { Jwk } from '../../src/index';
+import {
+  decodeCertificates,
+  TrustAnchors,
+  verifyDelegation,
+  type VerifyDelegationOptions,
+  type CertificateFetcher,
+  type DelegationOutcome,
+  parseDirectorySync,
+} from '../../src/directory';
 import { prepareDelegation } from '../../src/directory/delegation/options';
-import { TrustAnchors } from '../../src/directory/delegation/anchors';
-import { verifyDelegation, type VerifyDelegationOptions } from '../../src/directory/delegation/path';
-import { type CertificateFetcher, type DelegationOutcome } from '../../src/directory/delegation/types';
-import { parseDirectorySync } from '../../src/directory/document/parse';
-import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
 import { projectVectors } from '../helpers/vectors';
 import { agentKey, days, intermediateCa, KU, leafFor, mint, pemBundle, rootCa, withX5c, type AgentKey, type Cert } from '../helpers/certs';
 

@@ -6,13 +6,18 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { base64UrlEncode } from '../../src/core/base64';
-import type { Diagnostic } from '../../src/core/diagnostics';
-import { isBotsigError } from '../../src/core/errors';
-import type { Jwk } from '../../src/crypto/types';
-import { buildDirectory } from '../../src/directory/document/build';
-import { DEFAULT_MAX_KEYS, isKeyUsableAt, parseDirectory, parseDirectorySync, type ParseDirectoryOptions } from '../../src/directory/document/parse';
-import { directoryMediaTypeKind, isDirectoryMediaType } from '../../src/directory/document/media-type';
-import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent/types';
+import { isBotsigError, WELL_KNOWN_PATH } from '../../src/index';
+import type { Diagnostic, Jwk } from '../../src/index';
+import {
+  buildDirectory,
+  DEFAULT_MAX_KEYS,
+  isKeyUsableAt,
+  parseDirectory,
+  parseDirectorySync,
+  type ParseDirectoryOptions,
+  directoryMediaTypeKind,
+  isDirectoryMediaType,
+} from '../../src/directory';
 
 // RFC 8037 §A.3: the Ed25519 key whose thumbprint is kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k.
 const X = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';

@@ -6,13 +6,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { base64UrlDecode, base64UrlEncode } from '../../src/core/base64';
-import type { Diagnostic } from '../../src/core/diagnostics';
-import { isBotsigError } from '../../src/core/errors';
-import { jwkThumbprintSync } from '../../src/crypto/thumbprint';
-import type { Jwk } from '../../src/crypto/types';
-import { buildDirectory } from '../../src/directory/document/build';
-import { parseDirectorySync, type ParseDirectoryOptions } from '../../src/directory/document/parse';
-import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent/types';
+import { isBotsigError, jwkThumbprintSync, WELL_KNOWN_PATH } from '../../src/index';
+import type { Diagnostic, Jwk } from '../../src/index';
+import { buildDirectory, parseDirectorySync, type ParseDirectoryOptions } from '../../src/directory';
 
 // RFC 8037 §A.3: the Ed25519 key whose thumbprint is kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k.
 const X = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';

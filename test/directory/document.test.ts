@@ -1,16 +1,22 @@
 import fc from 'fast-check';
 import * as jose from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Diagnostic } from '../../src/core/diagnostics';
-import { isBotsigError } from '../../src/core/errors';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { AlgorithmName, Jwk } from '../../src/crypto/types';
+import { isBotsigError, generateKeyPair, DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from '../../src/index';
+import type { Diagnostic, AlgorithmName, Jwk } from '../../src/index';
+import {
+  buildDirectory,
+  DEFAULT_MAX_KEYS,
+  isKeyUsableAt,
+  parseDirectory,
+  parseDirectorySync,
+  type ParseDirectoryOptions,
+  directoryMediaTypeKind,
+  isDirectoryMediaType,
+  LEGACY_DIRECTORY_MEDIA_TYPE,
+} from '../../src/directory';
+import { importVerifyingKey } from '../../src/httpsig';
 import { webCryptoHasEd25519 } from '../../src/crypto/webcrypto';
-import { buildDirectory } from '../../src/directory/document/build';
-import { DEFAULT_MAX_KEYS, isKeyUsableAt, parseDirectory, parseDirectorySync, type ParseDirectoryOptions } from '../../src/directory/document/parse';
-import { DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from '../../src/profile/signature-agent/types';
-import { directoryMediaTypeKind, isDirectoryMediaType, JWK_SET_MEDIA_TYPE, LEGACY_DIRECTORY_MEDIA_TYPE } from '../../src/directory/document/media-type';
+import { JWK_SET_MEDIA_TYPE } from '../../src/directory/document/media-type';
 import { cloudflareVectors } from '../helpers/vectors';
 
 /** A file of vectors/cloudflare-web-bot-auth/ (imported by test/helpers/vectors.ts). */

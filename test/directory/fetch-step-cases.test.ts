@@ -11,12 +11,12 @@
  * place (setDefaultDirectoryFetch), whose fetch refuses.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BotsigError, isBotsigError } from '../../src/core/errors';
-import { DirectoryClient } from '../../src/directory/client';
-import { RegistryClient } from '../../src/directory/registry/client';
+import { BotsigError, isBotsigError } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
+import type { DirectoryClientOptions } from '../../src/directory';
+import { RegistryClient } from '../../src/registry';
 import { setDefaultDirectoryFetch } from '../../src/directory/default-fetch';
 import type { DefaultFetchContext } from '../../src/directory/default-fetch';
-import type { DirectoryClientOptions } from '../../src/directory/client';
 import { jwks, rawMember, testKey, TestClock } from '../directory/client-fixtures';
 import type { TestKey } from '../directory/client-fixtures';
 

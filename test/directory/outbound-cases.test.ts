@@ -6,7 +6,7 @@
  * waiting exchanges get a slot, and how a site is approximated. No traffic: the limiter alone.
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
+import { isBotsigError } from '../../src/index';
 import { OutboundLimiter, siteOf } from '../../src/directory/outbound';
 import type { OutboundSettings } from '../../src/directory/outbound';
 

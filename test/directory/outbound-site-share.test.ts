@@ -5,13 +5,11 @@
  * verifies. Simulated clock throughout; the fetch is in-process (nothing is sent).
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { DirectoryClient } from '../../src/directory/client';
-import type { DirectoryClientLimits } from '../../src/directory/client';
+import { isBotsigError, applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
+import type { DirectoryClientLimits } from '../../src/directory';
 import { OutboundLimiter } from '../../src/directory/outbound';
 import type { OutboundSettings, Release } from '../../src/directory/outbound';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
 import { jwks, TestClock, testKey } from './client-fixtures';
 import type { TestKey } from './client-fixtures';
 

@@ -4,13 +4,11 @@
  * fetch (no traffic leaves the process).
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { DirectoryClient } from '../../src/directory/client';
-import type { FetchLike } from '../../src/directory/client';
+import { isBotsigError, verifyRequest, applySignatureHeaders, signRequest } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
+import type { FetchLike } from '../../src/directory';
 import { OutboundLimiter, siteOf } from '../../src/directory/outbound';
 import type { OutboundSettings } from '../../src/directory/outbound';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { applySignatureHeaders, signRequest } from '../../src/profile/sign-request';
 import { expectCode, jwks, rawMember, TestClock, testKey } from './client-fixtures';
 
 const SETTINGS: OutboundSettings = {

@@ -7,14 +7,11 @@
  * newest valid signature is its proof.
  */
 import { describe, expect, it } from 'vitest';
-import { createContentDigest } from '../../src/crypto/digest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { SigningKey, VerifyingKey } from '../../src/crypto/types';
-import { DIRECTORY_RESPONSE_TAG, verifyDirectoryResponse } from '../../src/directory/response-signatures';
-import type { DirectoryResponseCheck } from '../../src/directory/response-signatures';
-import { signMessage } from '../../src/httpsig/sign';
+import { createContentDigest, generateKeyPair } from '../../src/index';
+import type { SigningKey, VerifyingKey } from '../../src/index';
+import { DIRECTORY_RESPONSE_TAG, verifyDirectoryResponse } from '../../src/directory';
+import type { DirectoryResponseCheck } from '../../src/directory';
+import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
 
 const URL_FETCHED = 'https://agent.example/.well-known/http-message-signatures-directory';
 const NOW_S = 1_750_000_000;

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Jwk } from '../../src/crypto/types';
-import { buildDirectory } from '../../src/directory/document/build';
-import { parseDirectorySync } from '../../src/directory/document/parse';
-import { DEFAULT_PUBLISH_AHEAD_SECONDS, planRotation, type RotationKey } from '../../src/directory/rotation';
+import type { Jwk } from '../../src/index';
+import { buildDirectory, parseDirectorySync, planRotation, type RotationKey } from '../../src/directory';
+import { DEFAULT_PUBLISH_AHEAD_SECONDS } from '../../src/directory/rotation';
 
 const jwk = (name: string, extra: Partial<Jwk> = {}): Jwk => ({ kty: 'OKP', crv: 'Ed25519', x: name, ...extra });
 const DAY = 86_400;

@@ -6,9 +6,9 @@
  * trailing dot leaves. Network rule: every client gets a fetch that records and refuses.
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { DirectoryClient } from '../../src/directory/client';
-import type { DirectoryClientOptions } from '../../src/directory/client';
+import { isBotsigError } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
+import type { DirectoryClientOptions } from '../../src/directory';
 import { rawMember } from '../directory/client-fixtures';
 
 /** A fetch that records the URL and refuses (nothing is sent). */
