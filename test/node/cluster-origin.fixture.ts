@@ -18,9 +18,7 @@ import { botsig as honoBotsig } from '../../src/hono';
 import type { BotsigEnv } from '../../src/hono';
 import { installNodeDefaults } from '../../src/node/defaults';
 import { createNodeMiddleware } from '../../src/node/http';
-import type { Jwk } from '../../src/crypto/types';
-import type { VerificationResult } from '../../src/profile/types';
-import type { VerifierOptions } from '../../src/verifier';
+import type { Jwk, VerificationResult, VerifierOptions } from '../../src/index';
 
 const port = Number(process.env['PORT']);
 

@@ -14,9 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
-import { signRequest } from '../../src/profile/sign-request';
+import { generateKeyPair, signRequest } from '../../src/index';
+import type { GeneratedKeyPair } from '../../src/index';
 import { freePort } from '../helpers/redis-server';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -2,12 +2,11 @@ import { constants, createPublicKey, generateKeyPairSync, verify as nodeVerify }
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import rfc8037 from '../../vectors/rfc8037.json';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { nobleEd25519Provider } from '../../src/crypto/noble';
-import { getCryptoProvider, setCryptoProvider, webCryptoProvider } from '../../src/crypto/provider';
-import { ALGORITHMS } from '../../src/crypto/registry';
-import type { AlgorithmName, CryptoProvider, Jwk } from '../../src/crypto/types';
+import { getCryptoProvider, setCryptoProvider, ALGORITHMS } from '../../src/index';
+import type { AlgorithmName, CryptoProvider, Jwk } from '../../src/index';
+import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
+import { nobleEd25519Provider } from '../../src/sync';
+import { webCryptoProvider } from '../../src/crypto/provider';
 import { installNodeCryptoProvider, nodeCryptoProvider } from '../../src/node/crypto-provider';
 import { b64urlToBytes, enc, expectCode } from '../crypto/helpers';
 import { signatureCases } from '../crypto/rfc9421-vectors';

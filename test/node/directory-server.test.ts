@@ -9,12 +9,9 @@ import { connect, createServer as createH2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { request as rawRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { DirectoryClient } from '../../src/directory/client';
-import { createDirectoryHandler } from '../../src/directory/handler';
+import { generateKeyPair, signRequest, verifyRequest } from '../../src/index';
+import { DirectoryClient, createDirectoryHandler } from '../../src/directory';
 import { toNodeHandler } from '../../src/node/directory-server';
-import { signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
 
 const WELL_KNOWN = '/.well-known/http-message-signatures-directory';
 const servers: { close(): Promise<void> }[] = [];

@@ -9,12 +9,12 @@ import { connect, createServer as createH2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toHttpMessage } from '../../src/httpsig/message';
-import { createNodeMiddleware, createNodeVerifier, toMessage } from '../../src/node/http';
+import { signRequest, verifyRequest } from '../../src/index';
+import type { Verifier, VerifierOptions } from '../../src/index';
+import { toHttpMessage } from '../../src/httpsig';
+import { createNodeVerifier, toMessage } from '../../src/express';
+import { createNodeMiddleware } from '../../src/node/http';
 import type { NodeMiddleware } from '../../src/node/http';
-import { signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
-import type { Verifier, VerifierOptions } from '../../src/verifier';
 import { loopbackOptions, originSuite, send, signedHeaders, startAgent, summarize } from '../adapters/origin-fixtures';
 import type { Agent, Origin } from '../adapters/origin-fixtures';
 

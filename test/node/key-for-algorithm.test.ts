@@ -3,11 +3,10 @@
 // Web Bot Auth vectors synchronously (the verifier's hot path).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { keyForAlgorithm } from '../../src/crypto/keys/binding';
+import { BotsigError, keyForAlgorithm } from '../../src/index';
+import type { AlgorithmName, Jwk } from '../../src/index';
+import { importVerifyingKey } from '../../src/httpsig';
 import { verifyBase } from '../../src/crypto/keys/base';
-import type { AlgorithmName, Jwk } from '../../src/crypto/types';
 import { nodeCryptoProvider } from '../../src/node/crypto-provider';
 import { countingProvider, signatureBytes } from '../crypto/helpers';
 
