@@ -5,11 +5,10 @@
  * fallback while Redis is down, and the cross-process refresh lock.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { DirectoryCacheEntry } from '../../src/directory/cache';
-import { MemoryDirectoryCache } from '../../src/directory/cache';
-import { fromNodeRedis } from '../../src/stores/redis/client';
-import { RedisDirectoryCache } from '../../src/stores/redis/directory-cache';
-import type { RedisLike } from '../../src/stores/redis/client';
+import { MemoryDirectoryCache } from '../../src/directory';
+import type { DirectoryCacheEntry } from '../../src/directory';
+import { fromNodeRedis, RedisDirectoryCache } from '../../src/redis';
+import type { RedisLike } from '../../src/redis';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe } from '../helpers/optional';
 import { startRedisServer } from '../helpers/redis-server';

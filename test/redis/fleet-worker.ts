@@ -11,14 +11,12 @@
  */
 import Redis from 'ioredis';
 import { createClient } from 'redis';
-import { DirectoryClient } from '../../src/directory/client';
+import { verifyRequest } from '../../src/index';
+import type { VerifyRequestOptions, Jwk } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
+import { RedisDirectoryCache, RedisNonceStore } from '../../src/redis';
+import type { RedisClientInput } from '../../src/redis';
 import { installNodeCryptoProvider } from '../../src/node/crypto-provider';
-import { verifyRequest } from '../../src/profile/verify-request';
-import type { VerifyRequestOptions } from '../../src/profile/types';
-import type { Jwk } from '../../src/crypto/types';
-import { RedisDirectoryCache } from '../../src/stores/redis/directory-cache';
-import { RedisNonceStore } from '../../src/stores/redis/nonce-store';
-import type { RedisClientInput } from '../../src/stores/redis/client';
 
 export interface FleetConfig {
   readonly port: number;

@@ -4,14 +4,11 @@
  * is a child process with its own Redis client (two node-redis, two ioredis).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
-import { DirectoryClient } from '../../src/directory/client';
-import { createDirectoryHandler } from '../../src/directory/handler';
-import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent/types';
-import { signRequest } from '../../src/profile/sign-request';
-import { RedisDirectoryCache } from '../../src/stores/redis/directory-cache';
-import type { DirectoryRefreshOptions } from '../../src/directory/cache';
+import { generateKeyPair, WELL_KNOWN_PATH, signRequest } from '../../src/index';
+import type { GeneratedKeyPair } from '../../src/index';
+import { DirectoryClient, createDirectoryHandler } from '../../src/directory';
+import { RedisDirectoryCache } from '../../src/redis';
+import type { DirectoryRefreshOptions } from '../../src/redis';
 import { startFetchHandlerServer } from '../helpers/loopback';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe } from '../helpers/optional';

@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { Cluster } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { RedisNonceStore } from '../../src/stores/redis/nonce-store';
-import type { RedisClientInput } from '../../src/stores/redis/client';
+import { isBotsigError } from '../../src/index';
+import { RedisNonceStore } from '../../src/redis';
+import type { RedisClientInput } from '../../src/redis';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe, REDIS, requireTool } from '../helpers/optional';
 import { freePort, ping } from '../helpers/redis-server';

@@ -5,8 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { NONCE_ENTRY_OVERHEAD_BYTES, NONCE_SCOPE_OVERHEAD_BYTES, NONCE_SITE_OVERHEAD_BYTES } from '../../src/profile/nonce-store';
-import { fromNodeRedis } from '../../src/stores/redis/client';
-import { RedisNonceStore } from '../../src/stores/redis/nonce-store';
+import { fromNodeRedis, RedisNonceStore } from '../../src/redis';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe } from '../helpers/optional';
 import { startRedisServer } from '../helpers/redis-server';

@@ -8,10 +8,9 @@
  * stopped afterwards) through node-redis and ioredis, as test/redis/ does.
  */
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { BotsigError } from '../../src/core/errors';
-import { fromIoredis, fromNodeRedis, toRedisLike } from '../../src/stores/redis/client';
-import { MAX_RAW_NONCE_CHARS, RedisNonceStore } from '../../src/stores/redis/nonce-store';
-import type { RedisLike } from '../../src/stores/redis/client';
+import { BotsigError } from '../../src/index';
+import { fromIoredis, fromNodeRedis, toRedisLike, MAX_RAW_NONCE_CHARS, RedisNonceStore } from '../../src/redis';
+import type { RedisLike } from '../../src/redis';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe } from '../helpers/optional';
 import { startRedisServer } from '../helpers/redis-server';

@@ -6,15 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/core/errors';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
-import { signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
-import type { VerificationResult } from '../../src/profile/types';
-import { fromIoredis, fromNodeRedis, toRedisLike } from '../../src/stores/redis/client';
-import { MAX_RAW_NONCE_CHARS, NONCE_SCRIPT, RedisNonceStore } from '../../src/stores/redis/nonce-store';
-import type { RedisLike } from '../../src/stores/redis/client';
+import { isBotsigError, generateKeyPair, signRequest, verifyRequest } from '../../src/index';
+import type { GeneratedKeyPair, VerificationResult } from '../../src/index';
+import { fromIoredis, fromNodeRedis, toRedisLike, MAX_RAW_NONCE_CHARS, RedisNonceStore } from '../../src/redis';
+import type { RedisLike } from '../../src/redis';
+import { NONCE_SCRIPT } from '../../src/stores/redis/nonce-store';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe } from '../helpers/optional';
 import { startRedisServer } from '../helpers/redis-server';
