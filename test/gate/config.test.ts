@@ -9,14 +9,13 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
+import { generateKeyPair, signRequest } from '../../src/index';
 import { loadGateConfig, parseGateConfig, parseListen, restartOnlyChanges } from '../../src/gate/config';
 import { GateConfigError } from '../../src/gate/errors';
 import { createLogger } from '../../src/gate/log';
 import { createGateMetrics } from '../../src/gate/metrics';
 import { buildRuntime, createResources } from '../../src/gate/runtime';
 import type { GateRuntime } from '../../src/gate/runtime';
-import { signRequest } from '../../src/profile/sign-request';
 import { isOneLineError, removeCli, runCli } from '../cli/cli-helpers';
 import { removeTempDirs, writeConfig } from './harness';
 

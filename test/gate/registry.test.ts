@@ -6,11 +6,10 @@
  * the policy answers 503 (Botsig-Status on plain `/auth`). All servers on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
-import { createSignatureAgentCardHandler } from '../../src/directory/card/handler';
-import { createDirectoryHandler } from '../../src/directory/handler';
-import { signRequest } from '../../src/profile/sign-request';
+import { generateKeyPair, signRequest } from '../../src/index';
+import type { GeneratedKeyPair } from '../../src/index';
+import { createDirectoryHandler } from '../../src/directory';
+import { createSignatureAgentCardHandler } from '../../src/registry';
 import { removeCli } from '../cli/cli-helpers';
 import { startFetchHandlerServer, startLoopbackServer } from '../helpers/loopback';
 import type { LoopbackServer } from '../helpers/loopback';
