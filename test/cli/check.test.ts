@@ -6,10 +6,9 @@
  * "Discovery" (no redirects, size bound).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContentDigest } from '../../src/crypto/digest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
-import { createDirectoryHandler } from '../../src/directory/handler';
+import { createContentDigest, generateKeyPair } from '../../src/index';
+import type { GeneratedKeyPair } from '../../src/index';
+import { createDirectoryHandler } from '../../src/directory';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer } from '../helpers/loopback';
 import { buildCli, removeCli, runCli } from './cli-helpers';
 

@@ -5,8 +5,8 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jwkThumbprint } from '../../src/crypto/thumbprint';
-import { parseDirectory } from '../../src/directory/document/parse';
+import { jwkThumbprint } from '../../src/index';
+import { parseDirectory } from '../../src/directory';
 import { buildCli, isOneLineError, removeCli, runCli, tempDir } from './cli-helpers';
 
 const COMMANDS = ['demo', 'keygen', 'directory', 'serve', 'sign', 'verify', 'check'] as const;

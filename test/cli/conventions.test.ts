@@ -15,8 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyJwk } from '../../src/cli/common';
-import { createContentDigest } from '../../src/crypto/digest';
-import { createDirectoryHandler } from '../../src/directory/handler';
+import { createContentDigest } from '../../src/index';
+import { createDirectoryHandler } from '../../src/directory';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer } from '../helpers/loopback';
 import { buildCli, isOneLineError, removeCli, runCli, startCli, tempDir } from './cli-helpers';
 

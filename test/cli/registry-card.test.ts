@@ -6,8 +6,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DirectoryClient } from '../../src/directory/client';
-import { parseSignatureAgent } from '../../src/profile/signature-agent/parse';
+import { parseSignatureAgent } from '../../src/index';
+import { DirectoryClient } from '../../src/directory';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
 import type { LoopbackServer } from '../helpers/loopback';
 import { buildCli, isOneLineError, removeCli, runCli, startCli, tempDir } from './cli-helpers';

@@ -7,7 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WELL_KNOWN_PATH } from '../../src/profile/signature-agent/types';
+import { WELL_KNOWN_PATH } from '../../src/index';
 import { startLoopbackServer } from '../helpers/loopback';
 import type { LoopbackServer, RecordedRequest } from '../helpers/loopback';
 import { buildCli, removeCli, runCli, startCli, tempDir } from './cli-helpers';
