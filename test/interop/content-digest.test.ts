@@ -9,11 +9,9 @@ import { createHash, createPrivateKey, createPublicKey, randomBytes } from 'node
 import type { KeyObject } from 'node:crypto';
 import { createSigner, createVerifier, httpbis } from 'http-message-signatures';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
-import { signRequest } from '../../src/profile/sign-request';
+import { generateKeyPair, signRequest, verifyRequest } from '../../src/index';
+import type { GeneratedKeyPair } from '../../src/index';
 import { signResponse } from '../../src/profile/sign-response';
-import { verifyRequest } from '../../src/profile/verify-request';
 import { verifyResponse } from '../../src/profile/verify-response';
 
 const URL_ = 'https://merchant.example/checkout?cart=7';

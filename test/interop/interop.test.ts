@@ -20,16 +20,9 @@ import { createSigner, createVerifier, httpbis } from 'http-message-signatures';
 import * as wba from 'web-bot-auth';
 import { verifier as wbaVerifier, signerFromJWK as wbaSignerFromJwk } from 'web-bot-auth/crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createContentDigest } from '../../src/crypto/digest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import type { Jwk, SigningKey } from '../../src/crypto/types';
-import { signMessage } from '../../src/httpsig/sign';
-import { signRequest } from '../../src/profile/sign-request';
-import type { VerificationResult } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
+import { createContentDigest, generateKeyPair, signRequest, verifyRequest, MemoryNonceStore } from '../../src/index';
+import type { Jwk, SigningKey, VerificationResult } from '../../src/index';
+import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
 
 const AGENT = 'https://crawler.example';
 /** What botsig sends for that origin (draft -01: a member is the JWK Set URL, fetched as sent). */
