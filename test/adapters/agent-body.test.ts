@@ -17,13 +17,11 @@ import { CheerioCrawler, Configuration, log } from '@crawlee/cheerio';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSigningHook } from '../../src/crawlee';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
+import { generateKeyPair } from '../../src/index';
+import type { GeneratedKeyPair, VerificationResult, VerifierOptions } from '../../src/index';
 import { createSignedFetch } from '../../src/fetch';
 import { createNodeMiddleware } from '../../src/node/http';
 import { signBrowserContext } from '../../src/playwright';
-import type { VerificationResult } from '../../src/profile/types';
-import type { VerifierOptions } from '../../src/verifier';
 import { chromiumExecutable, describeWithChromium } from '../helpers/optional';
 
 const BODY = JSON.stringify({ cart: ['tea', 'cups'], total: '12.50' });

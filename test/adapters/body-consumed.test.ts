@@ -10,13 +10,10 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
+import { generateKeyPair, signRequest } from '../../src/index';
+import type { GeneratedKeyPair, VerificationResult, VerifierOptions } from '../../src/index';
 import { botsig as expressBotsig } from '../../src/express';
 import { botsig as fastifyBotsig } from '../../src/fastify';
-import { signRequest } from '../../src/profile/sign-request';
-import type { VerificationResult } from '../../src/profile/types';
-import type { VerifierOptions } from '../../src/verifier';
 
 const BODY = JSON.stringify({ order: 'A-1001', amount: 20 });
 const TAMPERED = JSON.stringify({ order: 'A-1001', amount: 2000 });

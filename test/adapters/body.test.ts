@@ -16,16 +16,13 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
+import { generateKeyPair, signRequest } from '../../src/index';
+import type { GeneratedKeyPair, VerificationResult, VerifierOptions } from '../../src/index';
 import { botsig as expressBotsig } from '../../src/express';
 import { botsig as fastifyBotsig } from '../../src/fastify';
 import { botsig as honoBotsig } from '../../src/hono';
 import type { BotsigEnv } from '../../src/hono';
 import { createNodeMiddleware } from '../../src/node/http';
-import { signRequest } from '../../src/profile/sign-request';
-import type { VerificationResult } from '../../src/profile/types';
-import type { VerifierOptions } from '../../src/verifier';
 
 const BODY = JSON.stringify({ order: 'A-1001', items: [{ sku: 'tea', qty: 2 }], note: 'x'.repeat(3000), city: 'Zürich' });
 

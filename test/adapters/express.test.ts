@@ -6,9 +6,8 @@ import express from 'express';
 import type { Request, Response } from 'express';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { botsig, createVerifier } from '../../src/express';
-import type { VerificationResult } from '../../src/profile/types';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
-import type { Verifier, VerifierOptions } from '../../src/verifier';
+import { MemoryNonceStore } from '../../src/index';
+import type { VerificationResult, Verifier, VerifierOptions } from '../../src/express';
 import { loopbackOptions, originSuite, send, signedHeaders, startAgent, summarize, summaryOf } from './origin-fixtures';
 import type { Origin } from './origin-fixtures';
 

@@ -9,11 +9,10 @@ import type { AddressInfo } from 'node:net';
 import type { Request, Response } from 'express';
 import express4 from 'express4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
+import { generateKeyPair, signRequest } from '../../src/index';
+import type { GeneratedKeyPair } from '../../src/index';
+import type { Verifier, VerifierOptions } from '../../src/express';
 import { botsig } from '../../src/express';
-import { signRequest } from '../../src/profile/sign-request';
-import type { Verifier, VerifierOptions } from '../../src/verifier';
 import { loopbackOptions, originSuite, send, signedHeaders, startAgent, summarize, summaryOf } from './origin-fixtures';
 import type { Origin } from './origin-fixtures';
 

@@ -7,8 +7,7 @@ import Fastify from 'fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { botsig, createVerifier } from '../../src/fastify';
-import type { VerificationResult } from '../../src/profile/types';
-import type { Verifier, VerifierOptions } from '../../src/verifier';
+import type { VerificationResult, Verifier, VerifierOptions } from '../../src/fastify';
 import { loopbackOptions, originSuite, send, signedHeaders, startAgent, summarize } from './origin-fixtures';
 import type { Origin } from './origin-fixtures';
 

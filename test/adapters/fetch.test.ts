@@ -7,12 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSignedFetch } from '../../src/fetch';
 import type { SignedFetchOptions } from '../../src/fetch';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { Jwk } from '../../src/crypto/types';
-import { createChallenge } from '../../src/profile/challenge';
-import type { VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
+import { generateKeyPair, createChallenge, verifyRequest, MemoryNonceStore } from '../../src/index';
+import type { Jwk, VerificationResult, VerifyRequestOptions } from '../../src/index';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
 import type { LoopbackServer } from '../helpers/loopback';
 

@@ -8,10 +8,8 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { botsig, createVerifier } from '../../src/hono';
-import type { BotsigEnv } from '../../src/hono';
-import type { VerificationResult } from '../../src/profile/types';
-import { signRequest } from '../../src/profile/sign-request';
-import type { Verifier, VerifierOptions } from '../../src/verifier';
+import type { BotsigEnv, VerificationResult, Verifier, VerifierOptions } from '../../src/hono';
+import { signRequest } from '../../src/index';
 import { loopbackOptions, originSuite, startAgent, summarize } from './origin-fixtures';
 import type { Origin } from './origin-fixtures';
 

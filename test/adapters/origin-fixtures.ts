@@ -8,16 +8,11 @@
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { GeneratedKeyPair } from '../../src/crypto/generate';
-import { createDirectoryHandler } from '../../src/directory/handler';
+import { generateKeyPair, parseAcceptSignature, signOptionsFromChallenge, signRequest } from '../../src/index';
+import type { GeneratedKeyPair, SignRequestOptions, VerificationResult, Verifier, VerifierOptions } from '../../src/index';
+import { createDirectoryHandler } from '../../src/directory';
+import { serializeComponentIdentifier } from '../../src/httpsig';
 import { createSignedFetch } from '../../src/fetch';
-import { parseAcceptSignature } from '../../src/httpsig/accept-signature';
-import { serializeComponentIdentifier } from '../../src/httpsig/components';
-import { signOptionsFromChallenge } from '../../src/profile/challenge';
-import { signRequest } from '../../src/profile/sign-request';
-import type { SignRequestOptions, VerificationResult } from '../../src/profile/types';
-import type { Verifier, VerifierOptions } from '../../src/verifier';
 import { startFetchHandlerServer } from '../helpers/loopback';
 import type { LoopbackServer } from '../helpers/loopback';
 

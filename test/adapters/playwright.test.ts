@@ -11,11 +11,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { signBrowserContext } from '../../src/playwright';
 import type { PlaywrightRoutable, PlaywrightSigningOptions } from '../../src/playwright';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { Jwk } from '../../src/crypto/types';
-import type { VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
+import { generateKeyPair, verifyRequest, MemoryNonceStore } from '../../src/index';
+import type { Jwk, VerificationResult, VerifyRequestOptions } from '../../src/index';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
 import type { LoopbackServer } from '../helpers/loopback';
 // Every suite here needs Chromium: skipped locally without it, failing under CI.
