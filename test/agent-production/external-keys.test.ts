@@ -9,12 +9,9 @@ import { createPublicKey, generateKeyPairSync, sign as nodeSign, webcrypto, type
 import { createVerifier, httpbis } from 'http-message-signatures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { externalSigningKey, ecdsaDerToRaw } from '../../src/crypto/keys/external';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { jwkThumbprintSync } from '../../src/crypto/thumbprint';
-import type { AlgorithmName, Jwk, SigningKey } from '../../src/crypto/types';
-import { signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
+import { jwkThumbprintSync, signRequest, verifyRequest, MemoryNonceStore } from '../../src/index';
+import type { AlgorithmName, Jwk, SigningKey } from '../../src/index';
+import { importSigningKey } from '../../src/httpsig';
 import { inCI } from '../helpers/optional';
 import { startFetchHandlerServer, type LoopbackServer } from '../helpers/loopback';
 import { openSoftHsm, softHsmAvailable, type SoftHsm } from './softhsm';

@@ -5,16 +5,9 @@
  * removed from the directory stops verifying within the directory's cache lifetime.
  */
 import { describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { Jwk } from '../../src/crypto/types';
-import { DirectoryClient } from '../../src/directory/client';
-import { KeyRing } from '../../src/directory/key-ring';
-import { planKeySwitch, planRotation } from '../../src/directory/rotation';
-import { signRequest } from '../../src/profile/sign-request';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
-import type { SigningKey } from '../../src/crypto/types';
-import { jwkThumbprintSync } from '../../src/crypto/thumbprint';
+import { generateKeyPair, signRequest, verifyRequest, MemoryNonceStore, jwkThumbprintSync } from '../../src/index';
+import type { Jwk, SigningKey } from '../../src/index';
+import { DirectoryClient, KeyRing, planKeySwitch, planRotation } from '../../src/directory';
 
 const AGENT = 'https://agent.example';
 const T0 = 1_800_000_000;

@@ -10,12 +10,10 @@ import { join } from 'node:path';
 import { CheerioCrawler, Configuration, log } from '@crawlee/cheerio';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSigningHook } from '../../src/adapters/crawlee';
-import { signBrowserContext } from '../../src/adapters/playwright';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { Jwk } from '../../src/crypto/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
+import { generateKeyPair, verifyRequest, MemoryNonceStore } from '../../src/index';
+import type { Jwk } from '../../src/index';
+import { signBrowserContext } from '../../src/playwright';
+import { createSigningHook } from '../../src/crawlee';
 import { closeAllLoopbackServers, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
 import { chromiumExecutable, describeWithChromium } from '../helpers/optional';
 

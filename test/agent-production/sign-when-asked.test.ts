@@ -3,12 +3,10 @@
  * time) and the test for a response that asks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignedFetch } from '../../src/adapters/fetch';
+import { generateKeyPair, verifyRequest, MemoryNonceStore } from '../../src/index';
+import type { Jwk } from '../../src/index';
+import { createSignedFetch } from '../../src/fetch';
 import { AskedOrigins, asksForSignature, checkSignWhen, originOf } from '../../src/adapters/sign-when-asked';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { Jwk } from '../../src/crypto/types';
-import { verifyRequest } from '../../src/profile/verify-request';
-import { MemoryNonceStore } from '../../src/profile/memory-nonce-store';
 import { startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
 
 describe('AskedOrigins', () => {

@@ -8,12 +8,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import type { Jwk } from '../../src/crypto/types';
-import { DirectoryClient } from '../../src/directory/client';
-import { verifyDirectoryResponse } from '../../src/directory/response-signatures';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { buildStaticDirectory, caddySnippet, nginxLocation, staticHeadersFile, vercelJson } from '../../src/directory/static-host';
+import { generateKeyPair } from '../../src/index';
+import type { Jwk } from '../../src/index';
+import {
+  DirectoryClient,
+  verifyDirectoryResponse,
+  buildStaticDirectory,
+  caddySnippet,
+  nginxLocation,
+  staticHeadersFile,
+  vercelJson,
+} from '../../src/directory';
+import { importVerifyingKey } from '../../src/httpsig';
 import { buildCli, removeCli, runCli } from '../cli/cli-helpers';
 import { freePort, removeTempDirs, startCaddy, startNginx, type Proxy } from '../gate/harness';
 import { describeWithCaddy, describeWithNginx } from '../helpers/optional';
