@@ -4,14 +4,19 @@
  * URLs on them and keys are free. Stores that share capacity between agents (the nonce
  * stores) share it by site. Isomorphic: no `node:*`.
  */
-import { SECOND_LEVEL_SUFFIXES, WILDCARD_EXCEPTIONS, WILDCARD_TLDS } from './public-suffixes';
+import { SECOND_LEVEL_LABELS, SECOND_LEVEL_SUFFIXES, WILDCARD_EXCEPTIONS, WILDCARD_TLDS } from './public-suffixes';
 
 function suffixSet(): ReadonlySet<string> {
   const set = new Set<string>();
-  // `label,…:tld,…` groups: every label of a group under every TLD of it.
+  // `letters:tld,…` groups: the label each letter names (a-z, then A-Z) under every TLD of the group.
   for (const group of SECOND_LEVEL_SUFFIXES.join(';').split(';')) {
-    const [labels, tlds] = group.split(':') as [string, string];
-    for (const tld of tlds.split(',')) for (const label of labels.split(',')) set.add(label + '.' + tld);
+    const [letters, tlds] = group.split(':') as [string, string];
+    for (const tld of tlds.split(',')) {
+      for (let i = 0; i < letters.length; i++) {
+        const c = letters.charCodeAt(i);
+        set.add(SECOND_LEVEL_LABELS[c >= 0x61 ? c - 0x61 : c - 0x41 + 26] + '.' + tld);
+      }
+    }
   }
   return set;
 }

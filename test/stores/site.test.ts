@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { siteOfAgent } from '../../src/index';
 import { registrableDomain } from '../../src/core/site';
-import { SECOND_LEVEL_SUFFIXES } from '../../src/core/public-suffixes';
+import { SECOND_LEVEL_LABELS, SECOND_LEVEL_SUFFIXES } from '../../src/core/public-suffixes';
 
 describe('registrableDomain', () => {
   it.each([
@@ -35,12 +35,17 @@ describe('registrableDomain', () => {
 describe('the second-level suffixes kept (public-suffixes.ts)', () => {
   const groups = SECOND_LEVEL_SUFFIXES.join(';')
     .split(';')
-    .map((g) => g.split(':').map((part) => part.split(',')) as [string[], string[]]);
+    .map((g) => g.split(':') as [string, string]);
 
-  it('each TLD is in one group only, and the groups make the 1,167 rules the file says', () => {
-    const tlds = groups.flatMap(([, t]) => t);
+  it('forty distinct labels; each group names distinct ones; each TLD is in one group only; 1,167 rules in all', () => {
+    expect(new Set(SECOND_LEVEL_LABELS).size).toBe(40);
+    for (const [letters] of groups) {
+      expect(letters).toMatch(/^[a-zA-N]+$/);
+      expect(new Set(letters).size).toBe(letters.length);
+    }
+    const tlds = groups.flatMap(([, t]) => t.split(','));
     expect(new Set(tlds).size).toBe(tlds.length);
-    expect(groups.reduce((n, [labels, t]) => n + labels.length * t.length, 0)).toBe(1167);
+    expect(groups.reduce((n, [letters, t]) => n + letters.length * t.split(',').length, 0)).toBe(1167);
   });
 
   it.each([
