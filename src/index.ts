@@ -6,10 +6,11 @@
 
 // Web Bot Auth profile
 export { signRequest, applySignatureHeaders } from './profile/sign-request';
+export { contentDigestFor } from './profile/body/sign';
 export { signResponse, verifyResponse, DEFAULT_RESPONSE_COMPONENTS } from './profile/responses';
 export type { SignResponseOptions, SignedResponseHeaders } from './profile/sign-response';
 export type { VerifyResponseOptions } from './profile/verify-response';
-export type { ContentDigestCheck, ContentDigestRequest, ContentDigestRequirement } from './profile/types';
+export type { ContentDigestCheck, ContentDigestRequest, ContentDigestRequirement, ContentDigestValue } from './profile/types';
 export type { TagKeySource, TagRules, VerifyProfile } from './profile/types';
 // signRequestSync, importSigningKeySync: 'botsig/sync' (pure-JS Ed25519 stays out of this entry).
 export { verifyRequest } from './profile/verify-request';

@@ -7,7 +7,7 @@
  * shapes are used here.
  */
 import { applySignatureHeaders, signRequest } from '../profile/sign-request';
-import { signRequestWithSyncKey } from '../profile/sign/general';
+import { signRequestWithSyncKey } from '../profile/sign/plan';
 import type { SignatureHeaders } from '../profile/types';
 import {
   createSigningRouteHandlerFrom,

@@ -1,18 +1,17 @@
 /**
- * `signRequest` (SPEC 5.1, 5.2): signs a request with the Web Bot Auth profile.
- * The common request (`sign/fast.ts`) is signed here without loading anything
- * else; any other request loads the general path (`sign/general.ts`) on first
- * need, and a key that is not imported yet loads the key import. So an
- * application bundle that signs carries little up front (issue 16: the
- * `{ signRequest }` browser bundle). Beside it: `sign/apply-headers.ts` (putting the
- * headers on a request); `sign-sync.ts`: `signRequestSync` (`botsig/sync`).
+ * `signRequest` (SPEC 5.1, 5.2): signs a request with the Web Bot Auth profile. The
+ * signer itself is `sign/plan.ts` (one code path for every request); a key that is not
+ * imported yet is imported on first use (`crypto/keys/signing.ts`, loaded with
+ * `import()`), and a JWK object imported before is taken from the key cache without
+ * awaiting. Beside it: `sign/apply-headers.ts` (putting the headers on a request);
+ * `sign-sync.ts`: `signRequestSync` (`botsig/sync`); `body/sign.ts`: `contentDigestFor`.
  */
 import { importedSigningKey } from '../crypto/keys/cache';
 import { isSigningKey } from '../crypto/keys/objects';
 import type { SigningKey } from '../crypto/types';
 import type { MessageInput } from '../httpsig/message';
 import { checkSignOptions } from './sign/check-options';
-import { signFast } from './sign/fast';
+import { contentDigestValue, signWithKey } from './sign/plan';
 import type { SignatureHeaders, SignRequestOptions } from './types';
 
 export { applySignatureHeaders } from './sign/apply-headers';
@@ -53,10 +52,11 @@ export { applySignatureHeaders } from './sign/apply-headers';
  *   signature (appending would break it), or `signatureAgent` is not an absolute
  *   http(s) URL (relative, another scheme, userinfo, a fragment); `ERR_SIGNATURE_INPUT_PARSE` /
  *   `ERR_SIGNATURE_PARSE` when existing signature fields do not parse; with
- *   `contentDigest`: `ERR_BODY_TOO_LARGE` above `maxBodyBytes`, `ERR_BODY_UNAVAILABLE`
- *   when the content cannot be read (no `body`, a used or locked stream), and
- *   `ERR_DIGEST_MISMATCH` / `ERR_DIGEST_INVALID` for a `Content-Digest` already on the
- *   request that does not match its content.
+ *   `contentDigest` as an algorithm (deprecated; `contentDigestFor` throws the same):
+ *   `ERR_BODY_TOO_LARGE` above `maxBodyBytes`, `ERR_BODY_UNAVAILABLE` when the content
+ *   cannot be read (no `body`, a used or locked stream), and `ERR_DIGEST_MISMATCH` /
+ *   `ERR_DIGEST_INVALID` for a `Content-Digest` already on the request that does not
+ *   match its content.
  * @throws TypeError / RangeError for misuse (missing key, missing `signatureAgent` for a
  *   `web-bot-auth` signature, `type: 'cimd'`, bad label, `expires` not after `created`,
  *   wrong option types).
@@ -71,10 +71,19 @@ export async function signRequest(request: MessageInput, options: SignRequestOpt
   checkSignOptions(options);
   // A JWK imported before (the same object, unchanged) is taken from the key cache without awaiting.
   const key = isSigningKey(options.key) ? options.key : (importedSigningKey(options.key, options.alg) ?? (await importKey(options)));
-  const fast = signFast(request, options, key);
-  if (fast !== undefined) return fast;
-  const { signGeneral } = await import('./sign/general');
-  return signGeneral(request, options, key);
+  const digest = options.contentDigest;
+  if (digest === undefined) return signWithKey(request, options, key);
+  return signWithKey(request, options, key, typeof digest === 'string' ? await digestOf(request, options) : contentDigestValue(digest));
+}
+
+/**
+ * `contentDigest: 'sha-256' | 'sha-512'` (deprecated): the content read and digested here
+ * (`body/sign.ts`, loaded on first use). `contentDigestFor()` does it outside, so that
+ * `signRequest` carries none of it.
+ */
+async function digestOf(request: MessageInput, options: SignRequestOptions): Promise<string> {
+  const { contentDigestToSign } = await import('./body/sign');
+  return contentDigestToSign(request, options.contentDigest, options.maxBodyBytes);
 }
 
 /** `options.key` imported (`crypto/keys/signing.ts`, loaded on first need). */

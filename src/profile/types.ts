@@ -516,15 +516,23 @@ export interface SignRequestOptions {
   readonly includeAlg?: boolean;
   readonly now?: Clock;
   /**
-   * Compute `Content-Digest` (RFC 9530) over the request content with this algorithm, return
-   * it with the other headers and cover `content-digest`. The content is read from a
-   * `Request` through a clone, or from a message object's `body`. A request that already
-   * carries `Content-Digest` keeps it when it matches the content (else
-   * `ERR_DIGEST_MISMATCH`). Without this option the content is never read.
+   * Cover `Content-Digest` (RFC 9530): the value `await contentDigestFor(request, 'sha-256')`
+   * gave for this request's content. It is returned with the other headers and
+   * `content-digest` is covered. Without this option the content is never read.
+   *
+   * @deprecated as an algorithm name (`'sha-256'`, `'sha-512'`): `signRequest` then reads and
+   * digests the content itself, which puts the body code in every bundle of `signRequest`.
+   * Still accepted in this release; pass `contentDigestFor()`'s result instead.
    */
-  readonly contentDigest?: DigestAlgorithm;
-  /** Most bytes of content read for `contentDigest`. Default 16 MiB; larger content is `ERR_BODY_TOO_LARGE`. */
+  readonly contentDigest?: ContentDigestValue | DigestAlgorithm;
+  /** @deprecated with `contentDigest` as an algorithm only: pass `maxBodyBytes` to `contentDigestFor()`. */
   readonly maxBodyBytes?: number;
+}
+
+/** A `Content-Digest` field value to cover when signing, from `contentDigestFor()`. */
+export interface ContentDigestValue {
+  /** The field value, e.g. `sha-256=:<base64>:`. */
+  readonly value: string;
 }
 
 /** Header values to put on the request: complete values (existing members plus the new one). */

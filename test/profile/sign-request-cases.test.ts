@@ -1,9 +1,8 @@
 /**
  * Pins for request signing (src/profile/sign-request.ts, sign-sync.ts and sign/*) that
- * the mutation run showed unpinned (issue 20): each misuse check with its message; the
- * fast path (sign/fast.ts) takes the common request (issue 16: signing it loads nothing
- * else) and declines everything the general path answers differently, so that
- * `signRequest` always gives the general path's answer; the general path's labels,
+ * the mutation run showed unpinned: each misuse check with its message; the common
+ * request in every shape gives what the generic signer of botsig/httpsig gives
+ * (./sign-oracle.ts), and the unusual ones a typed answer; labels,
  * existing fields, Signature-Agent and Content-Digest handling, Integer and String
  * parameters at their limits; what a signing key remembers never leaks between agents;
  * nonces are 64 fresh bytes each; `applySignatureHeaders` on each shape.
@@ -13,8 +12,7 @@ import { applySignatureHeaders, signRequest } from '../../src/index';
 import type { SigningKey, SignatureHeaders, SignRequestOptions } from '../../src/index';
 import { importSigningKey, toHttpMessage, parseSignatureInput } from '../../src/httpsig';
 import { signRequestSync } from '../../src/sync';
-import { signFast } from '../../src/profile/sign/fast';
-import { signGeneral } from '../../src/profile/sign/general';
+import { signedByHttpsig } from './sign-oracle';
 import { at, keyPair, T0 } from '../profile/helpers';
 
 const URL_ = 'https://example.com/a?b=1';
@@ -32,16 +30,6 @@ async function outcome(run: () => unknown): Promise<unknown> {
   } catch (error) {
     return { threw: (error as { code?: string }).code ?? (error as Error).name, message: (error as Error).message };
   }
-}
-
-/** What signRequest answers, and what the general path answers, for the same request and options. */
-async function bothAnswers(request: unknown, extra: Partial<SignRequestOptions>): Promise<{ signRequest: unknown; general: unknown }> {
-  const sk = await key();
-  const options = { key: sk, signatureAgent: AGENT, now: at(T0), nonce: 'n0', ...extra } as SignRequestOptions;
-  return {
-    signRequest: await outcome(() => signRequest(request as never, options)),
-    general: await outcome(() => signGeneral(request as never, options, sk)),
-  };
 }
 
 function paramsOf(headers: SignatureHeaders, label = 'sig1'): Record<string, unknown> {
@@ -112,7 +100,7 @@ describe('misuse is a TypeError or RangeError that says what is wrong', () => {
   });
 });
 
-describe('the fast path takes the common request, with the general path answer', () => {
+describe('the common request in every shape: what the generic signer gives', () => {
   const taken: Array<[string, () => unknown, Partial<SignRequestOptions>]> = [
     ['a Request', () => new Request(URL_), {}],
     ['a Request with other headers', () => new Request(URL_, { headers: { 'user-agent': 'x' } }), {}],
@@ -138,14 +126,12 @@ describe('the fast path takes the common request, with the general path answer',
     it(what, async () => {
       const sk = await key();
       const options = { key: sk, signatureAgent: AGENT, now: at(T0), nonce: 'n0', ...extra } as SignRequestOptions;
-      const fast = await signFast(request(), options, sk);
-      expect(fast).toBeDefined();
-      expect(fast).toEqual(await signGeneral(request() as never, options, sk));
+      expect(await signRequest(request() as never, options)).toEqual(await signedByHttpsig(request(), options, sk));
     });
   }
 });
 
-describe('the fast path declines what the general path answers otherwise; signRequest gives that answer', () => {
+describe('unusual requests and options: signed as the generic signer signs them, or refused with a typed error', () => {
   const declined: Array<[string, () => unknown, Partial<SignRequestOptions>]> = [
     ['no request', () => null, {}],
     ['a Request with a Signature', () => new Request(URL_, { headers: { Signature: 'sig1=:AA==:' } }), {}],
@@ -182,17 +168,19 @@ describe('the fast path declines what the general path answers otherwise; signRe
     it(what, async () => {
       const sk = await key();
       const options = { key: sk, signatureAgent: AGENT, now: at(T0), nonce: 'n0', ...extra } as SignRequestOptions;
-      expect(signFast(request(), options, sk)).toBeUndefined();
-      const { signRequest: viaSignRequest, general } = await bothAnswers(request(), options);
-      expect(viaSignRequest).toEqual(general);
+      const answer = await outcome(() => signRequest(request() as never, options));
+      if (typeof answer === 'object' && answer !== null && 'threw' in answer) {
+        // Refused: a BotsigError code, or a TypeError / RangeError for misuse; never anything else.
+        expect(String((answer as { threw: string }).threw)).toMatch(/^(ERR_[A-Z_]+|TypeError|RangeError)$/);
+        return;
+      }
+      // Signed: on a request without signature fields, byte for byte the generic signer's answer.
+      const fields = toHttpMessage(request() as never).headers;
+      if (!['signature', 'signature-input', 'signature-agent'].some((n) => fields.has(n))) {
+        expect(answer).toEqual(await signedByHttpsig(request(), options, sk));
+      }
     });
   }
-
-  it('signFast alone declines a nonce that is empty or not a string, and a null or numeric agent, without throwing', async () => {
-    const sk = await key();
-    for (const nonce of ['', 5]) expect(signFast({ url: URL_ }, { key: sk, signatureAgent: AGENT, nonce } as never, sk)).toBeUndefined();
-    for (const signatureAgent of [null, 5]) expect(signFast({ url: URL_ }, { key: sk, signatureAgent } as never, sk)).toBeUndefined();
-  });
 
   it('the answers the declined cases get', async () => {
     const sk = await key();

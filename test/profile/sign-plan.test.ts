@@ -1,0 +1,174 @@
+/**
+ * The signer (src/profile/sign/plan.ts), one code path for every request, against the
+ * generic RFC 9421 signer of botsig/httpsig (./sign-oracle.ts): for random requests of
+ * every input shape and random options, `signRequest` gives byte for byte what
+ * `signMessage` gives over the same request, member, components and parameters. Its own
+ * random nonce is checked the same way, with the nonce read back.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { contentDigestFor, signRequest, verifyRequest } from '../../src/index';
+import type { SigningKey, SignRequestOptions } from '../../src/index';
+import { importSigningKey } from '../../src/httpsig';
+import { signRequestSync } from '../../src/sync';
+import { at, keyPair, T0 } from './helpers';
+import { signedByHttpsig } from './sign-oracle';
+
+let key: SigningKey;
+const signingKey = async (): Promise<SigningKey> => (key ??= await importSigningKey((await keyPair()).privateJwk));
+
+const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,10}[a-z0-9])?$/);
+const host = fc.array(label, { minLength: 0, maxLength: 3 }).map((labels) => [...labels, 'example'].join('.'));
+const port = fc.option(fc.integer({ min: 1, max: 65_535 }), { nil: undefined });
+const path = fc.stringMatching(/^(\/[A-Za-z0-9._~%-]{0,8}){0,3}(\?[a-z0-9=&]{0,12})?$/);
+const origin = fc
+  .record({ scheme: fc.constantFrom('https', 'http'), host, port, slash: fc.boolean() })
+  .map(({ scheme, host, port, slash }) => `${scheme}://${host}${port === undefined ? '' : `:${port}`}${slash ? '/' : ''}`);
+const nonce = fc.oneof(fc.constant(false as const), fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/), fc.string({ minLength: 1, maxLength: 8 }));
+const plainComponents = fc.subarray(['@method', '@path', '@query', '@scheme', '@target-uri', '@request-target', 'accept', 'user-agent', 'x-list']);
+
+describe('signRequest gives what the generic RFC 9421 signer gives', () => {
+  it('random requests (Request, plain objects with Headers, records, pairs, none) and options', async () => {
+    let signed = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          url: fc.tuple(origin, path).map(([o, p]) => o.replace(/\/$/, '') + (p === '' ? '/' : p)),
+          shape: fc.constantFrom('request', 'record', 'headers', 'pairs', 'none'),
+          method: fc.constantFrom('GET', 'POST', 'DELETE'),
+          agent: fc.oneof(
+            origin,
+            origin.map((url) => ({ url })),
+            origin.map((url) => url.replace(/\/$/, '') + '/.well-known/http-message-signatures-directory'),
+            origin.map((url) => ({ url: url.replace(/\/$/, '') + '/keys.json', type: 'jwks_uri' as const })),
+          ),
+          nonce,
+          includeAlg: fc.option(fc.boolean(), { nil: undefined }),
+          validitySeconds: fc.option(fc.integer({ min: 1, max: 86_400 }), { nil: undefined }),
+          seconds: fc.integer({ min: 0, max: 4_000_000_000 }),
+          label: fc.option(fc.constantFrom('sig1', 'sig2', 'a-b', 'x1'), { nil: undefined }),
+          components: fc.option(plainComponents, { nil: undefined }),
+          replace: fc.boolean(),
+          tag: fc.option(fc.constantFrom('web-bot-auth', 'other'), { nil: undefined }),
+        }),
+        async (c) => {
+          const headers = { 'user-agent': 'test', accept: '*/*', 'x-list': 'a, b' };
+          let request: unknown;
+          try {
+            request =
+              c.shape === 'request'
+                ? new Request(c.url, { method: c.method, headers })
+                : c.shape === 'record'
+                  ? { method: c.method, url: c.url, headers: { 'User-Agent': 'test', Accept: '*/*', 'X-List': ['a', 'b'] } }
+                  : c.shape === 'headers'
+                    ? { method: c.method, url: c.url, headers: new Headers(headers) }
+                    : c.shape === 'pairs'
+                      ? { method: c.method, url: c.url, headers: Object.entries(headers) }
+                      : { method: c.method, url: c.url };
+          } catch {
+            return; // a URL the Request constructor refuses
+          }
+          const components = c.components?.filter((name) => c.shape !== 'none' || name.startsWith('@'));
+          const replace = c.replace && components !== undefined && components.some((n) => n === '@target-uri');
+          const options: SignRequestOptions = {
+            key: await signingKey(),
+            now: at(c.seconds),
+            signatureAgent: c.agent,
+            nonce: c.nonce,
+            ...(c.includeAlg === undefined ? {} : { includeAlg: c.includeAlg }),
+            ...(c.validitySeconds === undefined ? {} : { validitySeconds: c.validitySeconds }),
+            ...(c.label === undefined ? {} : { label: c.label }),
+            ...(components === undefined ? {} : { components: components.filter((n) => n !== '@authority') }),
+            ...(replace ? { replaceComponents: true } : {}),
+            ...(c.tag === undefined ? {} : { tag: c.tag }),
+          };
+          const ours = await signRequest(request as never, options);
+          expect(ours).toEqual(await signedByHttpsig(request, options, await signingKey()));
+          // signRequestSync is the same signer.
+          if (c.shape !== 'request') expect(signRequestSync(request as never, { ...options, key: (await keyPair()).privateJwk })).toEqual(ours);
+          signed++;
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(signed).toBeGreaterThan(200);
+  });
+
+  it('its own random nonce: what the generic signer gives with that nonce', async () => {
+    const k = await signingKey();
+    const request = new Request('https://example.com/x?y=1');
+    for (const extra of [{}, { label: 'sig1' }, { components: ['@method'] }]) {
+      const ours = await signRequest(request, { key: k, signatureAgent: 'https://agent.example', now: at(T0), ...extra });
+      const nonceValue = /;nonce="([^"]+)"/.exec(ours['signature-input'])![1]!;
+      expect(nonceValue).toMatch(/^[A-Za-z0-9_-]{86}$/);
+      expect(ours).toEqual(await signedByHttpsig(request, { key: k, signatureAgent: 'https://agent.example', now: at(T0), nonce: nonceValue, ...extra }, k));
+    }
+  });
+
+  it("the profile's list with Content-Digest: what the generic signer gives over the request carrying it", async () => {
+    const k = await signingKey();
+    const request = { method: 'POST', url: 'https://example.com/', headers: { 'content-type': 'text/plain' } };
+    const digest = { value: 'sha-256=:RBNvo1WzZ4oRRq0W9+hknpT7T8If536DEMBg9hyq/4o=:' };
+    const options = { key: k, signatureAgent: 'https://agent.example', now: at(T0), nonce: 'n', contentDigest: digest };
+    const ours = await signRequest(request, options);
+    expect(ours['content-digest']).toBe(digest.value);
+    const expected = await signedByHttpsig(
+      { ...request, headers: { ...request.headers, 'content-digest': digest.value } },
+      { key: k, signatureAgent: 'https://agent.example', now: at(T0), nonce: 'n', components: ['content-digest'] },
+      k,
+    );
+    expect(ours).toEqual({ ...expected, 'content-digest': digest.value });
+    expect(signRequestSync(request, { ...options, key: (await keyPair()).privateJwk })).toEqual(ours);
+  });
+});
+
+describe('contentDigestFor: the Content-Digest to cover, computed before signing', () => {
+  const URL_ = 'https://example.com/api';
+  const body = '{"hello":"world"}';
+  const post = () => new Request(URL_, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+
+  it('its value, passed as contentDigest, is what the algorithm form gives; the request stays readable and verifies', async () => {
+    const k = await signingKey();
+    const { publicJwk } = await keyPair();
+    const common = { key: k, signatureAgent: 'https://agent.example', now: at(T0), nonce: 'n' };
+    for (const alg of ['sha-256', 'sha-512'] as const) {
+      const request = post();
+      const digest = await contentDigestFor(request, alg);
+      expect(digest.value).toMatch(new RegExp(`^${alg}=:[A-Za-z0-9+/]+=*:$`));
+      const headers = await signRequest(request, { ...common, contentDigest: digest });
+      expect(headers).toEqual(await signRequest(post(), { ...common, contentDigest: alg }));
+      expect(await request.text(), 'read through a clone').toBe(body);
+      const signed = new Request(URL_, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+      const result = await verifyRequest(signed, { keys: [publicJwk], nonce: { policy: 'none' }, now: at(T0 + 1), requireContentDigest: true });
+      expect(result.outcome).toBe('verified');
+      expect(result.contentDigest?.status).toBe('matched');
+    }
+    expect((await contentDigestFor(post())).value, 'sha-256 by default').toMatch(/^sha-256=:/);
+  });
+
+  it("keeps the request's own Content-Digest when it matches; refuses one that does not, and bad arguments", async () => {
+    const own = (await contentDigestFor(post(), 'sha-512')).value;
+    const carrying = { method: 'POST', url: URL_, headers: { 'Content-Digest': own }, body };
+    expect((await contentDigestFor(carrying, 'sha-256')).value).toBe(own);
+    const wrong = { method: 'POST', url: URL_, headers: { 'Content-Digest': own }, body: body + ' ' };
+    await expect(contentDigestFor(wrong)).rejects.toMatchObject({ code: 'ERR_DIGEST_MISMATCH' });
+    await expect(contentDigestFor({ method: 'POST', url: URL_, body }, 'sha-256', { maxBodyBytes: 4 })).rejects.toMatchObject({ code: 'ERR_BODY_TOO_LARGE' });
+    await expect(contentDigestFor({ method: 'POST', url: URL_ })).rejects.toMatchObject({ code: 'ERR_BODY_UNAVAILABLE' });
+    await expect(contentDigestFor(post(), 'md5' as never)).rejects.toBeInstanceOf(TypeError);
+    await expect(contentDigestFor(post(), 'sha-256', null as never)).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('a contentDigest value that is not one is a TypeError, before anything is signed', async () => {
+    const k = await signingKey();
+    const jwk = (await keyPair()).privateJwk;
+    for (const contentDigest of [{}, { value: '' }, { value: 5 }, { value: 'sha-256=:a:\r\nx: y' }, { value: ' sha-256=:a:' }, null, 5]) {
+      const error = await signRequest({ url: URL_ }, { key: k, signatureAgent: 'https://agent.example', contentDigest: contentDigest as never }).catch(
+        (e: unknown) => e,
+      );
+      expect(error, JSON.stringify(contentDigest)).toBeInstanceOf(TypeError);
+      expect(() => signRequestSync({ url: URL_ }, { key: jwk, signatureAgent: 'https://agent.example', contentDigest: contentDigest as never })).toThrow(
+        TypeError,
+      );
+    }
+  });
+});
