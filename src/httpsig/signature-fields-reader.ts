@@ -83,39 +83,51 @@ const NONCE = 8;
 const TAG = 16;
 const ALG = 32;
 
+/** Whether `lit` is written in `s` at `i`: compared code unit by code unit (a builtin call such as startsWith costs more for these short keys). */
+function writtenAt(s: string, i: number, lit: string): boolean {
+  const n = lit.length;
+  // charCodeAt past the end is NaN, equal to no code unit.
+  for (let k = 0; k < n; k++) if (s.charCodeAt(i + k) !== lit.charCodeAt(k)) return false;
+  return true;
+}
+
 /**
  * Which registered parameter is written `name=` at `start` (a whole key: "=" ends a key),
- * as its bit; 0 for anything else (another key, or no "="). `KEY_LENGTH[bit]` is its length.
+ * as its bit; 0 for anything else (another key, or no "="). {@link keyLength} gives its length.
  */
 function registeredParam(s: string, start: number): number {
   switch (s.charCodeAt(start)) {
     case 99: // c
-      return s.startsWith('created=', start) ? CREATED : 0;
+      return writtenAt(s, start + 1, 'reated=') ? CREATED : 0;
     case 101: // e
-      return s.startsWith('expires=', start) ? EXPIRES : 0;
+      return writtenAt(s, start + 1, 'xpires=') ? EXPIRES : 0;
     case 107: // k
-      return s.startsWith('keyid=', start) ? KEYID : 0;
+      return writtenAt(s, start + 1, 'eyid=') ? KEYID : 0;
     case 110: // n
-      return s.startsWith('nonce=', start) ? NONCE : 0;
+      return writtenAt(s, start + 1, 'once=') ? NONCE : 0;
     case 116: // t
-      return s.startsWith('tag=', start) ? TAG : 0;
+      return writtenAt(s, start + 1, 'ag=') ? TAG : 0;
     case 97: // a
-      return s.startsWith('alg=', start) ? ALG : 0;
+      return writtenAt(s, start + 1, 'lg=') ? ALG : 0;
     default:
       return 0;
   }
 }
-const KEY_LENGTH: Readonly<Record<number, number>> = { [CREATED]: 7, [EXPIRES]: 7, [KEYID]: 5, [NONCE]: 5, [TAG]: 3, [ALG]: 3 };
+
+/** The length of a registered parameter's key, by its bit: created and expires 7, keyid and nonce 5, tag and alg 3. */
+function keyLength(bit: number): number {
+  return bit <= EXPIRES ? 7 : bit <= NONCE ? 5 : 3;
+}
 
 // Values that repeat request after request come back as the same string objects: the
 // literal for a registered algorithm name or the Web Bot Auth tag. Their hashes are
 // computed once, so the lookups that follow (algorithm registry, nonce scope) hash
 // nothing new. Constants: nothing here remembers a request.
-const KNOWN_STRINGS: readonly string[] = [...ALGORITHMS, 'web-bot-auth'];
+const KNOWN_STRINGS = byLength([...ALGORITHMS, 'web-bot-auth']);
 
 // Component names compared and looked up on every request (the profile's checks, the
 // structured-field table): as literals, these comparisons and lookups are by pointer.
-const KNOWN_NAMES: readonly string[] = [
+const KNOWN_NAMES = byLength([
   '@authority',
   '@target-uri',
   '@method',
@@ -131,20 +143,26 @@ const KNOWN_NAMES: readonly string[] = [
   'content-length',
   'date',
   'host',
-];
+]);
 
-/** `name` as the literal of a known component name, when it is one. */
-function knownName(name: string): string {
-  for (let i = 0; i < KNOWN_NAMES.length; i++) if (name === KNOWN_NAMES[i]) return KNOWN_NAMES[i]!;
-  return name;
+/** Literals grouped by length (index: the length), so a text is compared with those of its length only. */
+function byLength(literals: readonly string[]): readonly (readonly string[] | undefined)[] {
+  const out: string[][] = [];
+  for (const lit of literals) (out[lit.length] ??= []).push(lit);
+  // Every length up to the longest has an entry (holes read as undefined, without a lookup up the prototype chain).
+  return Array.from(out, (group) => group);
 }
 
-/** `s[start, stop)`, as a known string object when it is one. */
-function knownString(s: string, start: number, stop: number): string {
-  // A slice and `===` (which compares the characters at once) cost less than startsWith at an offset.
-  const v = s.slice(start, stop);
-  for (let i = 0; i < KNOWN_STRINGS.length; i++) if (v === KNOWN_STRINGS[i]) return KNOWN_STRINGS[i]!;
-  return v;
+/**
+ * `s[start, stop)`, as the literal of `known` it is written as when it is one (compared
+ * where it stands, no slice made), else as a slice.
+ */
+function knownAt(known: readonly (readonly string[] | undefined)[], s: string, start: number, stop: number): string {
+  const group = known[stop - start];
+  if (group !== undefined) {
+    for (let i = 0; i < group.length; i++) if (writtenAt(s, start, group[i]!)) return group[i]!;
+  }
+  return s.slice(start, stop);
 }
 
 /**
@@ -264,7 +282,7 @@ class InputReader {
         if (e < 0) return undefined;
         const p = this.params(e);
         if (p === undefined) return undefined;
-        components.push({ name: knownName(s.slice(j + 1, e - 1)), params: p });
+        components.push({ name: knownAt(KNOWN_NAMES, s, j + 1, e - 1), params: p });
         idTexts.push(s.slice(j, this.end));
         j = this.end;
         const c = s.charCodeAt(j);
@@ -337,7 +355,7 @@ class InputReader {
       const which = registeredParam(s, i + 1);
       if (which === 0 || (seen & which) !== 0) return undefined;
       seen |= which;
-      const j = i + 1 + KEY_LENGTH[which]! + 1;
+      const j = i + 1 + keyLength(which) + 1;
       if (which === CREATED || which === EXPIRES) {
         const n = this.integer(j);
         if (n === undefined) return undefined;
@@ -349,8 +367,8 @@ class InputReader {
         if (e < 0) return undefined;
         if (which === NONCE) nonce = s.slice(j + 1, e - 1);
         else if (which === KEYID) keyid = s.slice(j + 1, e - 1);
-        else if (which === TAG) tag = knownString(s, j + 1, e - 1);
-        else alg = knownString(s, j + 1, e - 1);
+        else if (which === TAG) tag = knownAt(KNOWN_STRINGS, s, j + 1, e - 1);
+        else alg = knownAt(KNOWN_STRINGS, s, j + 1, e - 1);
         this.end = e;
       }
       i = this.end;
@@ -431,7 +449,7 @@ export function readReceivedPair(inputText: string, sigText: string): { input: R
   while (s.charCodeAt(i) === 32) i++;
   const label = input.label;
   const k = i + label.length;
-  if (!s.startsWith(label, i) || s.charCodeAt(k) !== 61 || s.charCodeAt(k + 1) !== 58) return undefined;
+  if (!writtenAt(s, i, label) || s.charCodeAt(k) !== 61 || s.charCodeAt(k + 1) !== 58) return undefined;
   const close = s.indexOf(':', k + 2);
   if (close < 0 || s.charCodeAt(close + 1) === 59 || nextMember(s, close + 1) !== s.length) return undefined;
   const signature = base64DecodeRangeToSlab(s, k + 2, close);
