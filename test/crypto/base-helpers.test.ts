@@ -13,7 +13,8 @@ import { nobleEd25519Provider } from '../../src/sync';
 import { signBase, verifyBase } from '../../src/crypto/keys/base';
 import { webCryptoProvider } from '../../src/crypto/provider';
 import { BASE, baseHelperSuite } from './base-helpers.suite';
-import { countingProvider, enc, expectCode } from './helpers';
+import { countingProvider, enc } from './helpers';
+import { expectCode } from '../helpers/errors';
 
 baseHelperSuite([
   ['@noble (synchronous)', nobleEd25519Provider],

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import rfc9530 from '../../vectors/rfc9530.json';
 import { isBotsigError, createContentDigest, verifyContentDigest, type DigestAlgorithm } from '../../src/index';
-import { enc, expectCode } from './helpers';
+import { enc } from './helpers';
+import { expectCode } from '../helpers/errors';
 
 describe('Content-Digest: RFC 9530 vectors (vectors/rfc9530.json)', () => {
   for (const v of rfc9530.cases) {

@@ -6,7 +6,8 @@ import { ALGORITHMS } from '../../src/crypto/registry';
 import { jwkThumbprint } from '../../src/crypto/thumbprint';
 import type { AlgorithmName } from '../../src/crypto/types';
 import { resetWebCryptoEd25519Probe } from '../../src/crypto/webcrypto';
-import { enc, expectCode, withoutWebCryptoEd25519 } from './helpers';
+import { enc, withoutWebCryptoEd25519 } from './helpers';
+import { expectCode } from '../helpers/errors';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi'];
 // Only RSA keys leave the algorithm open, so only they carry alg (as the RFC 9421 name, SPEC 2.1 rule 2).

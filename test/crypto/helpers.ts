@@ -1,19 +1,5 @@
-import { expect } from 'vitest';
-import { isBotsigError, type BotsigErrorCode } from '../../src/core/errors';
+import { isBotsigError } from '../../src/core/errors';
 import type { AlgorithmName, CryptoProvider, Jwk } from '../../src/crypto/types';
-
-/** Runs `fn` and asserts it throws (or rejects with) a BotsigError carrying `code`. */
-export async function expectCode(fn: () => unknown, code: BotsigErrorCode, because?: string): Promise<void> {
-  let caught: unknown;
-  try {
-    await fn();
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught, because ?? `expected ${code}`).toBeDefined();
-  expect(isBotsigError(caught), `${because ?? code}: got ${String(caught)}`).toBe(true);
-  expect((caught as { code: string }).code, because).toBe(code);
-}
 
 /** Runs `fn`; passes when it returns/resolves, or fails with a BotsigError (any code). */
 export async function onlyBotsigErrors(fn: () => unknown): Promise<void> {

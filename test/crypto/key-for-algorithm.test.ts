@@ -9,7 +9,8 @@ import { importSigningKey, importVerifyingKey, parseSignatureInput, signaturePar
 import { isVerifyingKey } from '../../src/crypto/keys/objects';
 import { verifyBase } from '../../src/crypto/keys/base';
 import { webCryptoProvider } from '../../src/crypto/provider';
-import { countingProvider, enc, expectCode, signatureBytes } from './helpers';
+import { countingProvider, enc, signatureBytes } from './helpers';
+import { expectCode } from '../helpers/errors';
 
 interface KeyRecord {
   id: string;
@@ -47,7 +48,8 @@ function bound(key: VerifyingKey, alg: AlgorithmName | undefined): BoundVerifyin
   return result;
 }
 
-function codeOf(result: unknown): string {
+/** The code of the BotsigError keyForAlgorithm returns (it returns errors rather than throwing them). */
+function returnedCode(result: unknown): string {
   return isBotsigError(result) ? result.code : 'not an error';
 }
 
@@ -91,7 +93,7 @@ describe('RSA JWK without alg, exactly as RFC 9421 Appendix B.1 prints it', () =
         expect(await verifyBase(bound(key, named), base, signature)).toBe(true);
       } else {
         // Neither the signature nor the key names it: §3.2 step 6 gives no algorithm, so botsig refuses to guess.
-        expect(codeOf(keyForAlgorithm(key, undefined))).toBe('ERR_ALG_UNKNOWN');
+        expect(returnedCode(keyForAlgorithm(key, undefined))).toBe('ERR_ALG_UNKNOWN');
         // The RFC names it in prose, which is "external means" (static configuration): either way of saying so works.
         const configured = await importVerifyingKey(rfcKeys.get(s.key)!.jwk, { alg: s.alg as AlgorithmName, provider: webCryptoProvider });
         expect(await verifyBase(configured, base, signature)).toBe(true);
@@ -137,7 +139,7 @@ describe('keyForAlgorithm (RFC 9421 §3.2 step 6)', () => {
   it('a bound key: itself when the signature names no alg or the same one; another alg is ERR_ALG_MISMATCH', () => {
     expect(keyForAlgorithm(ed, undefined)).toBe(ed);
     expect(keyForAlgorithm(ed, 'ed25519')).toBe(ed);
-    expect(codeOf(keyForAlgorithm(ed, 'rsa-pss-sha512'))).toBe('ERR_ALG_MISMATCH');
+    expect(returnedCode(keyForAlgorithm(ed, 'rsa-pss-sha512'))).toBe('ERR_ALG_MISMATCH');
     expect(ed.algorithms).toEqual(['ed25519']);
   });
 
@@ -156,9 +158,9 @@ describe('keyForAlgorithm (RFC 9421 §3.2 step 6)', () => {
     }
     const error = keyForAlgorithm(key, 'ed25519');
     expect(error).toBeInstanceOf(BotsigError);
-    expect(codeOf(error), 'an RSA key cannot serve ed25519').toBe('ERR_ALG_MISMATCH');
-    expect(codeOf(keyForAlgorithm(key, 'ecdsa-p256-sha256'))).toBe('ERR_ALG_MISMATCH');
-    expect(codeOf(keyForAlgorithm(key, undefined))).toBe('ERR_ALG_UNKNOWN');
+    expect(returnedCode(error), 'an RSA key cannot serve ed25519').toBe('ERR_ALG_MISMATCH');
+    expect(returnedCode(keyForAlgorithm(key, 'ecdsa-p256-sha256'))).toBe('ERR_ALG_MISMATCH');
+    expect(returnedCode(keyForAlgorithm(key, undefined))).toBe('ERR_ALG_UNKNOWN');
   });
 
   it('binds with no import per call: both algorithms are imported once, with the key, and shared with keys that name them', async () => {
@@ -205,7 +207,7 @@ describe('keyForAlgorithm (RFC 9421 §3.2 step 6)', () => {
     const partial = await importVerifyingKey(open(), { provider: refusing(['rsa-v1_5-sha256']) });
     expect(partial.alg).toBeUndefined();
     expect(partial.algorithms).toEqual(['rsa-pss-sha512']);
-    expect(codeOf(keyForAlgorithm(partial, 'rsa-v1_5-sha256'))).toBe('ERR_ALG_MISMATCH');
+    expect(returnedCode(keyForAlgorithm(partial, 'rsa-v1_5-sha256'))).toBe('ERR_ALG_MISMATCH');
     await expectCode(() => importVerifyingKey(open(), { provider: refusing(BOTH_RSA) }), 'ERR_KEY_INVALID');
   });
 
@@ -227,8 +229,8 @@ describe('keyForAlgorithm (RFC 9421 §3.2 step 6)', () => {
     expect(isVerifyingKey({ ...shape, alg: undefined, algorithms: ['rsa-pss-sha256'] })).toBe(false);
     const foreign = { ...shape, alg: undefined, algorithms: ['rsa-pss-sha512'] } as VerifyingKey;
     expect(isVerifyingKey(foreign)).toBe(true);
-    expect(codeOf(keyForAlgorithm(foreign, 'rsa-pss-sha512'))).toBe('ERR_ALG_UNKNOWN');
-    expect(codeOf(keyForAlgorithm(foreign, 'ed25519'))).toBe('ERR_ALG_MISMATCH');
+    expect(returnedCode(keyForAlgorithm(foreign, 'rsa-pss-sha512'))).toBe('ERR_ALG_UNKNOWN');
+    expect(returnedCode(keyForAlgorithm(foreign, 'ed25519'))).toBe('ERR_ALG_MISMATCH');
     expect(() => keyForAlgorithm(null as never, 'ed25519')).toThrow(TypeError);
   });
 });

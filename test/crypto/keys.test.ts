@@ -16,7 +16,8 @@ import { getCryptoProvider, setCryptoProvider, webCryptoProvider } from '../../s
 import { ALGORITHMS } from '../../src/crypto/registry';
 import type { AlgorithmName, CryptoProvider, Jwk, SigningKey } from '../../src/crypto/types';
 import { resetWebCryptoEd25519Probe } from '../../src/crypto/webcrypto';
-import { b64urlToBytes, b64ToBytes, countingProvider, enc, expectCode, onlyBotsigErrors, withoutWebCryptoEd25519 } from './helpers';
+import { b64urlToBytes, b64ToBytes, countingProvider, enc, onlyBotsigErrors, withoutWebCryptoEd25519 } from './helpers';
+import { expectCode } from '../helpers/errors';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 const pairs = new Map<AlgorithmName, { privateJwk: Jwk; publicJwk: Jwk; thumbprint: string }>();

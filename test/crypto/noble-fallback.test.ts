@@ -10,7 +10,8 @@ import type { CryptoProvider } from '../../src/crypto/types';
 import { signRequest } from '../../src/profile/sign-request';
 import { verifyRequest } from '../../src/profile/verify-request';
 import * as nobleEntry from '../../src/noble';
-import { enc, expectCode, withoutWebCryptoEd25519 } from './helpers';
+import { enc, withoutWebCryptoEd25519 } from './helpers';
+import { expectCode } from '../helpers/errors';
 
 afterEach(() => {
   setCryptoProvider(webCryptoProvider);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ALGORITHMS, joseAlgToHttpSig, toAlgorithmName } from '../../src/index';
 import type { AlgorithmName, Jwk } from '../../src/index';
 import { algorithmForJwk, algorithmFromWebCryptoKey, algorithmSpec, httpSigAlgToJose, inferAlgorithm, jwkFitsAlgorithm } from '../../src/crypto/registry';
-import { expectCode } from './helpers';
+import { expectCode } from '../helpers/errors';
 
 const OKP: Jwk = { kty: 'OKP', crv: 'Ed25519', x: 'x' };
 const P256: Jwk = { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' };

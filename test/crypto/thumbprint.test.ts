@@ -7,7 +7,8 @@ import rfc8037 from '../../vectors/rfc8037.json';
 import { isBotsigError, jwkThumbprint, jwkThumbprintSync } from '../../src/index';
 import type { Jwk } from '../../src/index';
 import { thumbprintInput } from '../../src/crypto/thumbprint';
-import { enc, expectCode, hex } from './helpers';
+import { enc, hex } from './helpers';
+import { expectCode } from '../helpers/errors';
 
 async function sha256Hex(text: string): Promise<string> {
   return hex(new Uint8Array(await crypto.subtle.digest('SHA-256', enc(text) as Uint8Array<ArrayBuffer>)));

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { BotsigError } from '../../src/index';
 import { DirectoryClient } from '../../src/directory';
 import type { DirectoryClientOptions } from '../../src/directory';
-import { DIRECTORY_TYPE, expectCode, jwks, member, rawMember, recordingFetch, testKey, WELL_KNOWN } from './client-fixtures';
+import { DIRECTORY_TYPE, jwks, member, rawMember, recordingFetch, testKey, WELL_KNOWN } from './client-fixtures';
+import { expectCode } from '../helpers/errors';
 
 function guarded(fetch: ReturnType<typeof recordingFetch>, extra: DirectoryClientOptions = {}): DirectoryClient {
   return new DirectoryClient({ fetch, ...extra });

@@ -3,9 +3,9 @@
  * a way for loopback servers to answer with the test clock's `Date`.
  */
 import type { ServerResponse } from 'node:http';
-import { expect, vi } from 'vitest';
-import { isBotsigError, createContentDigest, generateKeyPair, parseSignatureAgent } from '../../src/index';
-import type { BotsigErrorCode, Jwk, SigningKey, SignatureAgentMember, SignatureAgentType } from '../../src/index';
+import { vi } from 'vitest';
+import { createContentDigest, generateKeyPair, parseSignatureAgent } from '../../src/index';
+import type { Jwk, SigningKey, SignatureAgentMember, SignatureAgentType } from '../../src/index';
 import { DIRECTORY_RESPONSE_TAG } from '../../src/directory';
 import { importSigningKey, signMessage } from '../../src/httpsig';
 import { formatHttpDate } from '../../src/directory/http-cache';
@@ -91,18 +91,6 @@ export async function signatureHeaders(
     headers = { ...headers, ...signed.headers };
   }
   return headers;
-}
-
-/** Asserts that `promise` rejects with a BotsigError of `code`. */
-export async function expectCode(promise: Promise<unknown>, code: BotsigErrorCode): Promise<void> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (error) {
-    caught = error;
-  }
-  expect(isBotsigError(caught), `expected a BotsigError ${code}, got ${String(caught)}`).toBe(true);
-  expect((caught as { code: string }).code).toBe(code);
 }
 
 /**

@@ -8,7 +8,8 @@ import { base64UrlEncode } from '../../src/core/base64';
 import { DirectoryClient } from '../../src/directory';
 import type { DirectoryClientOptions } from '../../src/directory';
 import { closeAllLoopbackServers, drip, startLoopbackServer } from '../helpers/loopback';
-import { DIRECTORY_TYPE, expectCode, jwks, member, send, TestClock, testKey, WELL_KNOWN } from './client-fixtures';
+import { DIRECTORY_TYPE, jwks, member, send, TestClock, testKey, WELL_KNOWN } from './client-fixtures';
+import { expectCode } from '../helpers/errors';
 
 afterEach(closeAllLoopbackServers);
 

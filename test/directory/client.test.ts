@@ -7,7 +7,8 @@ import { signRequest, verifyRequest } from '../../src/index';
 import { DirectoryClient, MemoryDirectoryCache, createDirectoryHandler } from '../../src/directory';
 import type { DirectoryClientOptions } from '../../src/directory';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer } from '../helpers/loopback';
-import { DIRECTORY_TYPE, expectCode, jwks, member, send, signatureHeaders, TestClock, testKey, WELL_KNOWN } from './client-fixtures';
+import { DIRECTORY_TYPE, jwks, member, send, signatureHeaders, TestClock, testKey, WELL_KNOWN } from './client-fixtures';
+import { expectCode } from '../helpers/errors';
 import type { TestKey } from './client-fixtures';
 
 afterEach(closeAllLoopbackServers);

@@ -4,12 +4,13 @@
  * fetch (no traffic leaves the process).
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError, verifyRequest, applySignatureHeaders, signRequest } from '../../src/index';
+import { verifyRequest, applySignatureHeaders, signRequest } from '../../src/index';
 import { DirectoryClient } from '../../src/directory';
 import type { FetchLike } from '../../src/directory';
 import { OutboundLimiter, siteOf } from '../../src/directory/outbound';
 import type { OutboundSettings } from '../../src/directory/outbound';
-import { expectCode, jwks, rawMember, TestClock, testKey } from './client-fixtures';
+import { jwks, rawMember, TestClock, testKey } from './client-fixtures';
+import { codeOfAsync, expectCode } from '../helpers/errors';
 
 const SETTINGS: OutboundSettings = {
   maxConcurrent: 4,
@@ -21,21 +22,12 @@ const SETTINGS: OutboundSettings = {
   maxHosts: 100,
 };
 
-async function code(p: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await p;
-    return undefined;
-  } catch (error) {
-    return isBotsigError(error) ? error.code : 'not a BotsigError';
-  }
-}
-
 describe('OutboundLimiter', () => {
   it('global concurrency: the fifth fetch in flight is refused at once, a released slot is reusable', async () => {
     const clock = new TestClock();
     const o = new OutboundLimiter(SETTINGS, clock.now);
     const held = [await o.admit('a.example', false), await o.admit('b.example', false), await o.admit('c.example', false), await o.admit('d.example', false)];
-    expect(await code(o.admit('e.example', false))).toBe('ERR_DISCOVERY_LIMITED');
+    expect(await codeOfAsync(o.admit('e.example', false))).toBe('ERR_DISCOVERY_LIMITED');
     held[0]!();
     held[0]!(); // a second release changes nothing
     expect(o.inFlight).toBe(3);
@@ -59,7 +51,7 @@ describe('OutboundLimiter', () => {
     expect(admitted).toBe(true);
     await o.admit('tarpit.example', false); // both slots held again
     const controller = new AbortController();
-    const waiting = code(o.admit('tarpit.example', false, controller.signal));
+    const waiting = codeOfAsync(o.admit('tarpit.example', false, controller.signal));
     controller.abort();
     expect(await waiting).toBe('ERR_DISCOVERY_LIMITED');
   });
@@ -71,25 +63,25 @@ describe('OutboundLimiter', () => {
       (await o.admit('bad.example', false))();
       o.report('bad.example', false);
     }
-    expect(await code(o.admit('bad.example', false))).toBe('ERR_DISCOVERY_LIMITED');
+    expect(await codeOfAsync(o.admit('bad.example', false))).toBe('ERR_DISCOVERY_LIMITED');
     clock.advance(5);
     const again = await o.admit('bad.example', false);
     again();
     o.report('bad.example', true);
     o.report('bad.example', false);
-    expect(await code(o.admit('bad.example', false)), 'one failure after a success is under the threshold').toBeUndefined();
+    expect(await codeOfAsync(o.admit('bad.example', false)), 'one failure after a success is under the threshold').toBeUndefined();
   });
 
   it('wildcard DNS: at most 3 new hosts of one site per minute; known hosts and other sites are unaffected', async () => {
     const clock = new TestClock();
     const o = new OutboundLimiter({ ...SETTINGS, maxConcurrent: 100 }, clock.now);
     for (let i = 0; i < 3; i++) (await o.admit(`r${i}.evil.example`, false))();
-    expect(await code(o.admit('r3.evil.example', false))).toBe('ERR_DISCOVERY_LIMITED');
-    expect(await code(o.admit('r0.evil.example', false)), 'a host seen before').toBeUndefined();
-    expect(await code(o.admit('good.example', false))).toBeUndefined();
-    expect(await code(o.admit('r3.evil.example', true)), 'trusted (allow-listed) hosts are the operator’s').toBeUndefined();
+    expect(await codeOfAsync(o.admit('r3.evil.example', false))).toBe('ERR_DISCOVERY_LIMITED');
+    expect(await codeOfAsync(o.admit('r0.evil.example', false)), 'a host seen before').toBeUndefined();
+    expect(await codeOfAsync(o.admit('good.example', false))).toBeUndefined();
+    expect(await codeOfAsync(o.admit('r3.evil.example', true)), 'trusted (allow-listed) hosts are the operator’s').toBeUndefined();
     clock.advance(60);
-    expect(await code(o.admit('r4.evil.example', false))).toBeUndefined();
+    expect(await codeOfAsync(o.admit('r4.evil.example', false))).toBeUndefined();
   });
 
   it('global rate: a burst of twice the per-second rate, then refusals until tokens come back', async () => {
@@ -99,13 +91,13 @@ describe('OutboundLimiter', () => {
       clock.now,
     );
     for (let i = 0; i < 10; i++) (await o.admit(`h${i}.example`, false))();
-    expect(await code(o.admit('h10.example', false))).toBe('ERR_DISCOVERY_LIMITED');
+    expect(await codeOfAsync(o.admit('h10.example', false))).toBe('ERR_DISCOVERY_LIMITED');
     clock.advance(1);
     // Five tokens back: sites already fetched take three, the last two are kept for sites never fetched before.
     for (let i = 0; i < 3; i++) (await o.admit(`h${i}.example`, false))();
-    expect(await code(o.admit('h1.example', false))).toBe('ERR_DISCOVERY_LIMITED');
+    expect(await codeOfAsync(o.admit('h1.example', false))).toBe('ERR_DISCOVERY_LIMITED');
     for (let i = 0; i < 2; i++) (await o.admit(`k${i}.example`, false))();
-    expect(await code(o.admit('k2.example', false))).toBe('ERR_DISCOVERY_LIMITED');
+    expect(await codeOfAsync(o.admit('k2.example', false))).toBe('ERR_DISCOVERY_LIMITED');
   });
 
   it('siteOf approximates the registrable domain', () => {
@@ -143,7 +135,7 @@ describe('DirectoryClient under the limiter', () => {
     const clock = new TestClock();
     const { fetch, calls } = recording(() => new Response('not json', { status: 200, headers: { 'content-type': 'application/json' } }));
     const client = new DirectoryClient({ fetch, now: clock.now });
-    for (let i = 0; i < 10; i++) await code(client.resolve(rawMember(`https://junk.example/k/${i}`, 'jwks_uri')));
+    for (let i = 0; i < 10; i++) await codeOfAsync(client.resolve(rawMember(`https://junk.example/k/${i}`, 'jwks_uri')));
     expect(calls).toHaveLength(2);
   });
 
@@ -155,8 +147,8 @@ describe('DirectoryClient under the limiter', () => {
       fail ? new Response('', { status: 500 }) : new Response(jwks(a), { status: 200, headers: { 'content-type': 'application/jwk-set+json' } }),
     );
     const client = new DirectoryClient({ fetch, now: clock.now, negativeTtlSeconds: 10 });
-    await code(client.resolve(rawMember('https://h.example/1', 'jwks_uri')));
-    await code(client.resolve(rawMember('https://h.example/2', 'jwks_uri')));
+    await codeOfAsync(client.resolve(rawMember('https://h.example/1', 'jwks_uri')));
+    await codeOfAsync(client.resolve(rawMember('https://h.example/2', 'jwks_uri')));
     await expectCode(client.resolve(rawMember('https://h.example/3', 'jwks_uri')), 'ERR_DISCOVERY_LIMITED');
     fail = false;
     clock.advance(11);

@@ -3,7 +3,9 @@
  * Anything thrown that is not a `BotsigError` is rethrown, so a test never mistakes a crash
  * for a refusal.
  */
+import { expect } from 'vitest';
 import { isBotsigError } from '../../src/index';
+import type { BotsigErrorCode } from '../../src/index';
 
 /** The code of the `BotsigError` `fn` throws, or `undefined` when it returns. */
 export function codeOf(fn: () => unknown): string | undefined {
@@ -25,4 +27,27 @@ export async function codeOfAsync(p: Promise<unknown> | (() => unknown)): Promis
     throw error;
   }
   return undefined;
+}
+
+/** What a promise (or a call) gives: its value, or the code of the `BotsigError` it rejects with. */
+export async function valueOrCode<T>(p: Promise<T> | (() => T | Promise<T>)): Promise<T | string> {
+  try {
+    return await (typeof p === 'function' ? p() : p);
+  } catch (error) {
+    if (isBotsigError(error)) return error.code;
+    throw error;
+  }
+}
+
+/** Asserts that a call throws (or rejects with), or a promise rejects with, a `BotsigError` carrying `code`. */
+export async function expectCode(p: Promise<unknown> | (() => unknown), code: BotsigErrorCode, because?: string): Promise<void> {
+  let caught: unknown;
+  try {
+    await (typeof p === 'function' ? p() : p);
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught, because ?? `expected ${code}`).toBeDefined();
+  expect(isBotsigError(caught), `${because ?? code}: expected a BotsigError ${code}, got ${String(caught)}`).toBe(true);
+  expect((caught as { code: string }).code, because).toBe(code);
 }

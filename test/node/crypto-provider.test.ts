@@ -8,7 +8,8 @@ import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { nobleEd25519Provider } from '../../src/sync';
 import { webCryptoProvider } from '../../src/crypto/provider';
 import { installNodeCryptoProvider, nodeCryptoProvider } from '../../src/node/crypto-provider';
-import { b64urlToBytes, enc, expectCode } from '../crypto/helpers';
+import { b64urlToBytes, enc } from '../crypto/helpers';
+import { expectCode } from '../helpers/errors';
 import { signatureCases } from '../crypto/rfc9421-vectors';
 
 // Keys made by node:crypto itself, so the node provider is not only fed WebCrypto's output.

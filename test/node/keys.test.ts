@@ -11,7 +11,8 @@ import { webCryptoProvider } from '../../src/crypto/provider';
 import { RFC9421_TEST_KEY_THUMBPRINTS } from '../../src/crypto/rfc9421-example-keys';
 import { nodeCryptoProvider } from '../../src/node/crypto-provider';
 import { fromKeyObject, importPem, importPrivatePem, importPublicPem, keyObjectToJwk } from '../../src/node/keys';
-import { enc, expectCode } from '../crypto/helpers';
+import { enc } from '../crypto/helpers';
+import { expectCode } from '../helpers/errors';
 
 const KEYS = resolve(__dirname, '../../vectors/cloudflare-web-bot-auth/rfc9421-keys');
 const pem = (name: string): string => readFileSync(resolve(KEYS, name), 'utf8');

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { isBotsigError, signRequest, verifyRequest } from '../../src/index';
 import { importSigningKey, serializeComponentIdentifier, signMessage, parseSignatureInput } from '../../src/httpsig';
+import { codeOfAsync } from '../helpers/errors';
 import { at, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
 
 const NOW = T0 + 5000;
@@ -14,15 +15,6 @@ const URL_ = 'https://origin.example/resource';
 
 const covered = (signatureInput: string, label: string): string[] =>
   parseSignatureInput(signatureInput).get(label)!.components.map(serializeComponentIdentifier);
-
-async function codeOf(run: () => Promise<unknown>): Promise<string | undefined> {
-  try {
-    await run();
-  } catch (error) {
-    return isBotsigError(error) ? error.code : `not a BotsigError: ${String(error)}`;
-  }
-  return undefined;
-}
 
 describe('signRequest completes a chain', () => {
   it("the draft's remote-browser example: covering the agent's signature brings its Signature-Input and all it covers", async () => {
@@ -102,10 +94,10 @@ describe('signRequest completes a chain', () => {
     const base = { method: 'GET', url: URL_ };
     const signed = { ...base, headers: { ...(await signRequest(base, { key: k.privateJwk, signatureAgent: 'https://a.example/jwks', now: at(NOW) })) } };
     const options = { key: k.privateJwk, signatureAgent: 'https://b.example/jwks', now: at(NOW) };
-    expect(await codeOf(() => signRequest(signed, { ...options, components: ['signature'] }))).toBe('ERR_COMPONENT_INVALID');
-    expect(await codeOf(() => signRequest(signed, { ...options, components: ['"signature";key="sig9"'] }))).toBe('ERR_COMPONENT_MISSING');
+    expect(await codeOfAsync(() => signRequest(signed, { ...options, components: ['signature'] }))).toBe('ERR_COMPONENT_INVALID');
+    expect(await codeOfAsync(() => signRequest(signed, { ...options, components: ['"signature";key="sig9"'] }))).toBe('ERR_COMPONENT_MISSING');
     const signatureOnly = { ...base, headers: { signature: 'sig1=:AAAA:' } };
-    expect(await codeOf(() => signRequest(signatureOnly, { ...options, components: ['"signature";key="sig1"'] }))).toBe('ERR_COMPONENT_MISSING');
+    expect(await codeOfAsync(() => signRequest(signatureOnly, { ...options, components: ['"signature";key="sig1"'] }))).toBe('ERR_COMPONENT_MISSING');
   });
 
   it('a request without any signature covered takes no chain work: the list is the caller’s', async () => {

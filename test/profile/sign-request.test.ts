@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64UrlDecode, utf8 } from '../../src/core/base64';
-import { isBotsigError, applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
+import { applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
 import type { Jwk, SignatureHeaders } from '../../src/index';
 import {
   importSigningKey,
@@ -16,23 +16,13 @@ import {
   serializeSignatureInputMember,
 } from '../../src/httpsig';
 import { importSigningKeySync, signRequestSync } from '../../src/sync';
+import { expectCode } from '../helpers/errors';
 import { at, cloudflareVectors, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
 
 const NOW = T0 + 5000;
 const AGENT = 'https://agent.example';
 /** What a bare origin is sent as (draft -01: a member value is a JWK Set URL, fetched as sent). */
 const AGENT_SENT = 'https://agent.example/.well-known/http-message-signatures-directory';
-
-async function expectCode(fn: () => unknown, code: string): Promise<void> {
-  let caught: unknown;
-  try {
-    await fn();
-  } catch (error) {
-    caught = error;
-  }
-  expect(isBotsigError(caught), `expected BotsigError ${code}, got ${String(caught)}`).toBe(true);
-  expect((caught as { code: string }).code).toBe(code);
-}
 
 function paramPairs(header: string, label: string): Array<[string, unknown]> {
   return [...parseSignatureInput(header).get(label)!.params].map(([k, v]) => [k, v.value]);

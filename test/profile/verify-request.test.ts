@@ -242,7 +242,7 @@ describe('tampering: every covered part is bound (RFC 9421 §3.2; SPEC 5.1, 5.2)
   async function base() {
     return signed({ components: ['@method', '@path', 'x-intent'], headers: { 'x-intent': 'crawl' } });
   }
-  async function expectCode(req: MessageObject, s: Signed, expected: string, extra: VerifyRequestOptions = {}) {
+  async function expectInvalid(req: MessageObject, s: Signed, expected: string, extra: VerifyRequestOptions = {}) {
     const r = await verifyRequest(req, opts(s, extra));
     expect(r.outcome, `${expected}: ${JSON.stringify(r.signatures[0]?.error)}`).toBe('invalid');
     expect(code(r)).toBe(expected);
@@ -258,40 +258,40 @@ describe('tampering: every covered part is bound (RFC 9421 §3.2; SPEC 5.1, 5.2)
 
   it('@authority changed → ERR_SIGNATURE_INVALID', async () => {
     const s = await base();
-    await expectCode({ ...s.req, url: 'https://example.org/path/to?q=1' }, s, 'ERR_SIGNATURE_INVALID');
-    await expectCode({ ...s.req, url: 'https://example.com:8443/path/to?q=1' }, s, 'ERR_SIGNATURE_INVALID');
+    await expectInvalid({ ...s.req, url: 'https://example.org/path/to?q=1' }, s, 'ERR_SIGNATURE_INVALID');
+    await expectInvalid({ ...s.req, url: 'https://example.com:8443/path/to?q=1' }, s, 'ERR_SIGNATURE_INVALID');
   });
 
   it('@path changed when covered → ERR_SIGNATURE_INVALID; the query (not covered) may change', async () => {
     const s = await base();
-    await expectCode({ ...s.req, url: 'https://example.com/path/too?q=1' }, s, 'ERR_SIGNATURE_INVALID');
+    await expectInvalid({ ...s.req, url: 'https://example.com/path/too?q=1' }, s, 'ERR_SIGNATURE_INVALID');
     expect((await verifyRequest({ ...s.req, url: 'https://example.com/path/to?q=2' }, opts(s))).outcome).toBe('verified');
   });
 
   it('@method changed → ERR_SIGNATURE_INVALID', async () => {
     const s = await base();
-    await expectCode({ ...s.req, method: 'POST' }, s, 'ERR_SIGNATURE_INVALID');
+    await expectInvalid({ ...s.req, method: 'POST' }, s, 'ERR_SIGNATURE_INVALID');
   });
 
   it('a covered header changed → ERR_SIGNATURE_INVALID; removed → ERR_COMPONENT_MISSING', async () => {
     const s = await base();
-    await expectCode({ ...s.req, headers: { ...s.req.headers, 'x-intent': 'train' } }, s, 'ERR_SIGNATURE_INVALID');
+    await expectInvalid({ ...s.req, headers: { ...s.req.headers, 'x-intent': 'train' } }, s, 'ERR_SIGNATURE_INVALID');
     const { 'x-intent': _, ...without } = s.req.headers;
-    await expectCode({ ...s.req, headers: without }, s, 'ERR_COMPONENT_MISSING');
+    await expectInvalid({ ...s.req, headers: without }, s, 'ERR_COMPONENT_MISSING');
   });
 
   it('the Signature-Agent member value changed → ERR_SIGNATURE_INVALID', async () => {
     const s = await base();
-    await expectCode({ ...s.req, headers: { ...s.req.headers, 'signature-agent': 'sig1="https://evil.example"' } }, s, 'ERR_SIGNATURE_INVALID');
+    await expectInvalid({ ...s.req, headers: { ...s.req.headers, 'signature-agent': 'sig1="https://evil.example"' } }, s, 'ERR_SIGNATURE_INVALID');
   });
 
   it('the label binding: member renamed in Signature-Agent → ERR_COMPONENT_MISSING; covered key pointed elsewhere → ERR_SIGNATURE_INVALID', async () => {
     const s = await base();
-    await expectCode({ ...s.req, headers: { ...s.req.headers, 'signature-agent': 'sig9="https://agent.example"' } }, s, 'ERR_COMPONENT_MISSING');
+    await expectInvalid({ ...s.req, headers: { ...s.req.headers, 'signature-agent': 'sig9="https://agent.example"' } }, s, 'ERR_COMPONENT_MISSING');
     const rebound = editInput(s.req.headers['signature-input']!, 'sig1', (input) => {
       input.components[1] = parseComponentIdentifier('"signature-agent";key="other"');
     });
-    await expectCode(
+    await expectInvalid(
       { ...s.req, headers: { ...s.req.headers, 'signature-input': rebound, 'signature-agent': 'sig1="https://agent.example", other="https://agent.example"' } },
       s,
       'ERR_SIGNATURE_INVALID',
@@ -303,7 +303,7 @@ describe('tampering: every covered part is bound (RFC 9421 §3.2; SPEC 5.1, 5.2)
     const rebound = editInput(s.req.headers['signature-input']!, 'sig1', (input) => {
       input.components[1] = parseComponentIdentifier('"signature-agent";key="sig2"');
     });
-    await expectCode(
+    await expectInvalid(
       { ...s.req, headers: { ...s.req.headers, 'signature-input': rebound, 'signature-agent': 'sig2="https://agent.example"' } },
       s,
       'ERR_SIGNATURE_INVALID',
@@ -322,7 +322,7 @@ describe('tampering: every covered part is bound (RFC 9421 §3.2; SPEC 5.1, 5.2)
   for (const [what, flip] of paramFlips) {
     it(`parameter flip: ${what} → ERR_SIGNATURE_INVALID`, async () => {
       const s = await base();
-      await expectCode({ ...s.req, headers: { ...s.req.headers, 'signature-input': flip(s.req.headers['signature-input']!) } }, s, 'ERR_SIGNATURE_INVALID');
+      await expectInvalid({ ...s.req, headers: { ...s.req.headers, 'signature-input': flip(s.req.headers['signature-input']!) } }, s, 'ERR_SIGNATURE_INVALID');
     });
   }
 
@@ -330,7 +330,7 @@ describe('tampering: every covered part is bound (RFC 9421 §3.2; SPEC 5.1, 5.2)
     const s = await base();
     const other = (await otherKeyPair()).publicJwk;
     const flipped = setParam(s.req.headers['signature-input']!, 'sig1', 'keyid', sfString(other.kid as string));
-    await expectCode({ ...s.req, headers: { ...s.req.headers, 'signature-input': flipped } }, s, 'ERR_SIGNATURE_INVALID', { keys: [s.publicJwk, other] });
+    await expectInvalid({ ...s.req, headers: { ...s.req.headers, 'signature-input': flipped } }, s, 'ERR_SIGNATURE_INVALID', { keys: [s.publicJwk, other] });
     const unknown = setParam(s.req.headers['signature-input']!, 'sig1', 'keyid', sfString('nobody'));
     const r = await verifyRequest({ ...s.req, headers: { ...s.req.headers, 'signature-input': unknown } }, opts(s));
     expect(r.outcome).toBe('unverified');
@@ -343,9 +343,9 @@ describe('tampering: every covered part is bound (RFC 9421 §3.2; SPEC 5.1, 5.2)
       ...s.req,
       headers: { ...s.req.headers, 'signature-input': setParam(s.req.headers['signature-input']!, 'sig1', 'alg', sfString(alg)) },
     });
-    await expectCode(withAlg('ecdsa-p256-sha256'), s, 'ERR_ALG_MISMATCH');
-    await expectCode(withAlg('hmac-sha256'), s, 'ERR_ALG_NOT_ALLOWED');
-    await expectCode(withAlg('rot13'), s, 'ERR_ALG_UNKNOWN');
+    await expectInvalid(withAlg('ecdsa-p256-sha256'), s, 'ERR_ALG_MISMATCH');
+    await expectInvalid(withAlg('hmac-sha256'), s, 'ERR_ALG_NOT_ALLOWED');
+    await expectInvalid(withAlg('rot13'), s, 'ERR_ALG_UNKNOWN');
   });
 
   it('tag flipped: the signature is skipped, never verified (SPEC 5.3 rule 2)', async () => {
@@ -361,7 +361,7 @@ describe('tampering: every covered part is bound (RFC 9421 §3.2; SPEC 5.1, 5.2)
 
   it('a parameter of the wrong type → ERR_PARAM_INVALID', async () => {
     const s = await base();
-    await expectCode(
+    await expectInvalid(
       { ...s.req, headers: { ...s.req.headers, 'signature-input': setParam(s.req.headers['signature-input']!, 'sig1', 'created', sfString('x')) } },
       s,
       'ERR_PARAM_INVALID',
@@ -370,7 +370,7 @@ describe('tampering: every covered part is bound (RFC 9421 §3.2; SPEC 5.1, 5.2)
 
   it('signature bytes flipped → ERR_SIGNATURE_INVALID', async () => {
     const s = await base();
-    await expectCode({ ...s.req, headers: { ...s.req.headers, signature: flipSignatureBit(s.req.headers.signature!, 'sig1') } }, s, 'ERR_SIGNATURE_INVALID');
+    await expectInvalid({ ...s.req, headers: { ...s.req.headers, signature: flipSignatureBit(s.req.headers.signature!, 'sig1') } }, s, 'ERR_SIGNATURE_INVALID');
   });
 });
 

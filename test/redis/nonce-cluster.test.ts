@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { Cluster } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { isBotsigError } from '../../src/index';
 import { RedisNonceStore } from '../../src/redis';
 import type { RedisClientInput } from '../../src/redis';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe, REDIS, requireTool } from '../helpers/optional';
+import { valueOrCode } from '../helpers/errors';
 import { freePort, ping } from '../helpers/redis-server';
 
 interface Node {
@@ -117,16 +117,6 @@ async function clusterClient(kind: 'node-redis' | 'ioredis'): Promise<RedisClien
   return cluster;
 }
 
-function answer(check: Promise<boolean>): Promise<boolean | string> {
-  return check.then(
-    (fresh) => fresh,
-    (error: unknown) => {
-      if (isBotsigError(error)) return error.code;
-      throw error;
-    },
-  );
-}
-
 const T = 1_700_000_000_000;
 
 describe.each(['node-redis', 'ioredis'] as const)('RedisNonceStore on a two-node Redis Cluster (%s)', (kind) => {
@@ -137,15 +127,17 @@ describe.each(['node-redis', 'ioredis'] as const)('RedisNonceStore on a two-node
       (_, i) => new RedisNonceStore({ client, prefix: `c-${kind}-{t${i}}:`, capacityBytes: 4096, siteFloorBytes: 1024 }),
     );
     const scopes = Array.from({ length: 4 }, (_, i) => `https://agent${i}.example`);
-    const fresh = await Promise.all(stores.flatMap((store) => scopes.flatMap((s) => ['a', 'b'].map((n) => answer(store.checkAndRecord(s, n, T + 60_000, T))))));
+    const fresh = await Promise.all(
+      stores.flatMap((store) => scopes.flatMap((s) => ['a', 'b'].map((n) => valueOrCode(store.checkAndRecord(s, n, T + 60_000, T))))),
+    );
     expect(fresh.every((x) => x === true)).toBe(true);
-    const replays = await Promise.all(stores.map((store) => answer(store.checkAndRecord(scopes[0]!, 'b', T + 60_000, T))));
+    const replays = await Promise.all(stores.map((store) => valueOrCode(store.checkAndRecord(scopes[0]!, 'b', T + 60_000, T))));
     expect(replays.every((x) => x === false)).toBe(true);
     // Capacity: a flood of one site stays within 4 KiB, rolling its oldest over; the others keep verifying.
     for (const store of stores.slice(0, 2)) {
-      for (let i = 0; i < 60; i++) await answer(store.checkAndRecord(`https://k${i}.flood.example`, `f${i}`, T + 60_000 + i * 1000, T));
-      expect(await answer(store.checkAndRecord(scopes[1]!, 'c', T + 120_000, T))).toBe(true);
-      expect(await answer(store.checkAndRecord(`https://k0.flood.example`, 'f0', T + 60_000, T))).toBe('ERR_NONCE_QUOTA_EXCEEDED');
+      for (let i = 0; i < 60; i++) await valueOrCode(store.checkAndRecord(`https://k${i}.flood.example`, `f${i}`, T + 60_000 + i * 1000, T));
+      expect(await valueOrCode(store.checkAndRecord(scopes[1]!, 'c', T + 120_000, T))).toBe(true);
+      expect(await valueOrCode(store.checkAndRecord(`https://k0.flood.example`, 'f0', T + 60_000, T))).toBe('ERR_NONCE_QUOTA_EXCEEDED');
     }
     // Both nodes hold some of the stores.
     const counts = await Promise.all(admins.map(async (c) => ((await c.sendCommand(['KEYS', `c-${kind}-*`])) as string[]).length));

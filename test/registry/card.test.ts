@@ -13,7 +13,8 @@ import type { ParseSignatureAgentCardOptions } from '../../src/registry';
 import { importVerifyingKey, signMessage } from '../../src/httpsig';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer } from '../helpers/loopback';
 import { cloudflareVectors } from '../helpers/vectors';
-import { expectCode, member, send, TestClock, testKey } from '../directory/client-fixtures';
+import { member, send, TestClock, testKey } from '../directory/client-fixtures';
+import { expectCode } from '../helpers/errors';
 
 afterEach(closeAllLoopbackServers);
 

@@ -9,7 +9,8 @@
  * `nowMs` close to real time and waits where expiry must be observed.
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError, type NonceStore } from '../../src/index';
+import type { NonceStore } from '../../src/index';
+import { valueOrCode } from '../helpers/errors';
 import { nonceEntryBytes, NONCE_SCOPE_OVERHEAD_BYTES, NONCE_SITE_OVERHEAD_BYTES } from '../../src/profile/nonce-store';
 
 export interface StoreHarness {
@@ -26,13 +27,9 @@ export interface StoreHarness {
   readonly realExpiryWaitMs?: number;
 }
 
-/** What a call ended in: true / false, or the error code it threw. */
+/** What a call ended in: true / false, or the code of the BotsigError it threw (anything else is rethrown). */
 export async function outcome(store: NonceStore, scope: string, nonce: string, expiresAtMs: number, nowMs: number): Promise<boolean | string> {
-  try {
-    return await store.checkAndRecord(scope, nonce, expiresAtMs, nowMs);
-  } catch (error) {
-    return isBotsigError(error) ? error.code : `thrown: ${String(error)}`;
-  }
+  return valueOrCode(() => store.checkAndRecord(scope, nonce, expiresAtMs, nowMs));
 }
 
 const agentOf = (host: string, i = 0): string => `https://${host}/agents/${i}/.well-known/http-message-signatures-directory`;
