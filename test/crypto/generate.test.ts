@@ -1,10 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/crypto/generate';
-import { importSigningKey } from '../../src/crypto/keys/signing';
-import { importVerifyingKey } from '../../src/crypto/keys/verifying';
-import { ALGORITHMS } from '../../src/crypto/registry';
-import { jwkThumbprint } from '../../src/crypto/thumbprint';
-import type { AlgorithmName } from '../../src/crypto/types';
+import { generateKeyPair, ALGORITHMS, jwkThumbprint } from '../../src/index';
+import type { AlgorithmName } from '../../src/index';
+import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { resetWebCryptoEd25519Probe } from '../../src/crypto/webcrypto';
 import { enc, withoutWebCryptoEd25519 } from './helpers';
 import { expectCode } from '../helpers/errors';

@@ -1,5 +1,5 @@
-import { isBotsigError } from '../../src/core/errors';
-import type { AlgorithmName, CryptoProvider, Jwk } from '../../src/crypto/types';
+import { isBotsigError } from '../../src/index';
+import type { AlgorithmName, CryptoProvider, Jwk } from '../../src/index';
 
 /** Runs `fn`; passes when it returns/resolves, or fails with a BotsigError (any code). */
 export async function onlyBotsigErrors(fn: () => unknown): Promise<void> {
