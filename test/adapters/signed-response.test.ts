@@ -11,14 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/index';
+import { generateKeyPair, signResponse, verifyResponse } from '../../src/index';
 import type { GeneratedKeyPair } from '../../src/index';
 import { DirectoryClient, createDirectoryHandler } from '../../src/directory';
 import { createSignedFetch } from '../../src/fetch';
 import { botsig } from '../../src/hono';
 import type { BotsigEnv } from '../../src/hono';
-import { signResponse } from '../../src/profile/sign-response';
-import { verifyResponse } from '../../src/profile/verify-response';
 
 const WELL_KNOWN = '/.well-known/http-message-signatures-directory';
 

@@ -8,8 +8,8 @@
 import { createPublicKey, generateKeyPairSync, sign as nodeSign, webcrypto, type JsonWebKey as NodeJsonWebKey } from 'node:crypto';
 import { createVerifier, httpbis } from 'http-message-signatures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { externalSigningKey, ecdsaDerToRaw } from '../../src/crypto/keys/external';
-import { jwkThumbprintSync, signRequest, verifyRequest, MemoryNonceStore } from '../../src/index';
+import { ecdsaDerToRaw } from '../../src/crypto/keys/external';
+import { jwkThumbprintSync, signRequest, verifyRequest, MemoryNonceStore, externalSigningKey } from '../../src/index';
 import type { AlgorithmName, Jwk, SigningKey } from '../../src/index';
 import { importSigningKey } from '../../src/httpsig';
 import { inCI } from '../helpers/optional';

@@ -5,8 +5,8 @@
  * with the public JWK, and a signer using another key is caught.
  */
 import { describe, expect, it } from 'vitest';
-import { externalSigningKey, ecdsaDerToRaw } from '../../src/crypto/keys/external';
-import { jwkThumbprintSync, signRequest, verifyRequest } from '../../src/index';
+import { ecdsaDerToRaw } from '../../src/crypto/keys/external';
+import { jwkThumbprintSync, signRequest, verifyRequest, externalSigningKey } from '../../src/index';
 import type { Jwk } from '../../src/index';
 import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { enc } from './helpers';

@@ -9,10 +9,8 @@ import { createHash, createPrivateKey, createPublicKey, randomBytes } from 'node
 import type { KeyObject } from 'node:crypto';
 import { createSigner, createVerifier, httpbis } from 'http-message-signatures';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair, signRequest, verifyRequest } from '../../src/index';
+import { generateKeyPair, signRequest, verifyRequest, signResponse, verifyResponse } from '../../src/index';
 import type { GeneratedKeyPair } from '../../src/index';
-import { signResponse } from '../../src/profile/sign-response';
-import { verifyResponse } from '../../src/profile/verify-response';
 
 const URL_ = 'https://merchant.example/checkout?cart=7';
 const BODY = '{"items":[{"sku":"tea","qty":2}],"total":"12.50","currency":"EUR"}';

@@ -6,12 +6,10 @@
  * workerd matrix); test/adapters/signed-response.test.ts runs an origin on 127.0.0.1.
  */
 import { describe, expect, it } from 'vitest';
-import { createContentDigest, signRequest, DEFAULT_RESPONSE_COMPONENTS } from '../../src/index';
+import { createContentDigest, signRequest, DEFAULT_RESPONSE_COMPONENTS, signResponse, verifyResponse } from '../../src/index';
 import type { Jwk, VerifyResponseOptions } from '../../src/index';
 import { parseRawHttpMessage, parseSignatureInput } from '../../src/httpsig';
 import type { MessageObject } from '../../src/httpsig';
-import { signResponse } from '../../src/profile/sign-response';
-import { verifyResponse } from '../../src/profile/verify-response';
 import { projectVectors } from '../helpers/vectors';
 import { keyPair, otherKeyPair } from './helpers';
 

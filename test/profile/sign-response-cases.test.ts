@@ -7,12 +7,11 @@
  * response when `contentDigest: false`.
  */
 import { describe, expect, it } from 'vitest';
-import { createContentDigest, generateKeyPair } from '../../src/index';
+import { createContentDigest, generateKeyPair, signResponse, verifyResponse } from '../../src/index';
 import type { Jwk, SigningKey, SignResponseOptions } from '../../src/index';
 import { importSigningKey, toHttpMessage, parseSignatureInput } from '../../src/httpsig';
 import type { MessageObject } from '../../src/httpsig';
-import { signResponse, signResponseMessage } from '../../src/profile/sign-response';
-import { verifyResponse } from '../../src/profile/verify-response';
+import { signResponseMessage } from '../../src/profile/sign-response';
 
 const NOW = 1_750_000_000;
 const now = (): number => NOW * 1000 + 999;
