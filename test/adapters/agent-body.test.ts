@@ -20,7 +20,7 @@ import { createSigningHook } from '../../src/crawlee';
 import { generateKeyPair } from '../../src/index';
 import type { GeneratedKeyPair, VerificationResult, VerifierOptions } from '../../src/index';
 import { createSignedFetch } from '../../src/fetch';
-import { createNodeMiddleware } from '../../src/node/http';
+import { createNodeMiddleware } from '../../src/node';
 import { signBrowserContext } from '../../src/playwright';
 import { chromiumExecutable, describeWithChromium } from '../helpers/optional';
 

@@ -22,7 +22,7 @@ import { botsig as expressBotsig } from '../../src/express';
 import { botsig as fastifyBotsig } from '../../src/fastify';
 import { botsig as honoBotsig } from '../../src/hono';
 import type { BotsigEnv } from '../../src/hono';
-import { createNodeMiddleware } from '../../src/node/http';
+import { createNodeMiddleware } from '../../src/node';
 
 const BODY = JSON.stringify({ order: 'A-1001', items: [{ sku: 'tea', qty: 2 }], note: 'x'.repeat(3000), city: 'Zürich' });
 
