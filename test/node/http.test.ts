@@ -13,8 +13,8 @@ import { signRequest, verifyRequest } from '../../src/index';
 import type { Verifier, VerifierOptions } from '../../src/index';
 import { toHttpMessage } from '../../src/httpsig';
 import { createNodeVerifier, toMessage } from '../../src/express';
-import { createNodeMiddleware } from '../../src/node/http';
-import type { NodeMiddleware } from '../../src/node/http';
+import { createNodeMiddleware } from '../../src/node';
+import type { NodeMiddleware } from '../../src/node';
 import { loopbackOptions, originSuite, send, signedHeaders, startAgent, summarize } from '../adapters/origin-fixtures';
 import type { Agent, Origin } from '../adapters/origin-fixtures';
 

@@ -7,7 +7,7 @@ import { BotsigError, keyForAlgorithm } from '../../src/index';
 import type { AlgorithmName, Jwk } from '../../src/index';
 import { importVerifyingKey } from '../../src/httpsig';
 import { verifyBase } from '../../src/crypto/keys/base';
-import { nodeCryptoProvider } from '../../src/node/crypto-provider';
+import { nodeCryptoProvider } from '../../src/node';
 import { countingProvider, signatureBytes } from '../crypto/helpers';
 
 interface SignatureRecord {
