@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64AnyDecode, base64Decode, base64DecodeRange, base64Encode, base64UrlDecode, base64UrlEncode } from '../../src/core/base64';
+import * as helper from '../helpers/bytes';
 import { projectVectors } from '../helpers/vectors';
 
 interface Rfc4648 {
@@ -45,6 +46,26 @@ describe('base64 (RFC 4648 §4, §5)', () => {
       expect(base64AnyDecode(value)).toBeUndefined();
     });
   }
+
+  it('the tests’ own codec (test/helpers/bytes.ts, over btoa/atob) agrees with every vector, valid and invalid', () => {
+    for (const c of vectors.cases) {
+      const bytes = bytesOf(c);
+      expect(helper.base64Encode(bytes)).toBe(c.base64);
+      expect(helper.base64UrlEncode(bytes)).toBe(c.base64url);
+      expect(helper.base64Decode(c.base64)).toEqual(bytes);
+      expect(helper.base64UrlDecode(c.base64url)).toEqual(bytes);
+    }
+    for (const { value } of vectors.invalid) {
+      expect(helper.base64Decode(value), value).toBeUndefined();
+      expect(helper.base64UrlDecode(value), value).toBeUndefined();
+    }
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 70 }), (bytes) => {
+        expect(helper.base64Encode(bytes)).toBe(base64Encode(bytes));
+        expect(helper.base64UrlEncode(bytes)).toBe(base64UrlEncode(bytes));
+      }),
+    );
+  });
 
   it('each alphabet refuses the other one’s characters', () => {
     expect(base64Decode('-_8=')).toBeUndefined();

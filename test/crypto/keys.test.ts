@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import ed25519TestKey from '../../vectors/cloudflare-web-bot-auth/rfc9421-keys/ed25519.json';
 import rfc8037 from '../../vectors/rfc8037.json';
-import { base64UrlEncode } from '../../src/core/base64';
+import { base64UrlEncode } from '../helpers/bytes';
 import { generateKeyPair, signRequest, verifyRequest, getCryptoProvider, setCryptoProvider, ALGORITHMS } from '../../src/index';
 import type { AlgorithmName, CryptoProvider, Jwk, SigningKey } from '../../src/index';
 import { importSigningKey, importVerifyingKey } from '../../src/httpsig';

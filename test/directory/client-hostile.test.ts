@@ -4,7 +4,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { base64UrlEncode } from '../../src/core/base64';
+import { base64UrlEncode } from '../helpers/bytes';
 import { DirectoryClient } from '../../src/directory';
 import type { DirectoryClientOptions } from '../../src/directory';
 import { closeAllLoopbackServers, drip, startLoopbackServer } from '../helpers/loopback';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64Encode } from '../../src/core/base64';
+import { base64Encode } from '../helpers/bytes';
 import { parseDataUrl } from '../../src/core/data-url';
 import { isBotsigError, parseSignatureAgent } from '../../src/index';
 import type { Jwk } from '../../src/index';

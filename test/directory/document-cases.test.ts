@@ -5,7 +5,7 @@
  * through the public functions.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { base64UrlEncode } from '../../src/core/base64';
+import { base64UrlEncode } from '../helpers/bytes';
 import { isBotsigError, WELL_KNOWN_PATH } from '../../src/index';
 import type { Diagnostic, Jwk } from '../../src/index';
 import {

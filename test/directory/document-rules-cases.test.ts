@@ -5,7 +5,7 @@
  * and the cause a builder error carries. Each test names the rule it holds.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { base64UrlDecode, base64UrlEncode } from '../../src/core/base64';
+import { base64UrlDecode, base64UrlEncode } from '../helpers/bytes';
 import { isBotsigError, jwkThumbprintSync, WELL_KNOWN_PATH } from '../../src/index';
 import type { Diagnostic, Jwk } from '../../src/index';
 import { buildDirectory, parseDirectorySync, type ParseDirectoryOptions } from '../../src/directory';

@@ -10,7 +10,7 @@
  * below is installed by this test helper only, and a separate test file checks
  * that delegation works without it.
  */
-import { base64Encode } from '../../src/core/base64';
+import { base64Encode } from './bytes';
 import { generateKeyPair } from '../../src/index';
 import type { AlgorithmName, Jwk } from '../../src/index';
 

@@ -8,7 +8,7 @@
  * workerd (test/runtimes, WebCrypto only). Nothing here imports `node:*`.
  */
 import { describe, expect, it } from 'vitest';
-import { base64Decode, base64UrlEncode } from '../../src/core/base64';
+import { base64Decode, base64UrlEncode } from './bytes';
 import {
   createContentDigest,
   verifyContentDigest,

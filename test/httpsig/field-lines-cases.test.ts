@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { componentValues, parseComponentIdentifier, toHttpMessage } from '../../src/httpsig';
-import { base64Encode } from '../../src/core/base64';
+import { base64Encode } from '../helpers/bytes';
 import { codeOf } from '../helpers/errors';
 
 function value(line: string, id = 'x'): string {

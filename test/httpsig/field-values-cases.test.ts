@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { componentValues, parseComponentIdentifier, toHttpMessage } from '../../src/httpsig';
 import type { ComponentOptions, HttpMessage } from '../../src/httpsig';
-import { base64Encode } from '../../src/core/base64';
+import { base64Encode } from '../helpers/bytes';
 
 function message(headers: Record<string, string | string[]>): HttpMessage {
   return toHttpMessage({ method: 'GET', url: 'https://example.com/', headers });

@@ -13,7 +13,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64Encode } from '../../src/core/base64';
+import { base64Encode } from '../helpers/bytes';
 import {
   BotsigError,
   createSignatureBase,

@@ -5,7 +5,7 @@
  * Signature-Input names the algorithm, and by signMessage.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { base64Decode, base64Encode } from '../../src/core/base64';
+import { base64Decode, base64Encode } from '../helpers/bytes';
 import { toAlgorithmName } from '../../src/index';
 import {
   importSigningKey,

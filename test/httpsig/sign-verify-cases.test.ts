@@ -7,7 +7,7 @@
  * algorithms everywhere, before any base is built), and the documented misuse errors.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { base64Decode } from '../../src/core/base64';
+import { base64Decode } from '../helpers/bytes';
 import { BotsigError, isBotsigError, sfToken, importSigningKey, importVerifyingKey, signMessage, verifyMessage, verifySignatureBytes } from '../../src/httpsig';
 import type { AlgorithmName, SigningKey, VerifyingKey, MessageObject, SignMessageOptions, SignatureInput, VerifyMessageOptions } from '../../src/httpsig';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { base64Decode, base64Encode } from '../../src/core/base64';
+import { base64Decode, base64Encode } from '../helpers/bytes';
 import { sfToken, importSigningKey, importVerifyingKey, parseComponentIdentifier, signMessage, verifyMessage, verifySignatureBytes } from '../../src/httpsig';
 import type { SigningKey, VerifyingKey, MessageObject } from '../../src/httpsig';
 import { codeOfAsync } from '../helpers/errors';

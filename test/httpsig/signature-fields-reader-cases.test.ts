@@ -9,7 +9,7 @@
  * String parameters, sf-key labels and keys) are named.
  */
 import { describe, expect, it } from 'vitest';
-import { base64Encode } from '../../src/core/base64';
+import { base64Encode } from '../helpers/bytes';
 import { serializeComponentIdentifier, parseSignature, parseSignatureInput, serializeSignatureParams, signatureParams } from '../../src/httpsig';
 import { readReceivedInputs, readReceivedPair, readReceivedSignatures } from '../../src/httpsig/signature-fields-reader';
 

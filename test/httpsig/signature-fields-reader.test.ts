@@ -5,7 +5,7 @@
  * (and the general parser) answer.
  */
 import { describe, expect, it } from 'vitest';
-import { base64Encode } from '../../src/core/base64';
+import { base64Encode } from '../helpers/bytes';
 import { slabBytes } from '../../src/core/byte-slab';
 import { readReceivedInputs, readReceivedPair, readReceivedSignatures } from '../../src/httpsig/signature-fields-reader';
 import { parseSignatureInput } from '../../src/httpsig';

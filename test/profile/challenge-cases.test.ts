@@ -7,7 +7,7 @@
  * answer, and which parameters of an `Accept-Signature` request a client takes.
  */
 import { describe, expect, it } from 'vitest';
-import { base64UrlDecode } from '../../src/core/base64';
+import { base64UrlDecode } from '../helpers/bytes';
 import { parseAcceptSignature, acceptSignatureValue, createChallenge, signOptionsFromChallenge } from '../../src/index';
 import type { SignatureResult, VerificationResult } from '../../src/index';
 import { serializeComponentIdentifier } from '../../src/httpsig';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base64UrlDecode } from '../../src/core/base64';
+import { base64UrlDecode } from '../helpers/bytes';
 import {
   isBotsigError,
   parseAcceptSignature,

@@ -9,7 +9,7 @@
  * needs, so the constants are evaluated inside that test and a change to one fails it.
  */
 import { describe, expect, it } from 'vitest';
-import { base64Encode } from '../../src/core/base64';
+import { base64Encode } from '../helpers/bytes';
 
 describe('the Signature-Agent vocabulary (SPEC 2.3, 4.1)', () => {
   it('the well-known path, the inline media type and the member types, as parsing, serialising and key discovery use them', async () => {

@@ -6,7 +6,7 @@
  * that reason (a TypeError naming the key's index).
  */
 import { describe, expect, it } from 'vitest';
-import { base64UrlEncode } from '../../src/core/base64';
+import { base64UrlEncode } from '../helpers/bytes';
 import { verifyRequest } from '../../src/index';
 import type { Jwk } from '../../src/index';
 import { publicJwkProblem } from '../../src/profile/key-check';

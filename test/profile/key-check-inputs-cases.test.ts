@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Jwk } from '../../src/index';
 import { publicJwkProblem } from '../../src/profile/key-check';
-import { base64UrlEncode } from '../../src/core/base64';
+import { base64UrlEncode } from '../helpers/bytes';
 
 const bytes = (n: number): string => base64UrlEncode(new Uint8Array(n).fill(7));
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64UrlDecode, utf8 } from '../../src/core/base64';
+import { base64UrlDecode, utf8 } from '../helpers/bytes';
 import { applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
 import type { Jwk, SignatureHeaders } from '../../src/index';
 import {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64Encode, utf8 } from '../../src/core/base64';
+import { base64Encode, utf8 } from '../helpers/bytes';
 import {
   isBotsigError,
   agentIdentifier,

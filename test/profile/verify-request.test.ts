@@ -5,7 +5,7 @@ import { sfInteger, sfString, importSigningKey, importVerifyingKey, parseCompone
 import type { BareItem, MessageObject } from '../../src/httpsig';
 import { createSignatureBaseParts } from '../../src/httpsig/base';
 import { signBase } from '../../src/crypto/keys/base';
-import { base64Encode } from '../../src/core/base64';
+import { base64Encode } from '../helpers/bytes';
 import { countingProvider } from '../crypto/helpers';
 import {
   at,
