@@ -130,7 +130,7 @@ describe('KeyRing + directory handler + caching verifier on one simulated clock'
     // After its exp the old key is out of the directory and refused, even in a fresh signature.
     clock.set(plan.currentExp);
     expect(await listed(handler)).toEqual([k2id]);
-    const old = await (await import('../../src/crypto/keys/signing')).importSigningKey(k1.privateJwk);
+    const old = await (await import('../../src/httpsig')).importSigningKey(k1.privateJwk);
     expect((await verifier.verify(await signedAt(old, clock))).outcome).not.toBe('verified');
   });
 
@@ -255,8 +255,8 @@ describe('botsig rotate', () => {
 
 describe('KeyRing with an external key', () => {
   it('signs with and publishes a key whose private half is elsewhere', async () => {
-    const { externalSigningKey } = await import('../../src/crypto/keys/external');
-    const { importSigningKey } = await import('../../src/crypto/keys/signing');
+    const { externalSigningKey } = await import('../../src/index');
+    const { importSigningKey } = await import('../../src/httpsig');
     const pair = await generateKeyPair('ecdsa-p256-sha256');
     const inner = await importSigningKey(pair.privateJwk);
     const external = await externalSigningKey({ publicJwk: pair.publicJwk, sign: (d) => inner.sign(d) });

@@ -331,7 +331,7 @@ describe('AIA CA Issuers (SPEC 5.5 rule 2, 4.4; RFC 5280 §4.2.2.1)', () => {
     const { root, inter, key, otherRoot } = await fixtures();
     const leaf = await leafFor(key, inter, { aia: 'http://10.0.0.7/inter.cer' });
     const blocked: CertificateFetcher = async () => {
-      const { BotsigError } = await import('../../src/core/errors');
+      const { BotsigError } = await import('../../src/index');
       throw new BotsigError('ERR_URL_BLOCKED', 'the host is private');
     };
     const o = await check(withX5c(key, leaf), anchorsOf(root), { fetch: blocked });
@@ -372,7 +372,7 @@ describe('x5u (SPEC 5.5 rule 3, RFC 7517 §4.6)', () => {
     expect(reason(await check({ ...withX5c(key, leaf, inter), x5u: 'https://sub.example.com/chain.pem' }, anchorsOf(root), { fetch: f }))).toBe('ok');
     expect(f.calls).toEqual([]);
     const blocked: CertificateFetcher = async () => {
-      const { BotsigError } = await import('../../src/core/errors');
+      const { BotsigError } = await import('../../src/index');
       throw new BotsigError('ERR_URL_BLOCKED', 'http URLs are refused');
     };
     expect(reason(await check({ ...key.publicJwk, x5u: 'http://sub.example.com/chain.pem' }, anchorsOf(root), { fetch: blocked }))).toBe('x5u-blocked');

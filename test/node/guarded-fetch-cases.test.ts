@@ -508,7 +508,7 @@ describe('where the socket goes', () => {
   });
 
   it('a connect function that throws a BotsigError rejects with it; another error becomes ERR_DIRECTORY_FETCH', async () => {
-    const { BotsigError } = await import('../../src/core/errors');
+    const { BotsigError } = await import('../../src/index');
     const own = new BotsigError('ERR_URL_BLOCKED', 'mine');
     const lookup = lookupAnswering([{ address: '127.0.0.1', family: 4 }]);
     const f = createGuardedFetch({

@@ -141,7 +141,7 @@ describe('one request cannot make the origin verify without bound (maxSignatures
     const sk = await importSigningKey(pair.privateJwk);
     const req = await manySignatures(200, () => 'https://one.example/jwks', 'jwks_uri', sk);
     let verifies = 0;
-    const { importVerifyingKey } = await import('../../src/crypto/keys/verifying');
+    const { importVerifyingKey } = await import('../../src/httpsig');
     const vk = await importVerifyingKey(pair.publicJwk);
     const counting = { ...vk, verify: (d: Uint8Array, s: Uint8Array) => (verifies++, vk.verify(d, s)) };
     await verifyRequest(req, { resolveKey: () => counting, now: at(NOW), nonce: { policy: 'none' } });

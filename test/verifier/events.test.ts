@@ -46,7 +46,7 @@ function directory(fail = false): KeyDirectory & { calls: string[] } {
     resolve: async () => {
       calls.push('resolve');
       if (fail) throw new BotsigError('ERR_DIRECTORY_FETCH', 'directory unreachable');
-      const { importVerifyingKey } = await import('../../src/crypto/keys/verifying');
+      const { importVerifyingKey } = await import('../../src/httpsig');
       const key = await importVerifyingKey(pair.publicJwk);
       return { ...resolution(), keys: [{ thumbprint: pair.thumbprint, key }] };
     },
@@ -173,7 +173,7 @@ describe('onDirectoryLookup', () => {
 
   it('reports a fresh hit when the directory answers from its cache', async () => {
     const events: DirectoryLookupEvent[] = [];
-    const { importVerifyingKey } = await import('../../src/crypto/keys/verifying');
+    const { importVerifyingKey } = await import('../../src/httpsig');
     const key = await importVerifyingKey(pair.publicJwk);
     const warm: KeyDirectory = {
       resolve: () => Promise.reject(new Error('not expected')),
