@@ -19,11 +19,33 @@ export interface TargetUri {
   readonly href: string;
 }
 
-/** The parse of a message's URL, on the message under a symbol only this module knows. */
-const PARSED = Symbol('botsig.target');
-interface ParsedUrl {
-  url: string;
-  target: TargetUri;
+/** A constructor that returns the object it is given: a subclass then adds its private fields to that object. */
+class Stamp {
+  constructor(o: object) {
+    return o;
+  }
+}
+
+/**
+ * The parse of a message's URL, held on the message itself in private fields (added by
+ * {@link ParsedTarget.hold}): invisible to any other code, to enumeration, copies and
+ * comparisons, and added as cheaply as an ordinary property (Object.defineProperty,
+ * which a non-enumerable property otherwise needs, costs more than the parse).
+ */
+class ParsedTarget extends Stamp {
+  #url: string | undefined;
+  #target: TargetUri | undefined;
+
+  /** The parse held on `message`, when it was made from `url`. */
+  static of(message: object, url: string): TargetUri | undefined {
+    return #url in message && (message as ParsedTarget).#url === url ? (message as ParsedTarget).#target : undefined;
+  }
+
+  static hold(message: object, url: string, target: TargetUri): void {
+    if (!(#url in message)) new ParsedTarget(message);
+    (message as ParsedTarget).#url = url;
+    (message as ParsedTarget).#target = target;
+  }
 }
 
 /**
@@ -36,18 +58,13 @@ interface ParsedUrl {
 export function messageTarget(message: { readonly url?: string | undefined }): TargetUri {
   const url = message.url;
   if (url === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message has no target URI');
-  const holder = message as { [PARSED]?: ParsedUrl };
-  const held = holder[PARSED];
-  if (held !== undefined && held.url === url) return held.target;
+  const held = ParsedTarget.of(message, url);
+  if (held !== undefined) return held;
   const target = parseTargetUri(url);
   if (target === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message target URI is not an absolute URI');
-  // Kept on the message itself (every derived component and check of one message reads
-  // it), checked against the URL on each use; not enumerable, so copies and comparisons
-  // of the message do not see it. A frozen message is parsed each time.
-  if (held !== undefined) {
-    held.url = url;
-    held.target = target;
-  } else if (Object.isExtensible(message)) Object.defineProperty(message, PARSED, { value: { url, target }, writable: true, configurable: true });
+  // Kept on the message (every derived component and check of one message reads it),
+  // checked against the URL on each use. A frozen message is parsed each time.
+  if (Object.isExtensible(message)) ParsedTarget.hold(message, url, target);
   return target;
 }
 
