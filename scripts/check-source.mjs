@@ -7,9 +7,12 @@
 //   - no test folders or files named by history (mutation rounds, sweeps) instead of by subject
 //   - no source file over 600 lines (split it by what it holds)
 //   - every equivalents entry still names code in its function (scripts/mutation/equivalents.mjs)
+//   - tests import from an internal module no name a public entry exports as the same binding
+//     (scripts/check-test-imports.mjs)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
+import { testImportProblems } from './check-test-imports.mjs';
 import { loadEquivalents, staleEntries } from './mutation/equivalents.mjs';
 
 const walk = (dir) =>
@@ -48,11 +51,12 @@ for (const path of walk('test')) {
 }
 const stale = staleEntries(loadEquivalents());
 for (const e of stale) problems.push(`scripts/mutation/equivalents.json: ${e.file} ${e.function}: "${e.snippet[0]}" is no longer in its function`);
+problems.push(...testImportProblems().problems);
 
 if (problems.length > 0) {
   console.error(`check-source: ${problems.length} problem(s):\n  ${problems.join('\n  ')}`);
   process.exitCode = 1;
 } else
   console.log(
-    `check-source: ${srcFiles.length} source files clean (none over 600 lines; no pragmas, memos, internal barrels; tests by subject; equivalents current)`,
+    `check-source: ${srcFiles.length} source files clean (none over 600 lines; no pragmas, memos, internal barrels; tests by subject, public names from public entries; equivalents current)`,
   );
