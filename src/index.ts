@@ -6,7 +6,7 @@
 
 // Web Bot Auth profile
 export { signRequest, applySignatureHeaders } from './profile/sign-request';
-export { contentDigestFor } from './profile/body/sign';
+export { contentDigestFor } from './profile/sign/content-digest';
 export { signResponse, verifyResponse, DEFAULT_RESPONSE_COMPONENTS } from './profile/responses';
 export type { SignResponseOptions, SignedResponseHeaders } from './profile/sign-response';
 export type { VerifyResponseOptions } from './profile/verify-response';

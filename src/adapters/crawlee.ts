@@ -7,7 +7,7 @@
  * shapes are used here.
  */
 import { applySignatureHeaders, signRequest } from '../profile/sign-request';
-import { signRequestWithSyncKey } from '../profile/sign/plan';
+import { signRequestWithSyncKey } from '../profile/sign/sync-key';
 import type { SignatureHeaders } from '../profile/types';
 import {
   createSigningRouteHandlerFrom,

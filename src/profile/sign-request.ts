@@ -1,8 +1,10 @@
 /**
  * `signRequest` (SPEC 5.1, 5.2): signs a request with the Web Bot Auth profile. The
- * signer itself is `sign/plan.ts` (one code path for every request); a key that is not
- * imported yet is imported on first use (`crypto/keys/signing.ts`, loaded with
- * `import()`), and a JWK object imported before is taken from the key cache without
+ * signer itself is `sign/plan.ts` (one code path for every request), whose rarer steps
+ * (other component lists, signatures already on the request, other labels, escaping;
+ * `sign/extended.ts`) are loaded with `import()` by the first request that needs them; a
+ * key that is not imported yet is imported on first use (`crypto/keys/signing.ts`, loaded
+ * with `import()`), and a JWK object imported before is taken from the key cache without
  * awaiting. Beside it: `sign/apply-headers.ts` (putting the headers on a request);
  * `sign-sync.ts`: `signRequestSync` (`botsig/sync`); `body/sign.ts`: `contentDigestFor`.
  */
@@ -72,8 +74,9 @@ export async function signRequest(request: MessageInput, options: SignRequestOpt
   // A JWK imported before (the same object, unchanged) is taken from the key cache without awaiting.
   const key = isSigningKey(options.key) ? options.key : (importedSigningKey(options.key, options.alg) ?? (await importKey(options)));
   const digest = options.contentDigest;
-  if (digest === undefined) return signWithKey(request, options, key);
-  return signWithKey(request, options, key, typeof digest === 'string' ? await digestOf(request, options) : contentDigestValue(digest));
+  const value = digest === undefined ? undefined : typeof digest === 'string' ? await digestOf(request, options) : contentDigestValue(digest);
+  // The common request signs here; one that needs the signer's rarer steps loads them first.
+  return signWithKey(request, options, key, value) ?? signWithKey(request, options, key, value, (await import('./sign/extended')).extendedSigning)!;
 }
 
 /**

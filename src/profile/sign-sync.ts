@@ -7,7 +7,7 @@
 import { importSigningKeySync } from '../crypto/keys/signing-sync';
 import { isSigningKey } from '../crypto/keys/objects';
 import type { Jwk, SigningKey } from '../crypto/types';
-import { signRequestWithSyncKey } from './sign/plan';
+import { signRequestWithSyncKey } from './sign/sync-key';
 import type { SignatureHeaders, SignRequestOptions } from './types';
 import type { MessageInput } from '../httpsig/message';
 

@@ -1,16 +1,14 @@
 /**
  * The `Content-Digest` (RFC 9530 §2) a signer covers: computed over the message
- * content, or the one the message already carries when it matches. `contentDigestFor`
- * is what an agent calls before `signRequest({ contentDigest })`; `signRequest` itself
- * loads this module (dynamic `import()`) only for the deprecated algorithm form of
- * that option, and `signResponse` for its own digest.
+ * content, or the one the message already carries when it matches. Loaded with a
+ * dynamic `import()` by `contentDigestFor` (`../sign/content-digest.ts`), by `signRequest`
+ * for the deprecated algorithm form of `contentDigest`, and by `signResponse`.
  */
 import { BotsigError } from '../../core/errors';
 import { createContentDigest, verifyContentDigest } from '../../crypto/digest';
 import type { DigestAlgorithm } from '../../crypto/digest';
 import { isHttpMessage, toReceivedMessage } from '../../httpsig/message';
 import type { HttpMessage, MessageInput } from '../../httpsig/message';
-import type { ContentDigestValue } from '../types';
 import { readMessageBody, replayStream } from './read';
 
 /** Largest content `signRequest` reads for `contentDigest` unless `maxBodyBytes` says otherwise: 16 MiB. */
@@ -69,37 +67,6 @@ export async function contentDigestToSign(
     throw error;
   }
   return value;
-}
-
-/**
- * The `Content-Digest` to cover when signing `request` (RFC 9530): computed over its
- * content with `algorithm`, or the request's own `Content-Digest` when it matches the
- * content. The content is read from a `Request` through a clone (the request stays
- * usable), or from a message object's `body` (a stream is read and replaced by a stream
- * of the same bytes). Pass the result as `contentDigest` to `signRequest` (or
- * `signRequestSync`), which sets and covers it.
- *
- * @throws BotsigError `ERR_BODY_TOO_LARGE` above `maxBodyBytes` (default 16 MiB),
- *   `ERR_BODY_UNAVAILABLE` when the content cannot be read (no `body`, a used or locked
- *   stream), `ERR_DIGEST_MISMATCH` / `ERR_DIGEST_INVALID` for a `Content-Digest` already on
- *   the request that does not match its content.
- * @throws TypeError for an algorithm other than `sha-256` / `sha-512`, a bad `maxBodyBytes`,
- *   or a stream body on an object whose `body` cannot be replaced.
- * @example
- * const request = new Request('https://example.com/api', { method: 'POST', body: '{"a":1}' });
- * const headers = await signRequest(request, {
- *   key: privateJwk,
- *   signatureAgent: 'https://crawler.example',
- *   contentDigest: await contentDigestFor(request, 'sha-256'),
- * });
- */
-export async function contentDigestFor(
-  request: MessageInput,
-  algorithm: DigestAlgorithm = 'sha-256',
-  options: { readonly maxBodyBytes?: number } = {},
-): Promise<ContentDigestValue> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('contentDigestFor options must be an object');
-  return { value: await contentDigestToSign(request, algorithm, options.maxBodyBytes) };
 }
 
 /** A plain message object whose `body` is a stream: it will be read, so it must be replaceable. */

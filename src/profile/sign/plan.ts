@@ -13,23 +13,17 @@
  * member), `apply-headers.ts`; `../sign-request.ts` (`signRequest`), `../sign-sync.ts`
  * (`signRequestSync`, the `botsig/sync` entry).
  */
-import { base64Encode, utf8 } from '../../core/base64';
+import { base64Encode } from '../../core/base64';
 import { BotsigError } from '../../core/errors';
-import { parseDictionary } from '../../core/sf-parse';
-import { serializeBareItem } from '../../core/sf-serialize';
 import { systemClock, toEpochSeconds } from '../../core/time';
 import type { SigningKey } from '../../crypto/types';
-import { signatureBaseFromTexts } from '../../httpsig/base';
-import { serializeComponentIdentifier, type ComponentIdentifier } from '../../httpsig/components';
-import { withChainedComponents } from '../../httpsig/cover-chain';
-import { toReceivedMessage, type HttpMessage, type MessageInput } from '../../httpsig/message';
-import { isValidLabel, nextLabel, parseSignatureDictionary, parseSignatureInput } from '../../httpsig/signature-input';
-import type { SignatureInput } from '../../httpsig/signature-types';
+import type { ComponentIdentifier } from '../../httpsig/component-id';
+import type { HttpMessage, MessageInput } from '../../httpsig/message';
 import { messageTarget, parseTargetUri } from '../../httpsig/target-uri';
 import { WEB_BOT_AUTH_TAG, type SignatureHeaders, type SignRequestOptions } from '../types';
-import { checkSignOptions } from './check-options';
+import type { ExtendedSigning } from './extended';
 import { randomNonce } from './random-nonce';
-import { parsedComponent, signerStateFor, type SignerState } from './signer-state';
+import { signerStateFor, type SignerState } from './signer-state';
 
 const DEFAULT_VALIDITY_SECONDS = 300;
 const MAX_RECOMMENDED_VALIDITY_SECONDS = 86_400;
@@ -40,10 +34,11 @@ const AUTHORITY = '"@authority"';
 /**
  * Signs `request` with `key` (already imported): the whole of `signRequest` after its
  * option checks and key import (see its documentation in `../sign-request.ts`). The
- * headers come back without a promise when the key signs synchronously.
+ * headers come back without a promise when the key signs synchronously; `undefined`
+ * when the request needs the signer's rarer steps and `extended` is not given (then
+ * load `./extended.ts` and call again: nothing was consumed).
  *
- * `contentDigest`: the `Content-Digest` value to set and cover, when `options.contentDigest` asks for one
- * (`contentDigestToCover`).
+ * `contentDigest`: the `Content-Digest` value to set and cover, when `options.contentDigest` asks for one.
  *
  * @throws as `signRequest`.
  */
@@ -51,35 +46,14 @@ export function signWithKey(
   request: MessageInput,
   options: SignRequestOptions,
   key: SigningKey,
-  contentDigest?: string,
-): SignatureHeaders | Promise<SignatureHeaders> {
+  contentDigest: string | undefined,
+  extended?: ExtendedSigning,
+): SignatureHeaders | Promise<SignatureHeaders> | undefined {
   const signer = signerStateFor(key);
-  const plan = prepare(request, options, key, signer, contentDigest);
+  const plan = prepare(request, options, key, signer, contentDigest, extended);
+  if (plan === undefined) return undefined;
   const signature = signer.sign(plan.base);
   return signature instanceof Uint8Array ? plan.finish(signature) : signature.then((s) => plan.finish(s));
-}
-
-/**
- * Signs with a key that can sign synchronously (`key.signSync`: keys from
- * `importSigningKeySync`, or from a synchronous provider such as `node:crypto`).
- * The engine of `signRequestSync` (`botsig/sync`, which also imports JWKs through
- * @noble) and of the Crawlee hook; here so that neither the async API nor the
- * Crawlee entry load @noble. `contentDigest` takes only a value here (it cannot read
- * content without awaiting): `contentDigestFor()`'s result.
- *
- * @throws as `signRequest`; `ERR_CRYPTO_UNSUPPORTED` when the key cannot sign synchronously.
- */
-export function signRequestWithSyncKey(request: MessageInput, options: SignRequestOptions, key: SigningKey): SignatureHeaders {
-  checkSignOptions(options);
-  if (key.signSync === undefined) {
-    throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', 'this key cannot sign synchronously; use an Ed25519 JWK or signRequest()');
-  }
-  const digest = options.contentDigest;
-  if (digest !== undefined && (typeof digest !== 'object' || digest === null)) {
-    throw new TypeError('contentDigest reads the content: use the asynchronous signRequest(), or pass await contentDigestFor(request)');
-  }
-  const plan = prepare(request, options, key, undefined, digest === undefined ? undefined : contentDigestValue(digest));
-  return plan.finish(key.signSync(utf8(plan.base)));
 }
 
 /**
@@ -105,43 +79,50 @@ interface Plan {
 }
 
 /**
+ * The base to sign and how to finish the headers, or `undefined` when the request needs
+ * `extended` and it is not given (decided before anything is drawn: clock, nonce).
  * `signer`: the key's signing state when the caller has it already (else looked up when needed).
  * `contentDigest`: the Content-Digest value to set and cover.
  */
-function prepare(
+export function prepare(
   request: MessageInput,
   options: SignRequestOptions,
   key: SigningKey,
   signer: SignerState | undefined,
   contentDigest: string | undefined,
-): Plan {
-  // A `Request` is read directly while that suffices (a field it lacks is absent from the
-  // message too); anything else, and a `Request` once more is needed, as the message.
-  const direct = typeof Request !== 'undefined' && request instanceof Request ? request : undefined;
-  let message = direct === undefined ? toReceivedMessage(request) : undefined;
-  if (message !== undefined && message.kind !== 'request') {
-    throw new TypeError('signRequest() signs requests; use signMessage() from botsig/httpsig for responses');
-  }
-  const existing = (name: string): string | undefined =>
-    direct !== undefined && !direct.headers.has(name) ? undefined : joined((message ??= toReceivedMessage(request)), name);
-  const now = options.now ?? systemClock;
+  extended: ExtendedSigning | undefined,
+): Plan | undefined {
+  // A fresh request of a plain shape is read directly (its URL); any other is read as a
+  // message (`extended.message`), and its signature fields then too.
+  const plainUrl = plainRequestUrl(request);
+  if (plainUrl === undefined && extended === undefined) return undefined;
+  const message = plainUrl === undefined ? extended!.message(request) : undefined;
   const tag = options.tag ?? WEB_BOT_AUTH_TAG;
   const profile = tag === WEB_BOT_AUTH_TAG;
+  const nonce = options.nonce;
+  const extra = options.components;
+  if (extra !== undefined && !Array.isArray(extra)) throw new TypeError('components must be an array of component identifiers');
 
-  // Labels already in use, in either signature field or the Signature-Agent dictionary.
-  const existingInput = existing('signature-input');
-  const existingSignature = existing('signature');
-  const existingAgent = existing('signature-agent');
+  // Signature fields already on the request (their labels are taken).
+  const existingInput = message === undefined ? undefined : joined(message, 'signature-input');
+  const existingSignature = message === undefined ? undefined : joined(message, 'signature');
+  const existingAgent = message === undefined ? undefined : joined(message, 'signature-agent');
   const fresh = existingInput === undefined && existingSignature === undefined && existingAgent === undefined;
-  // A fresh request (nearly every one) has no labels to collect.
-  const existingInputs = existingInput === undefined ? undefined : parseSignatureInput(existingInput);
-  const taken = fresh ? undefined : new Set<string>();
-  if (taken !== undefined) collectLabels(taken, existingInputs, existingSignature, options.signatureAgent === undefined ? undefined : existingAgent);
+  // The profile's own components, String parameters written as they are, our own label, a
+  // plain agent origin (below), no signatures on the request: nearly every request.
+  // Anything else takes the rarer steps.
+  const ownList = extra === undefined && !options.replaceComponents && contentDigest === undefined;
+  const plainParams = (typeof nonce !== 'string' || PLAIN.test(nonce)) && (profile || PLAIN.test(tag));
+  const ownLabel = options.label === undefined || options.label === 'sig1';
+  if (extended === undefined && !(ownList && plainParams && ownLabel)) return undefined;
 
+  const found = fresh
+    ? undefined
+    : extended!.existingSignatures(existingInput, existingSignature, options.signatureAgent === undefined ? undefined : existingAgent);
   let label = options.label;
-  if (label === undefined) label = taken === undefined ? 'sig1' : nextLabel(taken);
-  else if (label !== 'sig1' && !isValidLabel(label)) throw new TypeError('label must be a Structured Field key (lowercase, e.g. "sig1")');
-  else if (taken?.has(label)) throw new BotsigError('ERR_LABEL_EXISTS', `label "${label}" is already used on this request`);
+  if (label === undefined) label = found === undefined ? 'sig1' : found.nextLabel;
+  else if (label !== 'sig1' && !extended!.isValidLabel(label)) throw new TypeError('label must be a Structured Field key (lowercase, e.g. "sig1")');
+  else if (found?.has(label)) throw new BotsigError('ERR_LABEL_EXISTS', `label "${label}" is already used on this request`);
 
   // Our Signature-Agent member (checked and serialised once per key, label and agent) and
   // the value as it will be sent: existing members plus ours.
@@ -150,18 +131,17 @@ function prepare(
   let agentComponent: string | undefined;
   if (options.signatureAgent !== undefined) {
     signer ??= signerStateFor(key);
-    ownMember = signer.memberFor(label, options.signatureAgent);
+    ownMember = signer.memberFor(label, options.signatureAgent, extended?.signatureAgentUrl ?? plainAgentUrl);
+    if (ownMember === undefined) return undefined; // not a plain origin: the full check is in `extended`
     signatureAgentValue = existingAgent === undefined ? ownMember : `${existingAgent}, ${ownMember}`;
     agentComponent = signer.agentComponentFor(label);
   }
 
   // The covered components: the profile's own (@authority, our member) unless replaced, the caller's, Content-Digest.
-  const extra = options.components;
-  if (extra !== undefined && !Array.isArray(extra)) throw new TypeError('components must be an array of component identifiers');
   let idTexts: string[];
   let ids: ComponentIdentifier[] | undefined;
-  if (extra === undefined && !options.replaceComponents && contentDigest === undefined) {
-    // The profile's components, already canonical: nothing to parse.
+  if (ownList) {
+    // Already canonical: nothing to parse.
     idTexts = agentComponent === undefined ? [AUTHORITY] : [AUTHORITY, agentComponent];
   } else {
     const requested: string[] = [];
@@ -173,29 +153,10 @@ function prepare(
     // SPEC 5.2 rule 1: the member is covered even when the caller replaces the list.
     if (options.replaceComponents && agentComponent !== undefined) requested.push(agentComponent);
     if (contentDigest !== undefined) requested.push('"content-digest"');
-    ids = [];
-    idTexts = [];
-    let coversAuthority = false;
-    let chained = false;
-    for (const text of requested) {
-      const { id, canonical } = parsedComponent(text);
-      if (idTexts.includes(canonical)) continue; // asking for @authority twice is not an error for the caller
-      idTexts.push(canonical);
-      ids.push(id);
-      if (id.name === '@authority' || id.name === '@target-uri') coversAuthority = true;
-      else if (id.name === 'signature') chained = true;
-    }
-    if (profile && !coversAuthority) {
-      throw new BotsigError('ERR_REQUIRED_COMPONENT', 'a web-bot-auth signature must cover @authority or @target-uri (SPEC 5.1)');
-    }
-    if (chained) {
-      // Draft -01 "Multiple Signatures": covering "signature";key=X takes X's Signature-Input and all X covers.
-      ids = withChainedComponents(ids, (req) => (req ? undefined : existingInputs));
-      idTexts = ids.map(serializeComponentIdentifier);
-    }
+    ({ ids, idTexts } = extended!.componentList(requested, profile, found?.inputs));
   }
 
-  const nowSeconds = Math.floor(now() / 1000);
+  const nowSeconds = Math.floor((options.now ?? systemClock)() / 1000);
   const created = options.created === undefined ? nowSeconds : toEpochSeconds(options.created, 'created');
   const expires = options.expires === undefined ? created + (options.validitySeconds ?? DEFAULT_VALIDITY_SECONDS) : toEpochSeconds(options.expires, 'expires');
   if (expires <= created) throw new RangeError('expires must be after created');
@@ -206,34 +167,36 @@ function prepare(
   // Parameter order of the draft's and Cloudflare's vectors: created, keyid, alg, expires, nonce, tag.
   // Serialised here, each value by its known type (RFC 9651 §4.1.4, §4.1.6): the same
   // text the generic serialiser gives, without building the structure first.
+  const sfString = (value: string, name: string): string =>
+    typeof value === 'string' && PLAIN.test(value) ? '"' + value + '"' : extended!.escapedString(value, name);
   let paramsText = '(' + idTexts.join(' ') + ');created=' + sfInteger(created, 'created') + ';keyid=' + sfString(key.thumbprint, 'keyid');
   if (options.includeAlg !== false) paramsText += ';alg=' + sfString(key.alg, 'alg');
   paramsText += ';expires=' + sfInteger(expires, 'expires');
   // Our nonces are base64url: nothing to escape.
-  if (options.nonce === undefined) paramsText += ';nonce="' + randomNonce() + '"';
-  else if (options.nonce !== false) paramsText += ';nonce=' + sfString(options.nonce, 'nonce');
+  if (nonce === undefined) paramsText += ';nonce="' + randomNonce() + '"';
+  else if (nonce !== false) paramsText += ';nonce=' + sfString(nonce, 'nonce');
   paramsText += ';tag=' + (profile ? '"web-bot-auth"' : sfString(tag, 'tag'));
 
   let base: string;
   if (ids === undefined) {
     // "@authority" and our own member (its value is the member we just made, RFC 9421 §2.1.2).
-    const url = direct !== undefined ? direct.url : message!.url;
+    const url = plainUrl ?? message!.url;
     const authority = (url === undefined ? undefined : parseTargetUri(url))?.authority;
     // Without one, the message's own answer (its error: no URL, not an absolute URI).
-    base = AUTHORITY + ': ' + (authority ?? messageTarget((message ??= toReceivedMessage(request))).authority) + '\n';
+    base = AUTHORITY + ': ' + (authority ?? messageTarget(message ?? extended!.message(request)).authority) + '\n';
     if (agentComponent !== undefined) base += agentComponent + ': ' + ownMember!.slice(label.length + 1) + '\n';
     base += '"@signature-params": ' + paramsText;
   } else {
     // Every other list: the one base builder, over the request as it will be sent.
-    message ??= toReceivedMessage(request);
-    let signed: HttpMessage = message;
+    const read = message ?? extended!.message(request);
+    let signed: HttpMessage = read;
     if (signatureAgentValue !== undefined || contentDigest !== undefined) {
       // The caller's own HttpMessage stays as it is; our copy of another request is set in place.
-      if (message === request) signed = { ...message, headers: new Map(message.headers) };
+      if (read === request) signed = { ...read, headers: new Map(read.headers) };
       if (signatureAgentValue !== undefined) signed.headers.set('signature-agent', [signatureAgentValue]);
       if (contentDigest !== undefined) signed.headers.set('content-digest', [contentDigest]);
     }
-    base = signatureBaseFromTexts(signed, ids, idTexts, paramsText);
+    base = extended!.base(signed, ids, idTexts, paramsText);
   }
   const inputMember = label + '=' + paramsText;
   const finalLabel = label;
@@ -252,16 +215,77 @@ function prepare(
   };
 }
 
-// A String parameter (RFC 9651 §4.1.6): quoted as it is when nothing needs escaping.
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-function sfString(value: string, name: string): string {
-  if (typeof value === 'string' && PLAIN.test(value)) return '"' + value + '"';
-  try {
-    return serializeBareItem({ type: 'string', value });
-  } catch (cause) {
-    throw new BotsigError('ERR_PARAM_INVALID', `the ${name} parameter cannot be serialised`, { cause });
-  }
+// An http(s) origin with a plain lowercase host name (no IDNA, no IP literal, no
+// userinfo) and an optional port (group 1), then nothing, "/" or the well-known path:
+// an agent `signatureAgentUrl` accepts and sends as that origin's well-known directory URL.
+const PLAIN_AGENT =
+  /^(https?:\/\/[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::[1-9][0-9]{0,4})?)(?:\/|\/\.well-known\/http-message-signatures-directory)?$/;
+const WELL_KNOWN_PATH = '/.well-known/http-message-signatures-directory';
+// WHATWG URL reads a host whose last label is a number (decimal, or 0x hex) as IPv4.
+const NUMERIC_LABEL = /^(?:0x[0-9a-f]*|[0-9]+)$/;
+
+/**
+ * What `signatureAgentUrl` (`./agent-member.ts`) sends for a plain agent origin (a string
+ * or `{ url }` matching {@link PLAIN_AGENT}, a host name that is not IPv4 to WHATWG, a port
+ * in range): its well-known directory URL; `undefined` for any other value, which the full
+ * check decides (`extended.signatureAgentUrl`).
+ */
+function plainAgentUrl(agent: unknown): string | undefined {
+  const text =
+    typeof agent === 'string'
+      ? agent
+      : typeof agent === 'object' && agent !== null && (agent as { type?: unknown }).type === undefined
+        ? (agent as { url?: unknown }).url
+        : undefined;
+  const origin = typeof text === 'string' ? PLAIN_AGENT.exec(text)?.[1] : undefined;
+  if (origin === undefined) return undefined;
+  const start = origin.indexOf('//') + 2;
+  const colon = origin.indexOf(':', start);
+  // Found or not (-1): after the scheme, a colon is never at index 0.
+  const host = origin.slice(start, colon !== -1 ? colon : origin.length);
+  if (NUMERIC_LABEL.test(host.slice(host.lastIndexOf('.') + 1))) return undefined;
+  if (colon !== -1 && Number.parseInt(origin.slice(colon + 1), 10) > 65_535) return undefined;
+  return origin + WELL_KNOWN_PATH;
 }
+
+const SIGNATURE_FIELDS = ['signature', 'signature-input', 'signature-agent'] as const;
+
+/**
+ * The URL of a request read directly: a `Request`, or a plain object with a string `url`, an
+ * optional string `method` and headers that are absent, a `Headers` or a plain record of
+ * strings and string arrays, carrying none of the signature fields. `undefined` for
+ * anything else (read as a message by `extended.message`, which also gives the errors).
+ */
+function plainRequestUrl(request: unknown): string | undefined {
+  if (typeof request !== 'object' || request === null) return undefined;
+  if (typeof Request !== 'undefined' && request instanceof Request) {
+    for (const name of SIGNATURE_FIELDS) if (request.headers.has(name)) return undefined;
+    return request.url;
+  }
+  if (typeof Response !== 'undefined' && request instanceof Response) return undefined;
+  const r = request as { kind?: unknown; method?: unknown; url?: unknown; status?: unknown; target?: unknown; headers?: unknown; trailers?: unknown };
+  if (r.kind !== undefined || r.status !== undefined || r.target !== undefined || r.trailers !== undefined) return undefined;
+  if (typeof r.url !== 'string' || (r.method !== undefined && typeof r.method !== 'string')) return undefined;
+  const headers = r.headers;
+  if (headers === undefined || headers === null) return r.url;
+  if (typeof Headers !== 'undefined' && headers instanceof Headers) {
+    for (const name of SIGNATURE_FIELDS) if (headers.has(name)) return undefined;
+    return r.url;
+  }
+  // A plain record only: an array of pairs, a Map, a primitive or a class instance has another prototype.
+  if (Object.getPrototypeOf(headers) !== Object.prototype) return undefined;
+  for (const name of Object.keys(headers as object)) {
+    const value = (headers as Record<string, unknown>)[name];
+    // Values the message reader would refuse go there, for its error.
+    if (value !== undefined && typeof value !== 'string' && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) return undefined;
+    const lower = name.toLowerCase();
+    if (lower === 'signature' || lower === 'signature-input' || lower === 'signature-agent') return undefined;
+  }
+  return r.url;
+}
+
+// A String parameter that needs no escaping (RFC 9651 §4.1.6): printable ASCII but DQUOTE and backslash.
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 function sfInteger(value: number, name: string): string {
   if (!Number.isSafeInteger(value) || value > MAX_SF_INTEGER || value < -MAX_SF_INTEGER) {
@@ -280,50 +304,4 @@ function joined(message: HttpMessage, name: string): string | undefined {
     if (t !== '') out = out === '' ? t : out + ', ' + t;
   }
   return out === '' ? undefined : out;
-}
-
-/**
- * The labels in use on a request that carries signature fields, into `taken`: those of
- * Signature-Input and Signature, and, when we add a member (`existingAgent` given), those of
- * the Signature-Agent dictionary, which no existing signature may cover whole.
- *
- * @throws BotsigError `ERR_SIGNATURE_PARSE` for a Signature that does not parse,
- *   `ERR_SIGNATURE_AGENT_INVALID` for a Signature-Agent that is not a Dictionary or is covered whole.
- */
-function collectLabels(
-  taken: Set<string>,
-  existingInputs: ReadonlyMap<string, SignatureInput> | undefined,
-  existingSignature: string | undefined,
-  existingAgent: string | undefined,
-): void {
-  if (existingInputs !== undefined) for (const label of existingInputs.keys()) taken.add(label);
-  if (existingSignature !== undefined) {
-    for (const label of parseSignatureDictionary(existingSignature, 'ERR_SIGNATURE_PARSE', 'Signature').keys()) taken.add(label);
-  }
-  if (existingAgent === undefined) return;
-  for (const k of existingAgentKeys(existingAgent)) taken.add(k);
-  // Appending a member changes the whole field: a signature covering it whole would break.
-  if (existingInputs === undefined) return;
-  for (const input of existingInputs.values()) {
-    if (input.components.some((c) => c.name === 'signature-agent' && !c.params.has('key'))) {
-      throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', `signature "${input.label}" covers the whole Signature-Agent field; adding a member would break it`);
-    }
-  }
-}
-
-/**
- * Keys of an existing Signature-Agent dictionary. The existing value is then
- * extended as text (never rebuilt), so members this version of botsig would drop
- * (unknown types, http values) reach the origin unchanged and any signature that
- * covers them keeps verifying.
- */
-function existingAgentKeys(value: string): string[] {
-  try {
-    return [...parseDictionary(value).keys()];
-  } catch {
-    throw new BotsigError(
-      'ERR_SIGNATURE_AGENT_INVALID',
-      "the request already carries a Signature-Agent header that is not a dictionary (an earlier draft's String form?); remove it before signing",
-    );
-  }
 }

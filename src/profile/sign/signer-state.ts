@@ -2,38 +2,13 @@
  * What signing remembers between requests. A crawler signs with one key, for one
  * agent, under the same label (nearly always `sig1`) on every request: that state
  * hangs off the signing key ({@link SignerState}: its provider internals, its
- * label's component, its own Signature-Agent member), and the pure functions of the
- * request shape are memoised process-wide.
+ * label's component, its own Signature-Agent member), and the members, a pure function
+ * of the agent and label, are memoised process-wide.
  */
 import { BoundedMap } from '../../core/bounded-map';
 import { signBaseWith, signingInternals } from '../../crypto/keys/base';
 import { type SignInternals } from '../../crypto/keys/objects';
 import type { SigningKey } from '../../crypto/types';
-import { parseComponentIdentifier, serializeComponentIdentifier, type ComponentIdentifier } from '../../httpsig/components';
-import { signatureAgentComponent } from '../signature-agent/serialize';
-import { signatureAgentUrl } from './agent-member';
-
-/** A requested component identifier, parsed, with its canonical serialisation. */
-export interface ParsedComponent {
-  readonly id: ComponentIdentifier;
-  readonly canonical: string;
-}
-
-// Requested component identifiers, parsed and canonicalised once per text. A cache of
-// a pure function, process-wide on purpose: the answer for a text is the same for
-// every caller, and the parsed identifiers are shared between signatures, never modified.
-const COMPONENT_CACHE_MAX = 256;
-const componentCache = new BoundedMap<string, ParsedComponent>(COMPONENT_CACHE_MAX);
-
-export function parsedComponent(text: string): ParsedComponent {
-  let hit = typeof text === 'string' ? componentCache.get(text) : undefined;
-  if (hit === undefined) {
-    const id = parseComponentIdentifier(text);
-    hit = { id, canonical: serializeComponentIdentifier(id) };
-    if (typeof text === 'string' && text.length <= 256) componentCache.set(text, hit);
-  }
-  return hit;
-}
 
 // Signature-Agent members, checked and serialised once per (label, signatureAgent text).
 // A cache of a pure function, process-wide on purpose: a member is the same text whoever
@@ -41,16 +16,20 @@ export function parsedComponent(text: string): ParsedComponent {
 const OWN_AGENT_CACHE_MAX = 64;
 const ownAgentCache = new BoundedMap<string, string>(OWN_AGENT_CACHE_MAX);
 
-/** `label="<url>"` (draft -01: no parameters). The URL needs no escaping: it is a URI. */
-function serializedMember(label: string, agent: unknown): string {
-  return label + '="' + signatureAgentUrl(agent) + '"';
-}
+/**
+ * The URL sent for a `signatureAgent` value (`./agent-member.ts`, `signatureAgentUrl`), or
+ * `undefined` when this resolver does not decide it (`plan.ts` then loads the full one).
+ */
+export type AgentUrlOf = (agent: unknown) => string | undefined;
 
-function cachedMember(label: string, url: string, type: string | undefined): string {
+/** `label="<url>"` (draft -01: no parameters). The URL needs no escaping: it is a URI. */
+function cachedMember(label: string, url: string, type: string | undefined, urlOf: AgentUrlOf): string | undefined {
   const cacheKey = label + ' ' + (type ?? '') + ' ' + url;
   let member = ownAgentCache.get(cacheKey);
   if (member === undefined) {
-    member = serializedMember(label, type === undefined ? url : { url, type });
+    const sent = urlOf(type === undefined ? url : { url, type });
+    if (sent === undefined) return undefined;
+    member = label + '="' + sent + '"';
     ownAgentCache.set(cacheKey, member);
   }
   return member;
@@ -83,10 +62,10 @@ export class SignerState {
     return signBaseWith(this.key, this.internals, base);
   }
 
-  /** `"signature-agent";key="<label>"`. */
+  /** `"signature-agent";key="<label>"` for a label already checked (a Structured Field key: nothing to escape). */
   agentComponentFor(label: string): string {
     if (label !== this.agentLabel) {
-      this.agentComponent = signatureAgentComponent(label);
+      this.agentComponent = '"signature-agent";key="' + label + '"';
       this.agentLabel = label;
     }
     return this.agentComponent;
@@ -94,14 +73,19 @@ export class SignerState {
 
   /**
    * Our own Signature-Agent member `label="<url>"` for `signatureAgent` (a string or
-   * `{ url, type }`), checked and serialised (`./agent-member.ts`).
+   * `{ url, type }`), the URL from `urlOf` (checked and serialised once per label, type
+   * and URL); `undefined` when `urlOf` does not decide it.
    */
-  memberFor(label: string, agent: unknown): string {
+  memberFor(label: string, agent: unknown, urlOf: AgentUrlOf): string | undefined {
     const url = typeof agent === 'string' ? agent : typeof agent === 'object' && agent !== null ? (agent as { url?: unknown }).url : undefined;
     const type = typeof agent === 'object' && agent !== null ? (agent as { type?: unknown }).type : undefined;
-    if (typeof url !== 'string' || (type !== undefined && typeof type !== 'string')) return serializedMember(label, agent);
+    if (typeof url !== 'string' || (type !== undefined && typeof type !== 'string')) {
+      const sent = urlOf(agent);
+      return sent === undefined ? undefined : label + '="' + sent + '"';
+    }
     if (label === this.ownLabel && url === this.ownUrl && type === this.ownType && this.ownMember !== '') return this.ownMember;
-    const member = cachedMember(label, url, type);
+    const member = cachedMember(label, url, type, urlOf);
+    if (member === undefined) return undefined;
     this.ownLabel = label;
     this.ownUrl = url;
     this.ownType = type;
