@@ -1,8 +1,8 @@
 /**
- * signRequest's fast path (src/profile/sign/fast.ts) takes only a request object whose headers
- * are a plain record or a Headers (issue 20 sweep): headers given as a Map of pairs (an
- * iterable of pairs, which HeaderInput allows) go to the general path, which keeps the
- * signatures already there (RFC 9421 §4.3: a new signature is added beside them).
+ * The signer (src/profile/sign/plan.ts) reads a request object directly only when its headers
+ * are a plain record or a Headers: headers given as a Map of pairs (an iterable of pairs,
+ * which HeaderInput allows) are read as a message (sign/extended.ts), and the signatures
+ * already there are kept (RFC 9421 §4.3: a new signature is added beside them).
  */
 import { describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/index';
@@ -11,7 +11,7 @@ import { keyPair } from '../profile/helpers';
 const EXISTING_INPUT = 'sig1=("@authority");created=1';
 const EXISTING_SIGNATURE = 'sig1=:AAAA:';
 
-describe('requests the fast path leaves to the general path', () => {
+describe('requests read as a message: other header shapes', () => {
   it('a Map holding a signature already: the new one is added beside it (label sig2), not put in its place', async () => {
     const k = await keyPair();
     const headers = new Map([
@@ -39,7 +39,7 @@ describe('requests the fast path leaves to the general path', () => {
     expect(out.signature).toMatch(/^sig1=:AAAA:, sig2=:/);
   });
 
-  it('a function, even one with a url, is not a request: TypeError (the fast path does not take it either)', async () => {
+  it('a function, even one with a url, is not a request: TypeError', async () => {
     const k = await keyPair();
     const fn = Object.assign(() => undefined, { url: 'https://example.com/' });
     await expect(signRequest(fn as never, { key: k.privateJwk, signatureAgent: 'https://agent.example' })).rejects.toThrow(
