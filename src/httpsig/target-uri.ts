@@ -42,9 +42,11 @@ class ParsedTarget extends Stamp {
   }
 
   static hold(message: object, url: string, target: TargetUri): void {
-    if (!(#url in message)) new ParsedTarget(message);
-    (message as ParsedTarget).#url = url;
-    (message as ParsedTarget).#target = target;
+    // The stamped object is used, not only made: a minifier drops a `new` whose result
+    // goes unused when it judges the constructor free of side effects.
+    const held = #url in message ? (message as ParsedTarget) : new ParsedTarget(message);
+    held.#url = url;
+    held.#target = target;
   }
 }
 
