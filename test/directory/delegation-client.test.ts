@@ -20,6 +20,7 @@ import { createGuardedFetch } from '../../src/node/guarded-fetch';
 import { agentKey, days, intermediateCa, leafFor, mint, pemBundle, privateKeyPem, rootCa, withX5c, type AgentKey, type Cert } from '../helpers/certs';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
 import { DIRECTORY_TYPE, member, send, TestClock, WELL_KNOWN } from './client-fixtures';
+import { diagnosticCodes as codes } from '../helpers/errors';
 
 // ---------------------------------------------------------------------------
 // Network guard and servers
@@ -90,10 +91,6 @@ const delegation = (): DelegationOptions => ({ trustAnchors: [pki.root.pem] });
 function onlyKey(keys: readonly DirectoryClientKey[]): DirectoryClientKey {
   expect(keys).toHaveLength(1);
   return keys[0]!;
-}
-
-function codes(diagnostics: readonly { code: string }[]): string[] {
-  return diagnostics.map((d) => d.code);
 }
 
 function dataUrl(...keys: Jwk[]): string {

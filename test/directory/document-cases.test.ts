@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { base64UrlEncode } from '../helpers/bytes';
 import { isBotsigError, WELL_KNOWN_PATH } from '../../src/index';
-import type { Diagnostic, Jwk } from '../../src/index';
+import type { Jwk } from '../../src/index';
 import {
   buildDirectory,
   DEFAULT_MAX_KEYS,
@@ -18,6 +18,7 @@ import {
   directoryMediaTypeKind,
   isDirectoryMediaType,
 } from '../../src/directory';
+import { diagnosticCodes as codes } from '../helpers/errors';
 
 // RFC 8037 §A.3: the Ed25519 key whose thumbprint is kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k.
 const X = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';
@@ -46,7 +47,6 @@ beforeAll(async () => {
 });
 
 const one = (entry: unknown, options?: ParseDirectoryOptions) => parseDirectorySync({ keys: [entry] }, options);
-const codes = (ds: Diagnostic[]): string[] => ds.map((d) => d.code);
 const label = { source: 'jwks_uri' } as const;
 
 function invalidDirectory(input: unknown, message: string): void {

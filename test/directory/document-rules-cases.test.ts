@@ -7,8 +7,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { base64UrlDecode, base64UrlEncode } from '../helpers/bytes';
 import { isBotsigError, jwkThumbprintSync, WELL_KNOWN_PATH } from '../../src/index';
-import type { Diagnostic, Jwk } from '../../src/index';
+import type { Jwk } from '../../src/index';
 import { buildDirectory, parseDirectorySync, type ParseDirectoryOptions } from '../../src/directory';
+import { diagnosticCodes as codes } from '../helpers/errors';
 
 // RFC 8037 §A.3: the Ed25519 key whose thumbprint is kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k.
 const X = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';
@@ -26,7 +27,6 @@ beforeAll(async () => {
 });
 
 const one = (entry: unknown, options?: ParseDirectoryOptions) => parseDirectorySync({ keys: [entry] }, options);
-const codes = (ds: Diagnostic[]): string[] => ds.map((d) => d.code);
 
 describe('kid is strict at the well-known URI only (draft -01 "Key Distribution and Discovery"; RFC 8615)', () => {
   it('the well-known path at the root is strict; under a prefix or continued, it is another URL where kid is a label', () => {

@@ -12,6 +12,7 @@ import type { SigningKey, VerifyingKey } from '../../src/index';
 import { DIRECTORY_RESPONSE_TAG, verifyDirectoryResponse } from '../../src/directory';
 import type { DirectoryResponseCheck } from '../../src/directory';
 import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
+import { diagnosticCodes as codes } from '../helpers/errors';
 
 const URL_FETCHED = 'https://agent.example/.well-known/http-message-signatures-directory';
 const NOW_S = 1_750_000_000;
@@ -78,7 +79,6 @@ async function check(
   return verifyDirectoryResponse({ url: URL_FETCHED, status: 200, headers, body }, { keys: new Map(keys.map((k) => [k.thumbprint, k])), now, ...extra });
 }
 
-const codes = (c: DirectoryResponseCheck): string[] => c.diagnostics.map((d) => d.code);
 const BODY = '{"keys":[]}';
 
 describe('SPEC 5.4 freshness of a directory response signature (whole seconds, skew 60 by default)', () => {

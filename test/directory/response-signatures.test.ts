@@ -4,6 +4,7 @@ import type { SigningKey, VerifyingKey } from '../../src/index';
 import { DIRECTORY_RESPONSE_TAG, verifyDirectoryResponse } from '../../src/directory';
 import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
 import { projectVectors } from '../helpers/vectors';
+import { diagnosticCodes as codes } from '../helpers/errors';
 
 const URL_FETCHED = 'https://agent.example/.well-known/http-message-signatures-directory';
 const NOW_S = 1_750_000_000;
@@ -62,10 +63,6 @@ async function signResponse(body: string, signers: Array<{ key: SigningKey; opts
 
 function keyMap(...keys: VerifyingKey[]): Map<string, VerifyingKey> {
   return new Map(keys.map((k) => [k.thumbprint, k]));
-}
-
-function codes(diagnostics: ReadonlyArray<{ code: string }>): string[] {
-  return diagnostics.map((d) => d.code);
 }
 
 describe('verifyDirectoryResponse (SPEC 5.4)', () => {

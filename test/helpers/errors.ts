@@ -51,3 +51,19 @@ export async function expectCode(p: Promise<unknown> | (() => unknown), code: Bo
   expect(isBotsigError(caught), `${because ?? code}: expected a BotsigError ${code}, got ${String(caught)}`).toBe(true);
   expect((caught as { code: string }).code, because).toBe(code);
 }
+
+/** What carries diagnostics: the list itself, or a result with a `diagnostics` list. */
+type Diagnosed =
+  ReadonlyArray<{ readonly code: string; readonly at?: string }> | { readonly diagnostics: ReadonlyArray<{ readonly code: string; readonly at?: string }> };
+
+const listOf = (x: Diagnosed): ReadonlyArray<{ readonly code: string; readonly at?: string }> => ('diagnostics' in x ? x.diagnostics : x);
+
+/** The codes of the diagnostics, in order. */
+export function diagnosticCodes(x: Diagnosed): string[] {
+  return listOf(x).map((d) => d.code);
+}
+
+/** The diagnostics as `at: code` (an empty `at` when the diagnostic has none), in order. */
+export function placedDiagnosticCodes(x: Diagnosed): string[] {
+  return listOf(x).map((d) => `${d.at ?? ''}: ${d.code}`);
+}

@@ -14,13 +14,13 @@ import {
   serializeSignatureAgent,
   signatureAgentComponent,
 } from '../../src/index';
+import { diagnosticCodes as codes } from '../helpers/errors';
 
 const VECTORS = '../../vectors/cloudflare-web-bot-auth/test_data/';
 function vectors<T>(name: string): T {
   return JSON.parse(readFileSync(fileURLToPath(new URL(VECTORS + name, import.meta.url)), 'utf8')) as T;
 }
 
-const codes = (p: { diagnostics: ReadonlyArray<{ code: string }> }): string[] => p.diagnostics.map((d) => d.code);
 const INLINE_JSON = '{"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}';
 
 describe('parseSignatureAgent: Cloudflare web_bot_auth_signature_agent_v1.json', () => {

@@ -15,6 +15,7 @@ import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer }
 import { cloudflareVectors } from '../helpers/vectors';
 import { member, send, TestClock, testKey } from '../directory/client-fixtures';
 import { expectCode } from '../helpers/errors';
+import { placedDiagnosticCodes as codes } from '../helpers/errors';
 
 afterEach(closeAllLoopbackServers);
 
@@ -27,8 +28,6 @@ function refusal(input: unknown, options?: ParseSignatureAgentCardOptions): stri
   }
   throw new Error('the card was accepted');
 }
-
-const codes = (diagnostics: ReadonlyArray<{ code: string; at?: string }>): string[] => diagnostics.map((d) => `${d.at ?? ''}: ${d.code}`);
 
 /**
  * A request naming a card with the earlier drafts' `;type=cimd` member. botsig's signer no

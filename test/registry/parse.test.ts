@@ -8,9 +8,9 @@ import { isBotsigError } from '../../src/index';
 import { parseRegistry } from '../../src/registry';
 import type { ParsedRegistry, RegistryEntry } from '../../src/registry';
 import { cloudflareVectors } from '../helpers/vectors';
+import { placedDiagnosticCodes as codes } from '../helpers/errors';
 
 const urls = (r: ParsedRegistry): string[] => r.entries.map((e) => (e.kind === 'https' ? e.url : `data ${e.card.client_name ?? ''}`));
-const codes = (r: ParsedRegistry): string[] => r.diagnostics.map((d) => `${d.at ?? ''}: ${d.code}`);
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 describe('Cloudflare registry vectors (vectors/cloudflare-web-bot-auth/test_data/web_bot_auth_registry_v1.json)', () => {
