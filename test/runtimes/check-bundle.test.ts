@@ -23,6 +23,7 @@ function fakeDist(index: string, httpsig = 'export const parseSignature = () => 
   writeFileSync(join(dir, 'httpsig.js'), httpsig);
   writeFileSync(join(dir, 'directory.js'), 'export class DirectoryClient {}\n');
   writeFileSync(join(dir, 'sync.js'), 'export const signRequestSync = () => 3;\n');
+  writeFileSync(join(dir, 'noble.js'), 'export const withNobleFallback = () => 4;\n');
   writeFileSync(join(dir, 'registry.js'), 'export class RegistryClient {}\n');
   return dir;
 }
