@@ -2,14 +2,13 @@
  * The process-wide default {@link CryptoProvider}. WebCrypto unless something
  * (e.g. `botsig/node`) installs a faster one.
  */
-import { processWide } from '../core/process-wide';
 import type { CryptoProvider } from './types';
 import { webCryptoProvider } from './webcrypto';
 
 export { webCryptoProvider } from './webcrypto';
 
-// One per process, whichever copy of botsig installs it (see core/process-wide.ts).
-const registry = /* @__PURE__ */ processWide('crypto-provider.v1', () => ({ current: webCryptoProvider as CryptoProvider }));
+// The installed default: a platform setting (what `botsig/node` installs), not a cache.
+const registry: { current: CryptoProvider } = { current: webCryptoProvider };
 
 /** The provider that key imports use when none is passed. */
 export function getCryptoProvider(): CryptoProvider {

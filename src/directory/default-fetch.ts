@@ -12,7 +12,6 @@
  * platform, not a caller, and tsup's shared chunks make every entry of one build
  * see the same one.
  */
-import { processWide } from '../core/process-wide';
 import type { FetchLike } from './client/options';
 
 /** What the client tells the factory: the non-public destinations it allows, its limits. */
@@ -25,8 +24,7 @@ export interface DefaultFetchContext {
 export type DefaultFetchFactory = (context: DefaultFetchContext) => FetchLike;
 
 /** The installed factory: a platform registry, not a cache (module-level on purpose: see the comment at the top). */
-// One per process, whichever copy of botsig installs it (see core/process-wide.ts).
-const registry = /* @__PURE__ */ processWide('default-directory-fetch.v1', () => ({ installed: undefined as DefaultFetchFactory | undefined }));
+const registry: { installed: DefaultFetchFactory | undefined } = { installed: undefined };
 
 /** Installs the factory of default fetches (the Node entries install the guarded fetch). */
 export function setDefaultDirectoryFetch(factory: DefaultFetchFactory | undefined): void {

@@ -5,7 +5,6 @@
  * is no probe and nothing is said (a Workers isolate keeps its memory to itself too:
  * docs/deployment.md says so, since no code can tell).
  */
-import { processWide } from '../core/process-wide';
 
 /** What the platform says about this process. */
 export interface ProcessInfo {
@@ -19,7 +18,7 @@ interface DeploymentState {
   warned: boolean;
 }
 
-const state = processWide<DeploymentState>('deployment.v1', () => ({ probe: undefined, warned: false }));
+const state: DeploymentState = { probe: undefined, warned: false };
 
 /**
  * Installs the platform's probe (the Node defaults do).

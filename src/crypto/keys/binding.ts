@@ -5,10 +5,9 @@
  */
 import { BotsigError } from '../../core/errors';
 import type { AlgorithmName, BoundVerifyingKey, Jwk, VerifyingKey } from '../types';
-import { processWide } from '../../core/process-wide';
 
 /** The bound keys an unbound key stands for, by algorithm (each imported once, with the unbound key; an entry lives as long as its key). */
-const boundVariants = /* @__PURE__ */ processWide('bound-variants.v1', () => new WeakMap<VerifyingKey, ReadonlyMap<AlgorithmName, BoundVerifyingKey>>());
+const boundVariants = /* @__PURE__ */ new WeakMap<VerifyingKey, ReadonlyMap<AlgorithmName, BoundVerifyingKey>>();
 
 function algorithmUndetermined(algorithms: readonly AlgorithmName[] | undefined): BotsigError {
   return new BotsigError(

@@ -7,7 +7,6 @@
 import { BotsigError, isBotsigError } from '../../core/errors';
 import { ALGORITHMS, isAlgorithmName } from '../algorithm-names';
 import type { AlgorithmName, BoundVerifyingKey, Jwk, SigningKey, VerifyingKey } from '../types';
-import { processWide } from '../../core/process-wide';
 
 export type VerifyFn = (data: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>;
 export type SignFn = (data: Uint8Array) => Uint8Array | Promise<Uint8Array>;
@@ -50,7 +49,7 @@ export interface VerifyInternals {
   synchronous: boolean;
 }
 /** Per verifying key made here: its provider function (an entry lives as long as its key). */
-export const verifyInternals = /* @__PURE__ */ processWide('verify-internals.v1', () => new WeakMap<VerifyingKey, VerifyInternals>());
+export const verifyInternals = /* @__PURE__ */ new WeakMap<VerifyingKey, VerifyInternals>();
 
 /** What {@link signBase} needs to call a botsig-made key's synchronous provider directly. */
 export interface SignInternals {
@@ -58,7 +57,7 @@ export interface SignInternals {
   synchronous: boolean;
 }
 /** Per signing key made here: its provider function (an entry lives as long as its key). */
-export const signInternals = /* @__PURE__ */ processWide('sign-internals.v1', () => new WeakMap<SigningKey, SignInternals>());
+export const signInternals = /* @__PURE__ */ new WeakMap<SigningKey, SignInternals>();
 
 // One frozen `algorithms` list per algorithm, shared by every key bound to it.
 const ONLY: ReadonlyMap<AlgorithmName, readonly AlgorithmName[]> = new Map(ALGORITHMS.map((a) => [a, Object.freeze([a])]));

@@ -5,7 +5,6 @@
  * owned nonce store and Signature-Agent parse cache.
  */
 import { checkOptionNames } from '../../core/options';
-import { processWide } from '../../core/process-wide';
 import { systemClock } from '../../core/time';
 import { isVerifyingKey } from '../../crypto/keys/objects';
 import { ALGORITHMS, isAlgorithmName } from '../../crypto/registry';
@@ -69,11 +68,7 @@ const DEFAULT_ALGORITHMS: ReadonlySet<AlgorithmName> = /* @__PURE__ */ new Set(A
 // The prepared state hangs off the options object (and the static keys off their
 // array): it lives exactly as long as the caller keeps them, and is never shared
 // with another options object.
-// (The table of prepared options is process-wide, in prepared.ts; so is this one, for the same reason.)
-const staticKeysByArray = /* @__PURE__ */ processWide(
-  'verify.static-keys.v1',
-  () => new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise<Map<string, Found>>>(),
-);
+const staticKeysByArray = /* @__PURE__ */ new WeakMap<ReadonlyArray<Jwk | VerifyingKey>, Promise<Map<string, Found>>>();
 
 /** Every option of `verifyRequest` (the verifier extends the list with its own). @internal */
 export const VERIFY_OPTION_NAMES: readonly (keyof VerifyRequestOptions)[] = [
