@@ -96,6 +96,21 @@ describe('toHttpMessage', () => {
     m.url = 'https://example.com/b';
     expect(messageTarget(m).path).toBe('/b');
   });
+
+  it('the parse held on a message is invisible: no own key, copies and comparisons do not see it; a frozen message is parsed each time', () => {
+    const m = toHttpMessage({ url: 'https://example.com/a' });
+    const keys = Reflect.ownKeys(m);
+    const before = { ...m };
+    messageTarget(m);
+    expect(Reflect.ownKeys(m)).toEqual(keys);
+    expect({ ...m }).toStrictEqual(before);
+    const copy = { ...m, url: 'https://example.com/c' };
+    expect(messageTarget(copy).path).toBe('/c');
+    expect(messageTarget(m).path).toBe('/a');
+    const frozen = Object.freeze(toHttpMessage({ url: 'https://example.com/f' }));
+    expect(messageTarget(frozen).path).toBe('/f');
+    expect(messageTarget(frozen)).not.toBe(messageTarget(frozen));
+  });
 });
 
 describe('parseTargetUri agrees with the WHATWG URL parser', () => {
