@@ -7,7 +7,9 @@
 // Web Bot Auth profile
 export { signRequest, applySignatureHeaders } from './profile/sign-request';
 export { contentDigestFor } from './profile/sign/content-digest';
-export { signResponse, verifyResponse, DEFAULT_RESPONSE_COMPONENTS } from './profile/responses';
+export { signResponse } from './profile/sign-response';
+export { verifyResponse } from './profile/verify-response';
+export { DEFAULT_RESPONSE_COMPONENTS } from './profile/response/components';
 export type { SignResponseOptions, SignedResponseHeaders } from './profile/sign-response';
 export type { VerifyResponseOptions } from './profile/verify-response';
 export type { ContentDigestCheck, ContentDigestRequest, ContentDigestRequirement, ContentDigestValue } from './profile/types';
@@ -87,7 +89,9 @@ export { siteOfAgent } from './core/site';
 // 'botsig/directory', so that importing botsig does not load them.
 
 // Keys and crypto
-export { externalSigningKey, importSigningKey, importVerifyingKey } from './crypto/keys/lazy';
+export { importSigningKey } from './crypto/keys/signing';
+export { importVerifyingKey } from './crypto/keys/verifying';
+export { externalSigningKey } from './crypto/keys/external';
 export type { EcdsaSignatureFormat, ExternalSigningKeyOptions } from './crypto/keys/external';
 export { keyForAlgorithm } from './crypto/keys/binding';
 export type { ImportKeyOptions } from './crypto/keys/material';

@@ -3,13 +3,13 @@
  * signer itself is `sign/plan.ts` (one code path for every request), whose rarer steps
  * (other component lists, signatures already on the request, other labels, escaping;
  * `sign/extended.ts`) are loaded with `import()` by the first request that needs them; a
- * key that is not imported yet is imported on first use (`crypto/keys/signing.ts`, loaded
- * with `import()`), and a JWK object imported before is taken from the key cache without
- * awaiting. Beside it: `sign/apply-headers.ts` (putting the headers on a request);
+ * key that is not imported yet is imported on first use (`crypto/keys/signing.ts`), and a
+ * JWK object imported before is taken from the key cache without awaiting. Beside it: `sign/apply-headers.ts` (putting the headers on a request);
  * `sign-sync.ts`: `signRequestSync` (`botsig/sync`); `body/sign.ts`: `contentDigestFor`.
  */
 import { importedSigningKey } from '../crypto/keys/cache';
 import { isSigningKey } from '../crypto/keys/objects';
+import { importSigningKey } from '../crypto/keys/signing';
 import type { SigningKey } from '../crypto/types';
 import type { MessageInput } from '../httpsig/message';
 import { checkSignOptions } from './sign/check-options';
@@ -89,8 +89,7 @@ async function digestOf(request: MessageInput, options: SignRequestOptions): Pro
   return contentDigestToSign(request, options.contentDigest, options.maxBodyBytes);
 }
 
-/** `options.key` imported (`crypto/keys/signing.ts`, loaded on first need). */
-async function importKey(options: SignRequestOptions): Promise<SigningKey> {
-  const { importSigningKey } = await import('../crypto/keys/signing');
+/** `options.key` imported (`crypto/keys/signing.ts`). */
+function importKey(options: SignRequestOptions): Promise<SigningKey> {
   return importSigningKey(options.key as Parameters<typeof importSigningKey>[0], options.alg === undefined ? {} : { alg: options.alg });
 }

@@ -5,8 +5,8 @@
  */
 import { isBotsigError } from '../core/errors';
 import { checkOptionNames } from '../core/options';
+import { DirectoryClient } from '../directory/client';
 import { checkHook, observedDirectory, observedNonceStore } from './events';
-import { ownDirectoryClient } from './own-directory';
 import { acceptSignatureValue } from '../profile/challenge';
 import type { ChallengeOptions } from '../profile/challenge';
 import { MemoryNonceStore } from '../profile/memory-nonce-store';
@@ -68,9 +68,9 @@ export function buildVerifyOptions(options: VerifierOptions): Readonly<VerifyReq
     directory = given;
   } else if (given === undefined) {
     directory =
-      options.keys === undefined && options.resolveKey === undefined ? ownDirectoryClient(options.now === undefined ? {} : { now: options.now }) : undefined;
+      options.keys === undefined && options.resolveKey === undefined ? new DirectoryClient(options.now === undefined ? {} : { now: options.now }) : undefined;
   } else if (typeof given === 'object' && given !== null) {
-    directory = ownDirectoryClient(options.now === undefined || given.now !== undefined ? given : { ...given, now: options.now });
+    directory = new DirectoryClient(options.now === undefined || given.now !== undefined ? given : { ...given, now: options.now });
   } else {
     throw new TypeError('options.directory must be a DirectoryClient, DirectoryClient options or false');
   }

@@ -3,9 +3,8 @@
  * option names and the check that refuses any other (a misspelt option is a
  * TypeError naming the closest known one), the defaults, and {@link settingsFrom},
  * which checks every option once (in the constructor) and turns them into the
- * {@link Settings} the other client modules read. `createVerifier`, which makes its
- * directory client only on first need (`verifier/own-directory.ts`), runs the name
- * check when it is created.
+ * {@link Settings} the other client modules read. `createVerifier` makes its own
+ * directory client when it is created, so these checks run then.
  */
 import { checkOptionNames } from '../../core/options';
 import type { AddressPolicy } from '../../core/ip';

@@ -5,12 +5,13 @@
  */
 import { BotsigError } from '../../core/errors';
 import { isVerifyingKey } from '../../crypto/keys/objects';
-import { importVerifyingKeyLazily as importVerifyingKey } from './lazy-parts';
+import { importVerifyingKey } from '../../crypto/keys/verifying';
 import type { Jwk, VerifyingKey } from '../../crypto/types';
 import { normalizeUrl, stripUrlSuffix } from '../../core/url';
 import { agentIdentifier } from '../signature-agent/identity';
 import type { SignatureAgentMember } from '../signature-agent/types';
 import type { DirectoryResolution, DirectoryResponseProof, ResolvedKey, VerifyRequestOptions } from '../types';
+import { checkDirectoryResponse } from './directory-proof';
 import { isThenable, type Context, type Deadline, type Found, type MaybePromise } from './state';
 
 /**
@@ -257,7 +258,6 @@ async function attribute(
   if (agent !== undefined && normalizedOrSelf(agent) !== url) return unproven('the agent it names is not the URL of its proof');
   let check;
   try {
-    const { checkDirectoryResponse } = await import('./directory-proof');
     check = await checkDirectoryResponse(
       { url: proof.url, status: 200, headers: proof.headers, body: proof.body },
       new Map([[key.thumbprint, key]]),

@@ -7,18 +7,19 @@
 import { checkOptionNames } from '../../core/options';
 import { systemClock } from '../../core/time';
 import { isVerifyingKey } from '../../crypto/keys/objects';
+import { importVerifyingKey } from '../../crypto/keys/verifying';
 import { ALGORITHMS, isAlgorithmName } from '../../crypto/registry';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../../crypto/types';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../../httpsig/components';
 import { parseTargetUri } from '../../httpsig/message';
 import { publicJwkProblem } from '../key-check';
+import { MemoryNonceStore } from '../memory-nonce-store';
 import { DEFAULT_NONCE_WINDOW_SECONDS } from '../nonce-store';
 import { WEB_BOT_AUTH_PROFILE } from '../profiles';
 import type { SignatureAgentMember } from '../signature-agent/types';
 import { WEB_BOT_AUTH_TAG } from '../types';
 import type { NoncePolicy, TagRules, VerifyProfile, VerifyRequestOptions } from '../types';
 import { AgentCache } from './agent-cache';
-import { DefaultNonceStore, importVerifyingKeyLazily } from './lazy-parts';
 import { preparedOf, rememberPrepared } from './prepared';
 import { NO_STRINGS, type Found, type Prepared, type TagPrepared } from './state';
 import { DEFAULT_VERIFIED_MEMO_MAX_ENTRIES, MAX_VERIFIED_MEMO_ENTRIES, VerifiedMemo } from './verified-memo';
@@ -136,7 +137,7 @@ function checkKeys(keys: readonly unknown[], name: string): void {
 /** Keys imported once, in a lookup table by thumbprint (a hit allocates nothing). */
 async function importKeys(keys: ReadonlyArray<Jwk | VerifyingKey>, name: string): Promise<[VerifyingKey, Found][]> {
   try {
-    const list = await Promise.all(keys.map((k) => importVerifyingKeyLazily(k)));
+    const list = await Promise.all(keys.map((k) => importVerifyingKey(k)));
     return list.map((key) => [key, Object.freeze({ key, agent: key.thumbprint, source: 'static' })]);
   } catch (error) {
     throw new TypeError(`${name}: a key cannot be imported`, { cause: error });
@@ -233,7 +234,7 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     policy,
     // No store given: one owned by this options object (keep one object per verifier),
     // never a process-wide one that unrelated callers would share and could exhaust.
-    store: store ?? new DefaultNonceStore(now === undefined ? {} : { now }),
+    store: store ?? new MemoryNonceStore(now === undefined ? {} : { now }),
     maxNonceLength,
     nonceWindowSeconds,
     authorities,
