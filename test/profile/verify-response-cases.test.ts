@@ -8,7 +8,7 @@
  * of its answers, the origin's own directory) and which error explains the response.
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError, createContentDigest, generateKeyPair, verifyResponse as lazyVerifyResponse, signResponse as lazySignResponse } from '../../src/index';
+import { BotsigError, createContentDigest, generateKeyPair, verifyResponse, signResponse } from '../../src/index';
 import type {
   Jwk,
   SigningKey,
@@ -22,7 +22,6 @@ import type {
 } from '../../src/index';
 import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
 import type { BareItem, MessageObject } from '../../src/httpsig';
-import { verifyResponse } from '../../src/profile/verify-response';
 import { rfc9421Key } from '../profile/helpers';
 
 const NOW = 1_750_000_000;
@@ -654,17 +653,6 @@ describe('which answer explains the response', () => {
     expect(r.error).toBeUndefined();
     expect(r.agent).toBe((await keys()).thumbprint);
     expect(r.contentDigest?.status).toBe('matched');
-  });
-});
-
-describe('the lazy entry points (responses.ts) are the implementations', () => {
-  it('signResponse and verifyResponse from the main entry sign and verify', async () => {
-    const k = await keys();
-    const response = { status: 200, headers: {}, body: BODY };
-    const headers = await lazySignResponse(response, { key: k.signing, request: REQUEST, now });
-    expect(headers['content-digest']).toBe(await createContentDigest(BODY));
-    const r = await lazyVerifyResponse({ ...response, headers: { ...headers } }, await opts());
-    expect(r.outcome).toBe('verified');
   });
 });
 

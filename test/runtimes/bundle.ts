@@ -44,7 +44,7 @@ export const NODE_ONLY: Readonly<Record<string, string>> = {
   'test/profile/attacks.test.ts': 'vi.useFakeTimers for the discovery deadline (the matrix shim has no fake timers) and a timing ratio',
   'test/profile/nonce-store-memory.test.ts': 'measures the V8 heap (node:v8, node:vm for gc)',
   'test/profile/content-digest-cases.test.ts': 'vi.doMock (module mocking) to make the lazily loaded digest check fail',
-  'test/profile/verify-lazy-cases.test.ts': 'vi.resetModules (a fresh copy of the verifier per test)',
+  'test/profile/verify-fresh-module-cases.test.ts': 'vi.resetModules (a fresh copy of the verifier per test)',
 };
 
 /** test/directory files outside the matrix, with the reason (test/runtimes/manifest.test.ts wants every file in one list or the other). */

@@ -1,7 +1,7 @@
 /**
- * What `verifyRequest` sets up when its lazily loaded parts load (issue 20 sweep): the
- * option lists and defaults of `verify/options.ts` (loaded on the first verification)
- * and the key-discovery module (loaded on the first signature that needs it). Each test
+ * What `verifyRequest` sets up in a freshly loaded module graph: the option lists and
+ * defaults of `verify/options.ts`, and the key-discovery module (behind `import()`,
+ * loaded on the first signature that needs it). Each test
  * loads a fresh copy of the verifier (`vi.resetModules()`), so what a module does when it
  * loads happens inside the test.
  */

@@ -1,0 +1,138 @@
+/**
+ * The package's own import() boundaries (ARCHITECTURE.md, "Loading"): three, for code most
+ * users never run, checked on what a bundler makes of the sources (esbuild, code splitting,
+ * as an application bundles them): the signer's rarer steps (sign/extended.ts), key
+ * discovery (verify/discovery.ts with the directory proof check), and the Content-Digest
+ * body code (body/sign.ts, body/check.ts). Each is absent from what its entry loads up front
+ * and reachable behind import(); everything else is a static import. @noble is nowhere
+ * (botsig/noble is opt-in).
+ */
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Inputs of the code an entry loads up front, and of everything it can load. */
+async function split(entry: string): Promise<{ initial: Set<string>; all: Set<string> }> {
+  const result = await esbuild.build({
+    entryPoints: [resolve(ROOT, entry)],
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    outdir: '/virtual',
+    metafile: true,
+    logLevel: 'silent',
+    absWorkingDir: ROOT,
+    external: ['node:*'],
+  });
+  const outputs = result.metafile.outputs;
+  const entryOut = Object.keys(outputs).find((o) => outputs[o]!.entryPoint === entry);
+  expect(entryOut, `esbuild output for ${entry}`).toBeDefined();
+  const collect = (kinds: ReadonlySet<string>): Set<string> => {
+    const seen = new Set<string>();
+    const inputs = new Set<string>();
+    const visit = (out: string): void => {
+      if (seen.has(out)) return;
+      seen.add(out);
+      const o = outputs[out.startsWith('/') ? out.slice(1) : out] ?? outputs[out];
+      if (o === undefined) return;
+      for (const input of Object.keys(o.inputs)) inputs.add(input);
+      for (const imp of o.imports) if (kinds.has(imp.kind) && !imp.external) visit(imp.path);
+    };
+    visit(entryOut!);
+    return inputs;
+  };
+  return { initial: collect(new Set(['import-statement'])), all: collect(new Set(['import-statement', 'dynamic-import'])) };
+}
+
+const RARER = [
+  'src/profile/sign/extended.ts',
+  'src/core/sf-parse.ts',
+  'src/httpsig/message.ts',
+  'src/httpsig/base.ts',
+  'src/httpsig/components.ts',
+  'src/httpsig/field-values.ts',
+  'src/httpsig/query-param.ts',
+  'src/httpsig/cover-chain.ts',
+  'src/profile/sign/agent-member.ts',
+  'src/profile/signature-agent/member.ts',
+];
+const SIGN_BODY = ['src/profile/body/read.ts', 'src/profile/body/sign.ts', 'src/crypto/digest.ts'];
+const CHECK_BODY = ['src/profile/body/read.ts', 'src/profile/body/check.ts', 'src/crypto/digest.ts'];
+const DISCOVERY = ['src/profile/verify/discovery.ts', 'src/profile/verify/directory-proof.ts'];
+
+/** Our own modules that `entry` reaches only through import(): the boundaries it crosses. */
+function behindImport({ initial, all }: { initial: Set<string>; all: Set<string> }): string[] {
+  return [...all].filter((f) => f.startsWith('src/') && !initial.has(f)).sort();
+}
+
+describe('what signRequest loads', () => {
+  it('up front: the signer and the key import, not its rarer steps, not the body code; those behind import(); @noble nowhere', async () => {
+    const { initial, all } = await split('src/profile/sign-request.ts');
+    expect(initial.has('src/profile/sign/plan.ts')).toBe(true);
+    expect(initial.has('src/crypto/keys/signing.ts'), 'the key import is a static import').toBe(true);
+    for (const file of [...RARER, ...SIGN_BODY]) expect(initial.has(file), `${file} loaded up front`).toBe(false);
+    for (const file of [...RARER, ...SIGN_BODY]) expect(all.has(file), `${file} reachable through import()`).toBe(true);
+    for (const file of all) expect(file, 'the pure-JS Ed25519 is opt-in (botsig/noble)').not.toMatch(/@noble|src\/crypto\/noble\.ts/);
+  });
+
+  it('contentDigestFor and signResponse: the body code behind import()', async () => {
+    for (const entry of ['src/profile/sign/content-digest.ts', 'src/profile/sign-response.ts']) {
+      const { initial, all } = await split(entry);
+      for (const file of SIGN_BODY) expect(initial.has(file), `${file} loaded up front by ${entry}`).toBe(false);
+      for (const file of SIGN_BODY) expect(all.has(file), `${file} reachable from ${entry}`).toBe(true);
+    }
+  });
+});
+
+describe('what verifyRequest and verifyResponse load', () => {
+  it('verifyRequest: key discovery and the body check behind import(), the key import not', async () => {
+    const parts = await split('src/profile/verify-request.ts');
+    for (const file of [...DISCOVERY, ...CHECK_BODY]) expect(parts.initial.has(file), `${file} loaded up front`).toBe(false);
+    for (const file of [...DISCOVERY, ...CHECK_BODY]) expect(parts.all.has(file), `${file} reachable through import()`).toBe(true);
+    expect(parts.all.has('src/crypto/keys/verifying.ts')).toBe(true);
+    // discovery.ts has the proof check statically: one chunk, one boundary.
+    const discovery = await split('src/profile/verify/discovery.ts');
+    expect(discovery.initial.has('src/profile/verify/directory-proof.ts')).toBe(true);
+  });
+
+  it('verifyResponse: the body check behind import()', async () => {
+    const { initial, all } = await split('src/profile/verify-response.ts');
+    for (const file of CHECK_BODY) expect(initial.has(file), `${file} loaded up front`).toBe(false);
+    for (const file of CHECK_BODY) expect(all.has(file)).toBe(true);
+  });
+});
+
+describe('no other boundary', () => {
+  it('the response functions, the key import, the default nonce store and the verifier’s DirectoryClient are static imports of botsig', async () => {
+    const { initial } = await split('src/index.ts');
+    for (const file of [
+      'src/profile/sign-response.ts',
+      'src/profile/verify-response.ts',
+      'src/crypto/keys/signing.ts',
+      'src/crypto/keys/verifying.ts',
+      'src/crypto/keys/external.ts',
+      'src/profile/memory-nonce-store.ts',
+      'src/directory/client.ts',
+    ])
+      expect(initial.has(file), `${file} loaded up front by botsig`).toBe(true);
+  });
+
+  it('what signRequest reaches only through import() is the signer’s rarer steps and the body code, nothing else of ours', async () => {
+    const parts = await split('src/profile/sign-request.ts');
+    expect(behindImport(parts).filter((f) => !SIGN_BODY.includes(f) && !RARER.includes(f))).toEqual([]);
+  });
+
+  it('control: signRequestSync, botsig/noble and body/sign.ts have their code up front (the checks can fail)', async () => {
+    const sync = await split('src/profile/sign/sync-key.ts');
+    expect(sync.initial.has('src/profile/sign/extended.ts')).toBe(true);
+    const noble = await split('src/noble.ts');
+    expect([...noble.initial].some((f) => f.includes('@noble/ed25519'))).toBe(true);
+    const direct = await split('src/profile/body/sign.ts');
+    for (const file of SIGN_BODY) expect(direct.initial.has(file)).toBe(true);
+  });
+});
