@@ -8,7 +8,7 @@
  * of its answers, the origin's own directory) and which error explains the response.
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError, createContentDigest, generateKeyPair, verifyResponse, signResponse } from '../../src/index';
+import { BotsigError, createContentDigest, generateKeyPair, verifyResponse } from '../../src/index';
 import type {
   Jwk,
   SigningKey,

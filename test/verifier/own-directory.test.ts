@@ -24,6 +24,12 @@ describe('the verifier’s own DirectoryClient', () => {
     const { result } = await verifier.handle(request as never);
     expect(result?.outcome).not.toBe('verified');
     expect(fetch).toHaveBeenCalled();
-    expect(String((fetch.mock.calls[0] as unknown[])[0] instanceof Request ? ((fetch.mock.calls[0] as unknown[])[0] as Request).url : (fetch.mock.calls[0] as unknown[])[0])).toContain('agent.example');
+    expect(
+      String(
+        (fetch.mock.calls[0] as unknown[])[0] instanceof Request
+          ? ((fetch.mock.calls[0] as unknown[])[0] as Request).url
+          : (fetch.mock.calls[0] as unknown[])[0],
+      ),
+    ).toContain('agent.example');
   });
 });
