@@ -1,8 +1,8 @@
 /**
  * `verifyRequest` (SPEC 5.3; RFC 9421 §3.2): the flow of one verification, from the
  * received message to one result per signature. The steps live beside it, one
- * concern each: `verify/options.ts` (options prepared once per object, loaded on
- * the first call of an object; `verify/prepared.ts` keeps what it prepared),
+ * concern each: `verify/options.ts` (options validated and prepared once per object,
+ * on its first call; `verify/prepared.ts` keeps what it prepared),
  * `verify/checks.ts` (profile checks), `verify/discovery.ts` (key lookup and its
  * budget), `verify/nonce.ts` (nonce policy and store), `verify/result.ts` (results),
  * `verify/agent-cache.ts` (the Signature-Agent parse cache of prepared options).
@@ -21,6 +21,7 @@ import type { SignatureParamsView, SignatureResult, VerificationResult, VerifyRe
 import { agentCandidates, authorityAllowed, checkCoverage, checkFreshness, coveredOf, isTestKeyid, tagRulesOf, taggedWebBotAuth } from './verify/checks';
 import { checkCoveredContentDigest, contentDigestRequired, coveredContentDigests } from './verify/content-digest';
 import { checkNonceParam, nonceHoldUntil, recordNonce } from './verify/nonce';
+import { prepare } from './verify/options';
 import { loadStaticKeys, preparedOf } from './verify/prepared';
 import { fail, finish, requestResult, summarise, toInfo, type Draft } from './verify/result';
 import {
@@ -92,8 +93,8 @@ const NO_MEMBERS: readonly SignatureAgentMember[] = Object.freeze([]);
  */
 export async function verifyRequest(request: MessageInput, options: VerifyRequestOptions = DEFAULT_OPTIONS): Promise<VerificationResult> {
   if (typeof request !== 'object' || request === null) throw new TypeError('verifyRequest expects a Request or a { method, url, headers } object');
-  // Options are validated and prepared on their first use; the code that does it loads then.
-  const prepared = preparedOf(options) ?? (await import('./verify/options')).prepare(options);
+  // Options are validated and prepared on their first use.
+  const prepared = preparedOf(options) ?? prepare(options);
   if (prepared.staticKeys === undefined && prepared.pendingKeys !== undefined) await loadStaticKeys(prepared);
   try {
     // Synchronous to the end unless a key lookup, the crypto provider or the nonce
