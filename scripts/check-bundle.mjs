@@ -50,7 +50,14 @@ export const SIZE_CASES = {
 };
 
 /** The isomorphic entries: package subpath → built file (what `browser`, `workerd` and `import` select). */
-const ISOMORPHIC_ENTRIES = { '.': 'index.js', './httpsig': 'httpsig.js', './directory': 'directory.js', './registry': 'registry.js', './sync': 'sync.js', './noble': 'noble.js' };
+const ISOMORPHIC_ENTRIES = {
+  '.': 'index.js',
+  './httpsig': 'httpsig.js',
+  './directory': 'directory.js',
+  './registry': 'registry.js',
+  './sync': 'sync.js',
+  './noble': 'noble.js',
+};
 
 /** How each target resolves packages: a browser bundler, and a Workers bundler (as wrangler does). */
 const TARGETS = {
