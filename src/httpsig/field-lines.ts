@@ -107,3 +107,17 @@ function fromCodes(codes: Uint16Array, length: number): string {
   }
   return s;
 }
+
+/**
+ * The combined value of a field's lines (RFC 9110 §5.3): each line trimmed, blank lines
+ * dropped, the rest joined with `, `; `undefined` when the field is absent or blank.
+ */
+export function joinedFieldLines(lines: readonly string[] | undefined): string | undefined {
+  if (lines === undefined) return undefined;
+  let out = '';
+  for (const line of lines) {
+    const t = line.trim();
+    if (t !== '') out = out === '' ? t : out + ', ' + t;
+  }
+  return out === '' ? undefined : out;
+}

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { componentValues, parseComponentIdentifier, toHttpMessage } from '../../src/httpsig';
+import { joinedFieldLines } from '../../src/httpsig/field-lines';
 import { base64Encode } from '../helpers/bytes';
 import { codeOf } from '../helpers/errors';
 
@@ -103,5 +104,16 @@ describe('RFC 9421 §2.1.3: ;bs encodes the octets of each line', () => {
 
   it('control characters are kept, outer whitespace stripped, obs-fold unfolded', () => {
     expect(value(' \u0000\u007f\r\n z ', 'x;bs')).toBe(b64([0x00, 0x7f, 0x20, 0x7a]));
+  });
+});
+
+describe('joinedFieldLines (RFC 9110 §5.3: one combined value)', () => {
+  it('trims each line, drops blank ones and joins the rest with ", "', () => {
+    expect(joinedFieldLines([' a=1 ', '', '\tb=2'])).toBe('a=1, b=2');
+    expect(joinedFieldLines(['only'])).toBe('only');
+  });
+  it('is undefined for an absent field or one whose lines are all blank', () => {
+    expect(joinedFieldLines(undefined)).toBeUndefined();
+    expect(joinedFieldLines(['', ' \t '])).toBeUndefined();
   });
 });

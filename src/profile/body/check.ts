@@ -8,6 +8,7 @@ import { parseDictionary } from '../../core/sf-parse';
 import { verifyContentDigest } from '../../crypto/digest';
 import type { DigestAlgorithm } from '../../crypto/digest';
 import type { ComponentIdentifier } from '../../httpsig/components';
+import { joinedFieldLines } from '../../httpsig/field-lines';
 import type { HttpMessage } from '../../httpsig/message';
 import type { ContentDigestCheck } from '../types';
 import { readMessageBody } from './read';
@@ -76,12 +77,5 @@ export async function checkContentDigest(
 }
 
 function fieldValue(fields: Map<string, string[]> | undefined): string | undefined {
-  const lines = fields?.get('content-digest');
-  if (lines === undefined) return undefined;
-  let out = '';
-  for (const line of lines) {
-    const t = line.trim();
-    if (t !== '') out = out === '' ? t : out + ', ' + t;
-  }
-  return out === '' ? undefined : out;
+  return joinedFieldLines(fields?.get('content-digest'));
 }

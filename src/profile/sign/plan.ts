@@ -18,6 +18,7 @@ import { BotsigError } from '../../core/errors';
 import { systemClock, toEpochSeconds } from '../../core/time';
 import type { SigningKey } from '../../crypto/types';
 import type { ComponentIdentifier } from '../../httpsig/component-id';
+import { joinedFieldLines } from '../../httpsig/field-lines';
 import type { HttpMessage, MessageInput } from '../../httpsig/message';
 import { messageTarget, parseTargetUri } from '../../httpsig/target-uri';
 import { WEB_BOT_AUTH_TAG, type SignatureHeaders, type SignRequestOptions } from '../types';
@@ -296,12 +297,5 @@ function sfInteger(value: number, name: string): string {
 
 /** The combined value of a field, lines trimmed and joined; `undefined` when absent or blank. */
 function joined(message: HttpMessage, name: string): string | undefined {
-  const lines = message.headers.get(name);
-  if (lines === undefined) return undefined;
-  let out = '';
-  for (const line of lines) {
-    const t = line.trim();
-    if (t !== '') out = out === '' ? t : out + ', ' + t;
-  }
-  return out === '' ? undefined : out;
+  return joinedFieldLines(message.headers.get(name));
 }
