@@ -150,7 +150,7 @@ const gateConfig = {
   allowHttpSignatureAgent: true,
   allowInsecure: true,
   // One agent sends everything: raise the per-agent quota (README "Sizing").
-  nonce: { policy: 'required', maxEntries: 20_000_000, maxEntriesPerScope: 20_000_000 },
+  nonce: { policy: 'required', capacityBytes: 4 * 1024 ** 3 },
   log: { level: 'warn' },
 };
 writeFileSync(join(tmp, 'gate.json'), JSON.stringify(gateConfig));

@@ -62,7 +62,7 @@ const verifierOptions = () => ({
   authorities: [AUTHORITY],
   allowInsecure: true,
   keys: [verifyingKey],
-  nonce: { policy: 'required', store: new api.MemoryNonceStore({ maxEntries: 10_000_000, maxEntriesPerScope: 10_000_000 }) },
+  nonce: { policy: 'required', store: new api.MemoryNonceStore({ capacityBytes: 2 * 1024 ** 3 }) },
 });
 const fakeRes = () => ({ statusCode: 200, setHeader() {}, end() {} });
 

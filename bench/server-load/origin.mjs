@@ -140,11 +140,11 @@ async function makeHandler({ case: id, dist, publicJwk, keyid, nonceStore, redis
       const { createClient } = await import('redis');
       const client = await createClient({ url: redisUrl, disableOfflineQueue: true }).connect();
       // A new prefix per origin process: its workers share one store, and it starts empty.
-      store = new RedisNonceStore({ client, prefix: redisPrefix, maxEntriesPerScope: 10_000_000 });
+      store = new RedisNonceStore({ client, prefix: redisPrefix, capacityBytes: 2 * 1024 ** 3 });
     } else {
-      // One agent sends every request: its nonces (all unexpired) exceed the default
-      // per-agent quota of 10,000, so the store is sized for the run.
-      store = new MemoryNonceStore({ maxEntries: 10_000_000, maxEntriesPerScope: 10_000_000 });
+      // One agent sends every request and all its nonces stay unexpired: a store sized
+      // for the run (2 GiB, about 10 million nonces), never under pressure.
+      store = new MemoryNonceStore({ capacityBytes: 2 * 1024 ** 3 });
     }
     const options = {
       mode: 'enforce',
