@@ -100,7 +100,7 @@ export { createContentDigest, verifyContentDigest } from './crypto/digest';
 export { generateKeyPair } from './crypto/generate';
 export type { DigestAlgorithm, VerifyContentDigestOptions } from './crypto/digest';
 export type { GeneratedKeyPair } from './crypto/generate';
-export { getCryptoProvider, setCryptoProvider } from './crypto/provider';
+export { getCryptoProvider, setCryptoProvider, webCryptoProvider } from './crypto/provider';
 export { ALGORITHMS, joseAlgToHttpSig, toAlgorithmName } from './crypto/registry';
 export { isRfc9421TestKey } from './crypto/rfc9421-example-keys';
 export type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, SigningKey, VerifyingKey, WebCryptoKey, WebCryptoKeyPair } from './crypto/types';

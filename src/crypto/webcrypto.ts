@@ -95,8 +95,12 @@ async function failure(error: unknown, alg: AlgorithmName): Promise<BotsigError>
 }
 
 /**
- * {@link CryptoProvider} over `globalThis.crypto.subtle`. No pure-JS fallback: see
+ * {@link CryptoProvider} over `globalThis.crypto.subtle`: the default everywhere but Node
+ * (where `botsig` installs the `node:crypto` provider). No pure-JS fallback: see
  * `botsig/noble` for runtimes whose WebCrypto lacks Ed25519.
+ *
+ * @example
+ * setCryptoProvider(webCryptoProvider); // back to WebCrypto, e.g. after botsig/node installed node:crypto
  */
 export const webCryptoProvider: CryptoProvider = /* @__PURE__ */ Object.freeze({
   name: 'webcrypto',

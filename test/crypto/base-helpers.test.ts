@@ -6,12 +6,11 @@
  * (it runs in the runtime matrix), so the synchronous inner provider below is @noble.
  */
 import { describe, expect, it } from 'vitest';
-import { generateKeyPair } from '../../src/index';
+import { generateKeyPair, webCryptoProvider } from '../../src/index';
 import type { AlgorithmName, CryptoProvider, Jwk } from '../../src/index';
 import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { nobleEd25519Provider } from '../../src/sync';
 import { signBase, verifyBase } from '../../src/crypto/keys/base';
-import { webCryptoProvider } from '../../src/crypto/provider';
 import { BASE, baseHelperSuite } from './base-helpers.suite';
 import { countingProvider, enc } from './helpers';
 import { expectCode } from '../helpers/errors';

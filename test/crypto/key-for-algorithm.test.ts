@@ -3,12 +3,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import rfc9421 from '../../vectors/rfc9421.json';
 import webBotAuth from '../../vectors/web-bot-auth.json';
-import { BotsigError, isBotsigError, generateKeyPair, keyForAlgorithm, toAlgorithmName, jwkThumbprint } from '../../src/index';
+import { BotsigError, isBotsigError, generateKeyPair, keyForAlgorithm, toAlgorithmName, jwkThumbprint, webCryptoProvider } from '../../src/index';
 import type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, VerifyingKey } from '../../src/index';
 import { importSigningKey, importVerifyingKey, parseSignatureInput, signatureParams } from '../../src/httpsig';
 import { isVerifyingKey } from '../../src/crypto/keys/objects';
 import { verifyBase } from '../../src/crypto/keys/base';
-import { webCryptoProvider } from '../../src/crypto/provider';
 import { countingProvider, enc, signatureBytes } from './helpers';
 import { expectCode } from '../helpers/errors';
 

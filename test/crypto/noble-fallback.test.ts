@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isBotsigError, generateKeyPair, getCryptoProvider, setCryptoProvider, signRequest, verifyRequest } from '../../src/index';
+import { isBotsigError, generateKeyPair, getCryptoProvider, setCryptoProvider, signRequest, verifyRequest, webCryptoProvider } from '../../src/index';
 import type { CryptoProvider } from '../../src/index';
 import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { nobleEd25519Provider, withNobleFallback } from '../../src/noble';
 import { clearKeyCache } from '../../src/crypto/keys/cache';
-import { webCryptoProvider } from '../../src/crypto/provider';
 import * as nobleEntry from '../../src/noble';
 import { enc, withoutWebCryptoEd25519 } from './helpers';
 import { expectCode } from '../helpers/errors';

@@ -1,8 +1,8 @@
+import { webCryptoProvider } from '../../src/index';
 import { describe, expect, it } from 'vitest';
 import type { CryptoProvider } from '../../src/index';
 import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { nobleEd25519Provider } from '../../src/sync';
-import { webCryptoProvider } from '../../src/crypto/provider';
 import { signatureCases } from './rfc9421-vectors';
 
 describe('RFC 9421 Appendix B signatures over the published bases (WebCrypto and noble)', () => {

@@ -17,6 +17,7 @@ import {
   jwkThumbprint,
   jwkThumbprintSync,
   parseAcceptSignature,
+  webCryptoProvider,
 } from '../../src/index';
 import type { DigestAlgorithm, AlgorithmName, CryptoProvider, Jwk, SigningKey, VerifyingKey } from '../../src/index';
 import {
@@ -38,7 +39,6 @@ import {
 } from '../../src/httpsig';
 import type { StructuredFieldType, MessageObject, RawHttpMessage, SignatureInput } from '../../src/httpsig';
 import { importSigningKeySync } from '../../src/sync';
-import { webCryptoProvider } from '../../src/crypto/provider';
 import { thumbprintInput } from '../../src/crypto/thumbprint';
 import { codeOfAsync } from './errors';
 import { cloudflareVectors, projectVectors, type CloudflareVector } from './vectors';

@@ -2,11 +2,10 @@ import { constants, createPublicKey, generateKeyPairSync, verify as nodeVerify }
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import rfc8037 from '../../vectors/rfc8037.json';
-import { getCryptoProvider, setCryptoProvider, ALGORITHMS } from '../../src/index';
+import { getCryptoProvider, setCryptoProvider, webCryptoProvider, ALGORITHMS } from '../../src/index';
 import type { AlgorithmName, CryptoProvider, Jwk } from '../../src/index';
 import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { nobleEd25519Provider } from '../../src/sync';
-import { webCryptoProvider } from '../../src/crypto/provider';
 import { installNodeCryptoProvider, nodeCryptoProvider } from '../../src/node/crypto-provider';
 import { b64urlToBytes, enc } from '../crypto/helpers';
 import { expectCode } from '../helpers/errors';
@@ -134,5 +133,17 @@ describe('node:crypto provider: installation', () => {
     expect(getCryptoProvider()).toBe(nodeCryptoProvider);
     const key = await importSigningKey(keys.get('ed25519')!.privateJwk);
     expect(typeof key.signSync).toBe('function');
+  });
+
+  it('setCryptoProvider(webCryptoProvider) puts WebCrypto back as the default', async () => {
+    installNodeCryptoProvider();
+    setCryptoProvider(webCryptoProvider);
+    expect(getCryptoProvider()).toBe(webCryptoProvider);
+    expect(webCryptoProvider.name).toBe('webcrypto');
+    // WebCrypto signs asynchronously only: a key imported now has no synchronous signer.
+    const key = await importSigningKey(keys.get('ed25519')!.privateJwk);
+    expect(key.signSync).toBeUndefined();
+    expect((await key.sign(new Uint8Array([1, 2, 3]))).length).toBe(64);
+    installNodeCryptoProvider();
   });
 });

@@ -5,11 +5,10 @@
  * the path node:crypto takes) and WebCrypto (asynchronous).
  */
 import { describe, expect, it } from 'vitest';
-import { applySignatureHeaders, signRequest, verifyRequest, MemoryNonceStore, createVerifier } from '../../src/index';
+import { applySignatureHeaders, signRequest, verifyRequest, MemoryNonceStore, createVerifier, webCryptoProvider } from '../../src/index';
 import type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, VerifyingKey, VerifyRequestOptions } from '../../src/index';
 import { importVerifyingKey } from '../../src/httpsig';
 import { nobleEd25519Provider } from '../../src/sync';
-import { webCryptoProvider } from '../../src/crypto/provider';
 import { VerifiedMemo } from '../../src/profile/verify/verified-memo';
 import { at, flipSignatureBit, keyPair, otherKeyPair, T0 } from './helpers';
 
