@@ -7,6 +7,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { VerificationResult } from '../profile/types';
 import { challengeResponse, createVerifier, isVerifier, warnIfNoAuthorities, warnIfProcessLocalNonces } from '../verifier';
+import { withBodyConsumedWarning } from '../verifier/responses';
 import type { TransportInfo, Verifier, VerifierOptions } from '../verifier';
 
 declare module 'hono' {
@@ -44,7 +45,8 @@ export type HonoBotsigOptions = VerifierOptions | Verifier;
  * Bodies (RFC 9530): when a signature that verified covers `content-digest`, a clone
  * of the request (`c.req.raw.clone()`) is read, at most `maxBodyBytes` (default 1 MiB);
  * `c.req.json()` and the like read the original. Mount it before middleware that reads
- * the body (a used body cannot be cloned: `ERR_BODY_UNAVAILABLE`).
+ * the body: a used body cannot be cloned, so the signature is `unverified`
+ * (`ERR_BODY_UNAVAILABLE`) and the result carries a `body-consumed` warning.
  *
  * @throws TypeError at creation for malformed options.
  * @example
@@ -60,12 +62,21 @@ export function botsig(options?: HonoBotsigOptions): MiddlewareHandler<BotsigEnv
   warnIfNoAuthorities(verifier, 'hono');
   warnIfProcessLocalNonces(verifier, 'hono');
   return async function botsigMiddleware(c, next) {
+    const readBefore = c.req.raw.bodyUsed;
     const { result, challenge } = await verifier.handle(c.req.raw, nodeTransport(c.env));
-    c.set('botsig', result);
+    c.set('botsig', readBefore && digestUnreadable(result) ? withBodyConsumedWarning(result, CONSUMED_BY, MOUNT_FIRST) : result);
     if (challenge !== undefined) return challengeResponse(challenge);
     await next();
     return undefined;
   };
+}
+
+const CONSUMED_BY = 'a middleware or handler before botsig read the request body: c.req.json(), c.req.text(), c.req.parseBody(), a validator';
+const MOUNT_FIRST = 'mount botsig (app.use(botsig())) before middleware that reads the body';
+
+/** Whether a signature's covered Content-Digest could not be checked because the body could not be read. */
+function digestUnreadable(result: VerificationResult): boolean {
+  return result.signatures.some((s) => s.contentDigest?.error?.code === 'ERR_BODY_UNAVAILABLE');
 }
 
 /** What @hono/node-server's `c.env.incoming` says about the connection; nothing elsewhere. */

@@ -8,10 +8,10 @@
  * `content-digest`.
  */
 import type { Readable } from 'node:stream';
-import type { Diagnostic } from '../core/diagnostics';
 import { BotsigError } from '../core/errors';
 import type { MessageBodyReader } from '../httpsig/message';
 import type { VerificationResult } from '../profile/types';
+import { withBodyConsumedWarning } from '../verifier/responses';
 
 /** The part of a Node request the reader uses (IncomingMessage and Http2ServerRequest both have it). */
 export type NodeBodySource = Readable & {
@@ -65,13 +65,7 @@ export function bodyConsumedBefore(req: object): boolean {
  * `unverified`, or `verified` with the digest `unchecked` under `headersOnly`).
  */
 export function noteConsumedBody(req: object, result: VerificationResult, culprit: string, fix: string): VerificationResult {
-  if (!consumedEarly.has(req)) return result;
-  const diagnostic: Diagnostic = {
-    level: 'warning',
-    code: 'body-consumed',
-    message: `the request body was read before botsig (${culprit}), so the covered Content-Digest could not be checked: ${fix}`,
-  };
-  return { ...result, diagnostics: [...result.diagnostics, diagnostic] };
+  return consumedEarly.has(req) ? withBodyConsumedWarning(result, culprit, fix) : result;
 }
 
 function tooLarge(maxBytes: number): BotsigError {

@@ -1,19 +1,23 @@
 /**
- * Bodies fail closed, through real Express 5 and Fastify 5 apps on 127.0.0.1: a signature
- * that covers `content-digest` on a request whose body something read before botsig
- * (`express.json()` mounted first, a Fastify hook that reads `request.raw`) is `unverified`
+ * Bodies fail closed, through real Express 5, Fastify 5 and Hono 4 apps on 127.0.0.1: a
+ * signature that covers `content-digest` on a request whose body something read before botsig
+ * (`express.json()` mounted first, a Fastify hook that reads `request.raw`, a Hono
+ * middleware that calls `c.req.json()`) is `unverified`
  * with `ERR_BODY_UNAVAILABLE`, and the result carries a `body-consumed` warning naming the
  * cause; `headersOnly` opts in to verifying on the headers alone (the digest `unchecked`).
  */
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
+import { Hono } from 'hono';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair, signRequest } from '../../src/index';
 import type { GeneratedKeyPair, VerificationResult, VerifierOptions } from '../../src/index';
 import { botsig as expressBotsig } from '../../src/express';
 import { botsig as fastifyBotsig } from '../../src/fastify';
+import { botsig as honoBotsig } from '../../src/hono';
 
 const BODY = JSON.stringify({ order: 'A-1001', amount: 20 });
 const TAMPERED = JSON.stringify({ order: 'A-1001', amount: 2000 });
@@ -171,5 +175,75 @@ describe('Fastify: a hook registered before botsig reads request.raw', () => {
     const answer = await post(url, await signedHeaders(url), BODY);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text)).toMatchObject({ outcome: 'verified', digest: 'matched', diagnostics: [], received: JSON.parse(BODY) });
+  });
+});
+
+describe('Hono: a middleware before botsig reads the body (c.req.json())', () => {
+  /** Hono with a body-reading middleware before botsig (`readFirst`) or none; the route answers what it saw. */
+  function honoApp(verifier: VerifierOptions, readFirst: boolean): Hono {
+    const app = new Hono();
+    if (readFirst) {
+      app.use(async (c, next) => {
+        await c.req.json();
+        await next();
+      });
+    }
+    app.use(honoBotsig(verifier));
+    app.post('/checkout', async (c) => c.json(seen(c.get('botsig'), await c.req.json())));
+    return app;
+  }
+
+  async function listen(app: Hono): Promise<string> {
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+    });
+    closers.push(
+      () =>
+        new Promise((resolve) => {
+          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+          server.close(() => resolve());
+        }),
+    );
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/checkout`;
+  }
+
+  it('on @hono/node-server: unverified ERR_BODY_UNAVAILABLE with a body-consumed warning naming c.req.json(); the route still reads the body', async () => {
+    const url = await listen(honoApp(options(), true));
+    const answer = await post(url, await signedHeaders(url), BODY);
+    expect(answer.status).toBe(200);
+    const body = JSON.parse(answer.text) as Seen;
+    expect(body).toMatchObject({ outcome: 'unverified', code: 'ERR_BODY_UNAVAILABLE', digest: 'unchecked', received: JSON.parse(BODY) });
+    expect(body.diagnostics).toHaveLength(1);
+    expect(body.diagnostics[0]).toContain('c.req.json()');
+    expect(body.diagnostics[0]).toContain('app.use(botsig())');
+  });
+
+  it('the Workers path (app.request): the same verdict and warning; headersOnly verifies on the headers with the warning kept', async () => {
+    const url = 'https://shop.example/checkout';
+    const headers = await signedHeaders(url);
+    const plain = (await (await honoApp(options(), true).request(url, { method: 'POST', headers, body: BODY })).json()) as Seen;
+    expect(plain).toMatchObject({ outcome: 'unverified', code: 'ERR_BODY_UNAVAILABLE', digest: 'unchecked' });
+    expect(plain.diagnostics).toHaveLength(1);
+    const lenient = (await (await honoApp(options({ headersOnly: true }), true).request(url, { method: 'POST', headers, body: BODY })).json()) as Seen;
+    expect(lenient).toMatchObject({ outcome: 'verified', digest: 'unchecked' });
+    expect(lenient.diagnostics).toHaveLength(1);
+  });
+
+  it('botsig first: verified, matched, no warning; a tampered body is invalid, also without a warning', async () => {
+    const url = await listen(honoApp(options(), false));
+    const ok = JSON.parse((await post(url, await signedHeaders(url), BODY)).text) as Seen;
+    expect(ok).toMatchObject({ outcome: 'verified', digest: 'matched', diagnostics: [], received: JSON.parse(BODY) });
+    const bad = JSON.parse((await post(url, await signedHeaders(url), TAMPERED)).text) as Seen;
+    expect(bad).toMatchObject({ outcome: 'invalid', code: 'ERR_DIGEST_MISMATCH', diagnostics: [] });
+  });
+
+  it('a body read before botsig on a request whose signature does not cover content-digest: no warning', async () => {
+    const url = 'https://shop.example/checkout';
+    const headers = {
+      'content-type': 'application/json',
+      ...(await signRequest({ method: 'POST', url, headers: {} }, { key: pair.privateJwk, signatureAgent: 'https://agent.example' })),
+    };
+    const body = (await (await honoApp(options(), true).request(url, { method: 'POST', headers, body: BODY })).json()) as Seen;
+    expect(body).toMatchObject({ outcome: 'verified', diagnostics: [] });
   });
 });
