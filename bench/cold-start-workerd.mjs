@@ -5,13 +5,18 @@
 // bundles it (esbuild --bundle --format=esm --platform=browser --minify, no code
 // splitting, the `workerd` condition), from the built dist/ (npm run build first).
 //
-//   node bench/cold-start-workerd.mjs [--runs 9] [--json FILE]
+//   node bench/cold-start-workerd.mjs [--runs 9] [--json FILE] [--code-volume]
 //
 // Every run starts a new workerd process; the Workers are interleaved, in rotated order,
 // so drifting load touches all. Reported: the median and range of the time to the
 // first response (start + compile + one request), its median minus the empty Worker's,
 // and each bundle's size (minified, gzip). The first request of each verifying Worker
 // must verify (status 200), so a broken bundle cannot look fast.
+//
+// --code-volume adds two control Workers whose code is compiled but never run: botsig's
+// `{ verifyRequest }` bundle, and web-bot-auth's bundle repeated to the same size. When
+// both cost about the same, the start-up time goes with the volume of code, whatever it
+// does (measured: it does), and only a smaller bundle starts faster.
 import crypto from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -28,6 +33,7 @@ const opt = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const RUNS = Number(opt('--runs', 9));
+const CODE_VOLUME = args.includes('--code-volume');
 const JSON_OUT = opt('--json', undefined);
 
 // One Ed25519 key; the request is signed once here (botsig, from dist) and sent to every Worker.
@@ -80,12 +86,12 @@ export default { async fetch(request) {
 } };`,
 };
 
-async function bundle(contents) {
+async function bundle(contents, format = 'esm') {
   const result = await esbuild.build({
     stdin: { contents, resolveDir: root, loader: 'js' },
     bundle: true,
     write: false,
-    format: 'esm',
+    format,
     platform: 'browser',
     conditions: ['workerd', 'worker', 'browser'],
     minify: true,
@@ -99,6 +105,18 @@ async function bundle(contents) {
 
 const scripts = {};
 for (const [name, source] of Object.entries(WORKERS)) scripts[name] = await bundle(source);
+if (CODE_VOLUME) {
+  // Each bundle as a script inside a function that is never called: compiled, not run.
+  const neverRun = (code) => `function neverRun() {\n${code}\n}\nglobalThis.neverRun = neverRun;\n${WORKERS.empty}`;
+  const ours = await bundle(`import { verifyRequest } from 'botsig'; globalThis.v = verifyRequest;`, 'iife');
+  const theirs = await bundle(
+    `import { verify } from 'web-bot-auth'; import { verifierFromJWK } from 'web-bot-auth/crypto'; globalThis.v = [verify, verifierFromJWK];`,
+    'iife',
+  );
+  const copies = Math.round(ours.length / theirs.length);
+  scripts['control: botsig verifyRequest bundle, never run'] = neverRun(ours);
+  scripts[`control: web-bot-auth bundle ×${copies}, never run`] = neverRun(Array.from({ length: copies }, () => `(function () {\n${theirs}\n});`).join('\n'));
+}
 
 async function once(name) {
   const t0 = performance.now();

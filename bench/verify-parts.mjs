@@ -45,11 +45,37 @@ class BareMap {
     return true;
   }
 }
+// Not a product: a store holding each nonce as two 32-bit hashes in typed arrays (open
+// addressing, no expiry), so that holding nonces creates no object per nonce for the garbage
+// collector. It shows what the strings cost. botsig's stores keep the strings: an unkeyed
+// hash like this one lets an agent craft colliding nonces (long probe chains for everyone),
+// and a keyed one resistant to that (SipHash) would run in JavaScript on every nonce.
+class HashTable {
+  h1 = new Int32Array(1 << 14);
+  h2 = new Int32Array(1 << 14);
+  checkAndRecord(_scope, nonce) {
+    let a = 0x811c9dc5 | 0;
+    let b = 0x12345;
+    for (let i = 0; i < nonce.length; i++) {
+      const c = nonce.charCodeAt(i);
+      a = Math.imul(a ^ c, 16777619);
+      b = Math.imul(b + c, 0x5bd1e995) ^ (b >>> 15);
+    }
+    if (a === 0) a = 1;
+    const mask = this.h1.length - 1;
+    let i = a & mask;
+    for (; this.h1[i] !== 0; i = (i + 1) & mask) if (this.h1[i] === a && this.h2[i] === b) return false;
+    this.h1[i] = a;
+    this.h2[i] = b;
+    return true;
+  }
+}
 const required = (store) => ({ keys: [verifyingKey], nonce: { policy: 'required', store } });
 const CASES = [
   ['MemoryNonceStore (the budget case)', () => required(new MemoryNonceStore({ capacityBytes: STORE_BYTES })), false],
   ['a store that keeps nothing', () => required(new KeepNothing()), false],
   ['a bare Map keeping each nonce', () => required(new BareMap()), false],
+  ['typed arrays of nonce hashes (no object per nonce; not a product)', () => required(new HashTable()), false],
   ["nonce policy 'none'", () => ({ keys: [verifyingKey], nonce: { policy: 'none' } }), false],
   ['MemoryNonceStore, new options object per call', () => required(new MemoryNonceStore({ capacityBytes: STORE_BYTES })), true],
 ];
