@@ -9,7 +9,6 @@
  * bundle that signs the common request does not load the structured-field parser and the
  * component code up front; `signRequestSync` imports it directly.
  */
-import { BoundedMap } from '../../core/bounded-map';
 import { BotsigError } from '../../core/errors';
 import { parseDictionary } from '../../core/sf-parse';
 import { serializeBareItem } from '../../core/sf-serialize';
@@ -20,27 +19,12 @@ import { toReceivedMessage, type HttpMessage, type MessageInput } from '../../ht
 import { isValidLabel, nextLabel, parseSignatureDictionary, parseSignatureInput } from '../../httpsig/signature-input';
 import type { SignatureInput } from '../../httpsig/signature-types';
 import { signatureAgentUrl } from './agent-member';
+import type { ParsedComponent, SignerState } from './signer-state';
 
-/** A requested component identifier, parsed, with its canonical serialisation. */
-interface ParsedComponent {
-  readonly id: ComponentIdentifier;
-  readonly canonical: string;
-}
-
-// Requested component identifiers, parsed and canonicalised once per text. A cache of
-// a pure function, process-wide on purpose: the answer for a text is the same for
-// every caller, and the parsed identifiers are shared between signatures, never modified.
-const COMPONENT_CACHE_MAX = 256;
-const componentCache = new BoundedMap<string, ParsedComponent>(COMPONENT_CACHE_MAX);
-
+/** A requested component identifier, parsed, with its canonical text. */
 function parsedComponent(text: string): ParsedComponent {
-  let hit = typeof text === 'string' ? componentCache.get(text) : undefined;
-  if (hit === undefined) {
-    const id = parseComponentIdentifier(text);
-    hit = { id, canonical: serializeComponentIdentifier(id) };
-    if (typeof text === 'string' && text.length <= 256) componentCache.set(text, hit);
-  }
-  return hit;
+  const id = parseComponentIdentifier(text);
+  return { id, canonical: serializeComponentIdentifier(id) };
 }
 
 /** What the signer learns from the signature fields already on a request. */
@@ -107,7 +91,7 @@ function existingAgentKeys(value: string): string[] {
  * The covered components from the requested texts, parsed, in order, each once (asking for
  * `@authority` twice is not an error for the caller), with their canonical texts; a covered
  * signature brings its Signature-Input member and all it covers (draft -01, "Multiple
- * Signatures").
+ * Signatures"). Texts are parsed once per signing key (`signer`).
  *
  * @throws BotsigError `ERR_COMPONENT_INVALID` for a text that is not an identifier,
  *   `ERR_REQUIRED_COMPONENT` for a `web-bot-auth` signature (`profile`) covering neither
@@ -117,13 +101,14 @@ function componentList(
   requested: readonly string[],
   profile: boolean,
   inputs: ReadonlyMap<string, SignatureInput> | undefined,
+  signer: SignerState,
 ): { ids: ComponentIdentifier[]; idTexts: string[] } {
   let ids: ComponentIdentifier[] = [];
   let idTexts: string[] = [];
   let coversAuthority = false;
   let chained = false;
   for (const text of requested) {
-    const { id, canonical } = parsedComponent(text);
+    const { id, canonical } = signer.component(text, parsedComponent);
     if (idTexts.includes(canonical)) continue;
     idTexts.push(canonical);
     ids.push(id);

@@ -154,7 +154,8 @@ export function prepare(
     // SPEC 5.2 rule 1: the member is covered even when the caller replaces the list.
     if (options.replaceComponents && agentComponent !== undefined) requested.push(agentComponent);
     if (contentDigest !== undefined) requested.push('"content-digest"');
-    ({ ids, idTexts } = extended!.componentList(requested, profile, found?.inputs));
+    signer ??= signerStateFor(key);
+    ({ ids, idTexts } = extended!.componentList(requested, profile, found?.inputs, signer));
   }
 
   const nowSeconds = Math.floor((options.now ?? systemClock)() / 1000);

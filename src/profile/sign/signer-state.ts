@@ -2,19 +2,24 @@
  * What signing remembers between requests. A crawler signs with one key, for one
  * agent, under the same label (nearly always `sig1`) on every request: that state
  * hangs off the signing key ({@link SignerState}: its provider internals, its
- * label's component, its own Signature-Agent member), and the members, a pure function
- * of the agent and label, are memoised process-wide.
+ * label's component, its own Signature-Agent member, the component identifiers it
+ * was asked to cover). Nothing is kept process-wide.
  */
-import { BoundedMap } from '../../core/bounded-map';
 import { signBaseWith, signingInternals } from '../../crypto/keys/base';
 import { type SignInternals } from '../../crypto/keys/objects';
 import type { SigningKey } from '../../crypto/types';
+import type { ComponentIdentifier } from '../../httpsig/components';
 
-// Signature-Agent members, checked and serialised once per (label, signatureAgent text).
-// A cache of a pure function, process-wide on purpose: a member is the same text whoever
-// signs, and the signers of one process share a few agents.
-const OWN_AGENT_CACHE_MAX = 64;
-const ownAgentCache = new BoundedMap<string, string>(OWN_AGENT_CACHE_MAX);
+/** A requested component identifier, parsed, with its canonical serialisation. */
+export interface ParsedComponent {
+  readonly id: ComponentIdentifier;
+  readonly canonical: string;
+}
+
+// Component texts one key remembers parsed: a signer covers a handful of its own; one
+// that varies them freely parses the others on every request.
+const MAX_PARSED_COMPONENTS = 64;
+const MAX_PARSED_COMPONENT_LENGTH = 256;
 
 /**
  * The URL sent for a `signatureAgent` value (`./agent-member.ts`, `signatureAgentUrl`), or
@@ -23,16 +28,9 @@ const ownAgentCache = new BoundedMap<string, string>(OWN_AGENT_CACHE_MAX);
 export type AgentUrlOf = (agent: unknown) => string | undefined;
 
 /** `label="<url>"` (draft -01: no parameters). The URL needs no escaping: it is a URI. */
-function cachedMember(label: string, url: string, type: string | undefined, urlOf: AgentUrlOf): string | undefined {
-  const cacheKey = label + ' ' + (type ?? '') + ' ' + url;
-  let member = ownAgentCache.get(cacheKey);
-  if (member === undefined) {
-    const sent = urlOf(type === undefined ? url : { url, type });
-    if (sent === undefined) return undefined;
-    member = label + '="' + sent + '"';
-    ownAgentCache.set(cacheKey, member);
-  }
-  return member;
+function member(label: string, url: string, type: string | undefined, urlOf: AgentUrlOf): string | undefined {
+  const sent = urlOf(type === undefined ? url : { url, type });
+  return sent === undefined ? undefined : label + '="' + sent + '"';
 }
 
 /**
@@ -46,11 +44,13 @@ export class SignerState {
   // `"signature-agent";key="<label>"` for the last label.
   private agentLabel: string | undefined = undefined;
   private agentComponent = '';
-  // The member of the last request, checked before the process-wide cache (no key to build).
+  // The member of the last request: a crawler sends the same one every time.
   private ownLabel = '';
   private ownUrl = '';
   private ownType: string | undefined = undefined;
   private ownMember = '';
+  // The caller's component texts, parsed (identifiers are shared between signatures, never modified).
+  private readonly parsed = new Map<string, ParsedComponent>();
 
   constructor(key: SigningKey) {
     this.key = key;
@@ -71,10 +71,20 @@ export class SignerState {
     return this.agentComponent;
   }
 
+  /** `text` as `parse` reads it, parsed once for this key (up to 64 texts of at most 256 characters). */
+  component(text: string, parse: (text: string) => ParsedComponent): ParsedComponent {
+    let hit = this.parsed.get(text);
+    if (hit === undefined) {
+      hit = parse(text);
+      if (this.parsed.size < MAX_PARSED_COMPONENTS && text.length <= MAX_PARSED_COMPONENT_LENGTH) this.parsed.set(text, hit);
+    }
+    return hit;
+  }
+
   /**
    * Our own Signature-Agent member `label="<url>"` for `signatureAgent` (a string or
-   * `{ url, type }`), the URL from `urlOf` (checked and serialised once per label, type
-   * and URL); `undefined` when `urlOf` does not decide it.
+   * `{ url, type }`), the URL from `urlOf` (checked and serialised again only when the
+   * label, type or URL differs from the last request's); `undefined` when `urlOf` does not decide it.
    */
   memberFor(label: string, agent: unknown, urlOf: AgentUrlOf): string | undefined {
     const url = typeof agent === 'string' ? agent : typeof agent === 'object' && agent !== null ? (agent as { url?: unknown }).url : undefined;
@@ -84,13 +94,13 @@ export class SignerState {
       return sent === undefined ? undefined : label + '="' + sent + '"';
     }
     if (label === this.ownLabel && url === this.ownUrl && type === this.ownType && this.ownMember !== '') return this.ownMember;
-    const member = cachedMember(label, url, type, urlOf);
-    if (member === undefined) return undefined;
+    const own = member(label, url, type, urlOf);
+    if (own === undefined) return undefined;
     this.ownLabel = label;
     this.ownUrl = url;
     this.ownType = type;
-    this.ownMember = member;
-    return member;
+    this.ownMember = own;
+    return own;
   }
 }
 
