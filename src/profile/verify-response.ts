@@ -18,6 +18,7 @@ import { isRfc9421TestKeyId as isRfc9421TestKey } from '../crypto/rfc9421-exampl
 import type { AlgorithmName, Jwk, VerifyingKey } from '../crypto/types';
 import { createSignatureBase } from '../httpsig/base';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';
+import { chainGap } from '../httpsig/cover-chain';
 import { isHttpMessage, messageTarget, toHttpMessage } from '../httpsig/message';
 import type { HttpMessage, MessageInput } from '../httpsig/message';
 import { readSignatures, signatureParams } from '../httpsig/signature-input';
@@ -184,7 +185,7 @@ async function verify(
   if (!Number.isFinite(nowMs))
     return requestResult('unverified', malformed, { code: 'ERR_INTERNAL', message: 'options.now returned no usable time' }, NO_DIAGNOSTICS);
 
-  const ctx: ResponseContext = { input, message, options, c, staticKeys, nowMs, body: undefined, directory: undefined };
+  const ctx: ResponseContext = { input, message, options, c, staticKeys, nowMs, entries, requestEntries: undefined, body: undefined, directory: undefined };
   const results: SignatureResult[] = [];
   for (const entry of selected) {
     if (results.length >= c.maxSignatures) {
@@ -205,6 +206,10 @@ interface ResponseContext {
   readonly c: Checked;
   readonly staticKeys: ReadonlyMap<string, FoundKey>;
   readonly nowMs: number;
+  /** The response's signatures. */
+  readonly entries: ReadonlyMap<string, SignatureEntry>;
+  /** The request's signatures, read when a signature covers one of them (`"signature";req`). */
+  requestEntries: ReadonlyMap<string, SignatureEntry> | undefined;
   /** The content, read once for every signature that needs it. */
   body: Promise<Uint8Array | BotsigError> | undefined;
   /** The origin's directory, resolved once. */
@@ -232,6 +237,9 @@ async function verifyOne(ctx: ResponseContext, entry: SignatureEntry): Promise<S
   for (const required of c.required) {
     if (!d.covered.includes(required)) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', `signature "${d.label}" does not cover ${required}`);
   }
+  // A covered signature brings its Signature-Input and all it covers; `;req`: the request's (RFC 9421 §2.4).
+  const gap = chainGap(d.label, input.components, d.covered, (req, key) => (req ? requestEntries(ctx) : ctx.entries).get(key)?.input);
+  if (gap !== undefined) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', gap);
   const digests = coveredContentDigests(input.components);
   if (digests === undefined && options.requireContentDigest === true) {
     return fail(d, 'invalid', 'ERR_CONTENT_DIGEST_REQUIRED', `signature "${d.label}" does not cover content-digest`);
@@ -282,6 +290,18 @@ async function verifyOne(ctx: ResponseContext, entry: SignatureEntry): Promise<S
     }
   }
   return finish(d, 'verified');
+}
+
+/** The signatures of the request the response answers (none when its fields do not parse). */
+function requestEntries(ctx: ResponseContext): ReadonlyMap<string, SignatureEntry> {
+  if (ctx.requestEntries === undefined) {
+    try {
+      ctx.requestEntries = readSignatures(ctx.c.request);
+    } catch {
+      ctx.requestEntries = new Map();
+    }
+  }
+  return ctx.requestEntries;
 }
 
 /** Static keys (thumbprint, then `kid`), the resolver, then the origin's directory. */

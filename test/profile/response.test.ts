@@ -8,8 +8,18 @@
 import { describe, expect, it } from 'vitest';
 import { createContentDigest, signRequest, DEFAULT_RESPONSE_COMPONENTS, signResponse, verifyResponse } from '../../src/index';
 import type { Jwk, VerifyResponseOptions } from '../../src/index';
-import { parseRawHttpMessage, parseSignatureInput } from '../../src/httpsig';
-import type { MessageObject } from '../../src/httpsig';
+import {
+  createSignatureBase,
+  importSigningKey,
+  parseComponentIdentifier,
+  parseSignatureInput,
+  parseRawHttpMessage,
+  serializeSignatureInputMember,
+  sfInteger,
+  sfString,
+  toHttpMessage,
+} from '../../src/httpsig';
+import type { BareItem, MessageObject } from '../../src/httpsig';
 import { projectVectors } from '../helpers/vectors';
 import { keyPair, otherKeyPair } from './helpers';
 
@@ -312,5 +322,115 @@ describe('signResponse / verifyResponse', () => {
     ).rejects.toBeInstanceOf(TypeError);
     await expect(verifyResponse({ status: 200, headers: {} }, { request } as VerifyResponseOptions)).rejects.toBeInstanceOf(TypeError);
     await expect(verifyResponse({ status: 200, headers: {} }, { request, keys: [origin.publicJwk], maxAgeSecs: 1 } as never)).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
+describe('verifyResponse: a covered request signature brings its chain (RFC 9421 §2.4, §7.3.7)', () => {
+  /**
+   * `response` signed by the origin over exactly `components` (no completion, unlike
+   * signResponse): what a signer that skips the chain rule sends.
+   */
+  async function signedOver(request: MessageObject, components: readonly string[]): Promise<MessageObject> {
+    const origin = await keyPair();
+    const key = await importSigningKey(origin.privateJwk);
+    const response: MessageObject = {
+      status: 201,
+      headers: { 'content-type': 'application/json', 'content-digest': await createContentDigest(BODY) },
+      body: BODY,
+    };
+    const created = Math.floor(Date.now() / 1000);
+    const input = {
+      label: 'sig1',
+      components: components.map((c) => parseComponentIdentifier(c)),
+      params: new Map<string, BareItem>([
+        ['created', sfInteger(created)],
+        ['expires', sfInteger(created + 300)],
+        ['keyid', sfString(origin.thumbprint)],
+      ]),
+    };
+    const base = createSignatureBase(toHttpMessage(response, { request }), input);
+    const signature = Buffer.from(await key.sign(new TextEncoder().encode(base))).toString('base64');
+    return { ...response, headers: { ...response.headers, 'signature-input': serializeSignatureInputMember(input), signature: `sig1=:${signature}:` } };
+  }
+
+  async function judged(response: MessageObject, request: MessageObject): Promise<{ outcome: string; code?: string; message?: string }> {
+    const origin = await keyPair();
+    const result = await verifyResponse(response, { request, keys: [origin.publicJwk] });
+    const sig = result.signatures[0];
+    return { outcome: result.outcome, ...(sig?.error === undefined ? {} : { code: sig.error.code, message: sig.error.message }) };
+  }
+
+  const CHAIN = [
+    '"@method";req',
+    '"@authority";req',
+    '"signature-agent";req;key="sig1"',
+    '"content-digest";req',
+    '"signature-input";req;key="sig1"',
+    '"signature";req;key="sig1"',
+  ];
+
+  it('the whole chain, hand-signed, verifies (the rule, not signResponse, decides)', async () => {
+    const { request } = await signedExchange();
+    const inner = parseSignatureInput((request.headers as Record<string, string>)['signature-input']!).get('sig1')!;
+    // The request's signature covers @authority, its Signature-Agent member and content-digest: all three with ;req, and its Signature-Input.
+    expect(inner.components.map((c) => c.name)).toEqual(['@authority', 'signature-agent', 'content-digest']);
+    expect(await judged(await signedOver(request, CHAIN), request)).toEqual({ outcome: 'verified' });
+  });
+
+  it('without the request Signature-Input: invalid, ERR_REQUIRED_COMPONENT', async () => {
+    const { request } = await signedExchange();
+    const r = await judged(
+      await signedOver(
+        request,
+        CHAIN.filter((c) => !c.startsWith('"signature-input"')),
+      ),
+      request,
+    );
+    expect(r).toMatchObject({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT' });
+    expect(r.message).toContain('but not its Signature-Input');
+  });
+
+  it('without one component the request signature covers: invalid', async () => {
+    const { request } = await signedExchange();
+    for (const left of ['"@authority";req', '"signature-agent";req;key="sig1"', '"content-digest";req']) {
+      const r = await judged(
+        await signedOver(
+          request,
+          CHAIN.filter((c) => c !== left),
+        ),
+        request,
+      );
+      expect(r, left).toMatchObject({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT' });
+      expect(r.message, left).toContain('but not every component it covers');
+    }
+  });
+
+  it("the request's Content-Digest covered from the response instead (no ;req) does not count", async () => {
+    const { request } = await signedExchange();
+    const response = await signedOver(request, [
+      '"@status"',
+      '"@authority";req',
+      '"signature-agent";req;key="sig1"',
+      '"content-digest"',
+      '"signature-input";req;key="sig1"',
+      '"signature";req;key="sig1"',
+    ]);
+    const r = await judged(response, request);
+    expect(r).toMatchObject({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT' });
+  });
+
+  it('a covered request signature the request does not carry: invalid, whatever else is covered', async () => {
+    const { request } = await signedExchange();
+    const response = await signedOver(request, CHAIN);
+    const sent = request.headers as Record<string, string>;
+    // The same request with its signature relabelled: sig1 no longer exists there.
+    const other: MessageObject = {
+      ...request,
+      headers: { ...sent, 'signature-input': sent['signature-input']!.replace(/^sig1=/, 'sig9='), signature: sent['signature']!.replace(/^sig1=/, 'sig9=') },
+    };
+    const r = await judged(response, other);
+    expect(r.outcome).toBe('invalid');
+    expect(r.code).toBe('ERR_REQUIRED_COMPONENT');
+    expect(r.message).toContain('no Signature-Input on the request');
   });
 });
