@@ -66,6 +66,13 @@ export interface VerifyResponseOptions {
    * `unverified` (`ERR_BODY_UNAVAILABLE`). Default false.
    */
   readonly requireContentDigest?: boolean;
+  /**
+   * When a signature covers `content-digest` but the content cannot be read (no `body` in the
+   * message object, a `Response` whose body was already read): judge the signature on the
+   * header fields alone and report the digest `unchecked`. Default false: such a signature is
+   * `unverified` (`ERR_BODY_UNAVAILABLE`), as with `verifyRequest`.
+   */
+  readonly headersOnly?: boolean;
   /** Most bytes of content read to check a covered `Content-Digest`. Default 1 MiB. */
   readonly maxBodyBytes?: number;
   /** Accept the public RFC 9421 example keys. Default false. */
@@ -88,6 +95,7 @@ const OPTION_NAMES: readonly (keyof VerifyResponseOptions)[] = [
   'label',
   'requiredComponents',
   'requireContentDigest',
+  'headersOnly',
   'maxBodyBytes',
   'allowTestKeys',
   'maxSignatures',
@@ -124,7 +132,8 @@ interface FoundKey {
  * known and allowed; `keyid` present; the base built; the key found (static keys by
  * thumbprint or `kid`, the resolver, the origin's directory); the RFC 9421 example keys
  * refused; `alg` matching the key; the signature; last, a covered `Content-Digest` checked
- * against the content (a `Response` read through a clone, or the message object's `body`).
+ * against the content (a `Response` read through a clone, or the message object's `body`;
+ * content that cannot be read is `unverified` unless `headersOnly`).
  *
  * The response is `verified` when a signature verifies, `invalid` when none does and one
  * failed a check, `unverified` otherwise (no signature, unknown key, content too large).
@@ -285,7 +294,9 @@ async function verifyOne(ctx: ResponseContext, entry: SignatureEntry): Promise<S
     d.contentDigest = result;
     const error = result.error;
     if (result.status === 'failed' && error !== undefined) return finish(d, 'invalid', error);
-    if (result.status === 'unchecked' && error !== undefined && (error.code !== 'ERR_BODY_UNAVAILABLE' || options.requireContentDigest === true)) {
+    // Content that cannot be read fails closed unless the caller opted in to headers only (and did not require the digest).
+    const headersOnly = options.headersOnly === true && options.requireContentDigest !== true;
+    if (result.status === 'unchecked' && error !== undefined && (error.code !== 'ERR_BODY_UNAVAILABLE' || !headersOnly)) {
       return finish(d, 'unverified', error);
     }
   }
@@ -362,6 +373,7 @@ function checkOptions(options: VerifyResponseOptions): Checked {
   if (options.requireContentDigest !== undefined && typeof options.requireContentDigest !== 'boolean')
     throw new TypeError('options.requireContentDigest must be a boolean');
   if (options.allowTestKeys !== undefined && typeof options.allowTestKeys !== 'boolean') throw new TypeError('options.allowTestKeys must be a boolean');
+  if (options.headersOnly !== undefined && typeof options.headersOnly !== 'boolean') throw new TypeError('options.headersOnly must be a boolean');
   let algorithms = ALL_ALGORITHMS;
   if (options.algorithms !== undefined) {
     if (!Array.isArray(options.algorithms) || !options.algorithms.every(isAlgorithmName))

@@ -226,7 +226,7 @@ describe('signResponse / verifyResponse', () => {
     expect((await verifyResponse(response, { request: resigned, keys: [origin.publicJwk] })).error?.code).toBe('ERR_SIGNATURE_INVALID');
   });
 
-  it('a replaced, truncated or extended response body is invalid (ERR_DIGEST_MISMATCH); no body given is unchecked, and unverified when required', async () => {
+  it('a replaced, truncated or extended response body is invalid (ERR_DIGEST_MISMATCH); no body given is unverified unless headersOnly', async () => {
     const { request, response } = await signedExchange();
     const keys = [(await keyPair()).publicJwk];
     for (const body of ['{"order":"A-1001","status":"refused"}', BODY.slice(0, -1), BODY + ' ']) {
@@ -234,13 +234,23 @@ describe('signResponse / verifyResponse', () => {
       expect(result.outcome, body).toBe('invalid');
       expect(result.error?.code).toBe('ERR_DIGEST_MISMATCH');
     }
-    const { body: _dropped, ...headersOnly } = response;
-    const unchecked = await verifyResponse(headersOnly, { request, keys });
+    const { body: _dropped, ...withoutBody } = response;
+    const closed = await verifyResponse(withoutBody, { request, keys });
+    expect(closed.outcome).toBe('unverified');
+    expect(closed.error?.code).toBe('ERR_BODY_UNAVAILABLE');
+    expect(closed.signatures[0]?.contentDigest).toMatchObject({ status: 'unchecked', error: { code: 'ERR_BODY_UNAVAILABLE' } });
+    const unchecked = await verifyResponse(withoutBody, { request, keys, headersOnly: true });
     expect(unchecked.outcome).toBe('verified');
     expect(unchecked.contentDigest).toMatchObject({ status: 'unchecked', error: { code: 'ERR_BODY_UNAVAILABLE' } });
-    const required = await verifyResponse(headersOnly, { request, keys, requireContentDigest: true });
+    // requireContentDigest wins over headersOnly: the digest must be checked.
+    const required = await verifyResponse(withoutBody, { request, keys, requireContentDigest: true, headersOnly: true });
     expect(required.outcome).toBe('unverified');
     expect(required.error?.code).toBe('ERR_BODY_UNAVAILABLE');
+    // A WHATWG Response whose body the caller already read: the same.
+    const read = new Response(BODY, { status: 201, headers: response.headers as Record<string, string> });
+    await read.text();
+    expect((await verifyResponse(read, { request, keys })).error?.code).toBe('ERR_BODY_UNAVAILABLE');
+    expect((await verifyResponse(read, { request, keys, headersOnly: true })).outcome).toBe('verified');
     const tooLarge = await verifyResponse(response, { request, keys, maxBodyBytes: 4 });
     expect(tooLarge.outcome).toBe('unverified');
     expect(tooLarge.error?.code).toBe('ERR_BODY_TOO_LARGE');

@@ -121,6 +121,7 @@ describe('misuse is a TypeError that says what is wrong', () => {
     await rejects(r, await opts({ label: 1 as never }), 'options.label must be a string');
     await rejects(r, await opts({ requireContentDigest: 'yes' as never }), 'options.requireContentDigest must be a boolean');
     await rejects(r, await opts({ allowTestKeys: 'yes' as never }), 'options.allowTestKeys must be a boolean');
+    await rejects(r, await opts({ headersOnly: 1 as never }), 'options.headersOnly must be a boolean');
   });
 
   it('algorithms must be an array of known names, every one of them', async () => {
@@ -470,7 +471,7 @@ describe('each step of one signature: its outcome and code', () => {
     expect(first(r)).toEqual({ outcome: 'invalid', code: 'ERR_SIGNATURE_INVALID' });
   });
 
-  it('content: a mismatch is invalid; content too large is unverified; no content is verified but unchecked, unverified when required', async () => {
+  it('content: a mismatch is invalid; content too large is unverified; no content is unverified, verified but unchecked with headersOnly unless required', async () => {
     const signed = await sign();
     const mismatch = await verifyResponse({ ...signed, body: 'other' }, await opts());
     expect(first(mismatch)).toEqual({ outcome: 'invalid', code: 'ERR_DIGEST_MISMATCH' });
@@ -479,10 +480,11 @@ describe('each step of one signature: its outcome and code', () => {
     expect(first(large)).toEqual({ outcome: 'unverified', code: 'ERR_BODY_TOO_LARGE' });
     expect(large.outcome).toBe('unverified');
     const { body: _b, ...headersOnly } = signed;
-    const unchecked = await verifyResponse(headersOnly, await opts());
+    expect(first(await verifyResponse(headersOnly, await opts()))).toEqual({ outcome: 'unverified', code: 'ERR_BODY_UNAVAILABLE' });
+    const unchecked = await verifyResponse(headersOnly, await opts({ headersOnly: true }));
     expect(first(unchecked)).toEqual({ outcome: 'verified', code: undefined });
     expect(unchecked.contentDigest).toMatchObject({ status: 'unchecked', error: { code: 'ERR_BODY_UNAVAILABLE' } });
-    const required = await verifyResponse(headersOnly, await opts({ requireContentDigest: true }));
+    const required = await verifyResponse(headersOnly, await opts({ requireContentDigest: true, headersOnly: true }));
     expect(first(required)).toEqual({ outcome: 'unverified', code: 'ERR_BODY_UNAVAILABLE' });
     const matched = await verifyResponse(signed, await opts());
     expect(matched.contentDigest).toEqual({ status: 'matched', algorithms: ['sha-256'] });
