@@ -15,6 +15,7 @@ export { parseRegistry, REGISTRY_DEFAULTS } from './directory/registry/parse';
 export type { ParsedRegistry, ParseRegistryOptions, RegistryEntry } from './directory/registry/parse';
 export { RegistryClient } from './directory/registry/client';
 export type { RegistryClientLimits, RegistryClientOptions, RegistryEntryStatus, RegistryMatch, RegistryStatus } from './directory/registry/types';
+export type { RegistryOperator } from './directory/registry/integrity';
 export { registryPolicy } from './verifier/registry-policy';
 export type { RegistryListing, RegistryPolicyOptions } from './verifier/registry-policy';
 export { WEB_BOT_AUTH_PROFILE, TRUSTED_AGENT_PROTOCOL_TAGS, trustedAgentProtocolProfile } from './profile/profiles';

@@ -71,6 +71,7 @@ export type BotsigErrorCode =
   // Signature Agent Cards and registries (draft-meunier-webbotauth-registry)
   | 'ERR_CARD_INVALID'
   | 'ERR_REGISTRY_INVALID'
+  | 'ERR_REGISTRY_SIGNATURE'
   // a defect in botsig itself, reported instead of thrown where the contract is "never throws"
   | 'ERR_INTERNAL';
 

@@ -16,7 +16,8 @@
  * no timer, no new fetch.
  *
  * Beside it: `types.ts` (options, status, matches), `read-card.ts` (one fetched entry to a
- * card or a directory), `listing.ts` (the O(1) listing and which results it attaches a card to).
+ * card or a directory), `listing.ts` (the O(1) listing and which results it attaches a card to),
+ * `integrity.ts` (the operator's signature on the registry response).
  */
 import type { Diagnostic } from '../../core/diagnostics';
 import { isBotsigError } from '../../core/errors';
@@ -32,6 +33,7 @@ import type { FetchContext } from '../client/types';
 import { buildListing, EMPTY_LISTING, lookupResult, type Listing } from './listing';
 import { parseRegistry, REGISTRY_DEFAULTS } from './parse';
 import type { ParsedRegistry, RegistryEntry } from './parse';
+import { RegistryIntegrity } from './integrity';
 import { readRegistryCard } from './read-card';
 import type { RegistryClientLimits, RegistryClientOptions, RegistryEntryStatus, RegistryMatch, RegistryStatus } from './types';
 
@@ -92,6 +94,7 @@ export class RegistryClient {
   private readonly maxIntervalMs: number;
   private readonly limits: Required<RegistryClientLimits>;
   private readonly onRefresh: ((status: RegistryStatus) => void) | undefined;
+  private readonly integrity: RegistryIntegrity;
   private listing: Listing = EMPTY_LISTING;
   private parsed: ParsedRegistry | undefined;
   private stored: DirectoryCacheEntry | undefined;
@@ -141,6 +144,7 @@ export class RegistryClient {
       maxLineLength: count(l.maxLineLength, 'maxLineLength', REGISTRY_DEFAULTS.maxLineLength, 1024 * 1024),
       cardConcurrency: count(l.cardConcurrency, 'cardConcurrency', 4, 64),
     };
+    this.integrity = new RegistryIntegrity(options.operator, ctx, directory);
     if (options.onRefresh !== undefined && typeof options.onRefresh !== 'function') throw new TypeError('options.onRefresh must be a function');
     this.onRefresh = options.onRefresh;
     this.signal = options.signal;
@@ -311,6 +315,20 @@ export class RegistryClient {
     const entry = result.entry;
     let parsed: ParsedRegistry;
     const unchanged = this.stored !== undefined && this.parsed !== undefined && entry.body === this.stored.body;
+    // A new text must carry the operator's signature when one is configured (the same text was checked when it came).
+    let signatureFindings: readonly Diagnostic[] = NO_DIAGNOSTICS;
+    if (!unchanged) {
+      try {
+        signatureFindings = await this.integrity.check(entry);
+      } catch (error) {
+        if (this.closedFlag) return false;
+        this.lastError = info(error, 'the registry signature could not be checked');
+        this.registryFailures++;
+        this.registryDueAtMs = this.now() + Math.min(this.maxIntervalMs, BACKOFF_BASE_MS * 2 ** Math.min(this.registryFailures - 1, 16));
+        return false;
+      }
+      if (this.closedFlag) return false;
+    }
     if (unchanged) {
       parsed = this.parsed!;
     } else {
@@ -329,6 +347,7 @@ export class RegistryClient {
         return false;
       }
     }
+    if (signatureFindings.length > 0) parsed = { ...parsed, diagnostics: Object.freeze([...parsed.diagnostics, ...signatureFindings]) };
     const contentType = entry.headers['content-type'];
     const essence = contentType?.split(';')[0]?.trim().toLowerCase();
     if (!unchanged && essence !== undefined && essence !== 'text/plain') {

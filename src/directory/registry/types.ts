@@ -7,6 +7,7 @@ import type { Clock } from '../../core/time';
 import type { SignatureAgentCard } from '../../profile/card';
 import type { ErrorInfo } from '../../profile/types';
 import type { DirectoryClient, DirectoryClientOptions } from '../client';
+import type { RegistryOperator } from './integrity';
 import type { RegistryEntry } from './parse';
 
 /** Bounds of a {@link RegistryClient}. */
@@ -40,6 +41,17 @@ export interface RegistryClientOptions {
   /** Longest time between two fetches of the registry. Default 3,600. */
   readonly maxIntervalSeconds?: number;
   readonly limits?: RegistryClientLimits;
+  /**
+   * The registry operator, whose keys must sign every new registry response (the draft's
+   * "Registry Integrity"): `{ keys }` (public JWKs or verifying keys) or `{ card }` (the URL
+   * of the operator's Signature Agent Card; its keys, inline or at its `jwks_uri`). A
+   * response is accepted when one signature by an operator key verifies, as a directory
+   * response signature does: tag `http-message-signatures-directory`, covering
+   * `"@authority";req` and `content-digest`, the digest matching, fresh. Otherwise it is
+   * refused (`ERR_REGISTRY_SIGNATURE` in `lastError`) and the last good registry stays.
+   * Without an operator, a signed registry is listed with a `registry-signature-unchecked` warning.
+   */
+  readonly operator?: RegistryOperator;
   /** Aborting it closes the client (as {@link RegistryClient.close}). */
   readonly signal?: AbortSignal;
   /** Called after each refresh with the status, for logs and metrics. Errors it throws are ignored. */
