@@ -50,6 +50,9 @@ export default {
     'src/directory/client/card.ts',
     'src/directory/registry/parse.ts',
     'src/directory/registry/client.ts',
+    'src/directory/registry/read-card.ts',
+    'src/directory/registry/listing.ts',
+    'src/directory/registry/integrity.ts',
     // SSRF guards and the outbound budget.
     'src/core/ip.ts',
     'src/core/url.ts',

@@ -5,7 +5,7 @@
  * the caller's list; botsig's verifier (which checks the rule) verifies every signature.
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError, signRequest, verifyRequest } from '../../src/index';
+import { isBotsigError, signRequest, signResponse, verifyRequest } from '../../src/index';
 import { importSigningKey, serializeComponentIdentifier, signMessage, parseSignatureInput } from '../../src/httpsig';
 import { codeOfAsync } from '../helpers/errors';
 import { at, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
@@ -126,5 +126,54 @@ describe('signMessage completes a chain the same way', () => {
       '"signature-input";key="sig1"',
       '"signature";key="sig1"',
     ]);
+  });
+
+  it('a covered signature is named by a String key: the whole field, or an Integer key, is refused with a reason', async () => {
+    const key = await importSigningKey((await keyPair()).privateJwk);
+    const message = { method: 'GET', url: URL_, headers: {} };
+    for (const component of ['"signature"', '"signature";key=1']) {
+      const error = await signMessage(message, { key, components: ['@authority', component], params: { created: NOW } }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isBotsigError(error) && error.code, component).toBe('ERR_COMPONENT_INVALID');
+      expect((error as Error).message, component).toContain('cover one signature, "signature";key="<label>"');
+    }
+  });
+
+  it('a covered signature the message does not carry is refused, naming where it was looked for', async () => {
+    const key = await importSigningKey((await keyPair()).privateJwk);
+    const onRequest = await signMessage(
+      { method: 'GET', url: URL_, headers: {} },
+      { key, components: ['@authority', '"signature";key="sig9"'], params: { created: NOW } },
+    ).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(isBotsigError(onRequest) && onRequest.code).toBe('ERR_COMPONENT_MISSING');
+    expect(onRequest!.message).toBe('signature "sig9" has no Signature-Input member on the message: covering it would not say what it signed');
+    const onResponse = await signResponse(
+      { status: 200, headers: {}, body: '' },
+      { key: (await keyPair()).privateJwk, request: { method: 'GET', url: URL_, headers: {} }, components: ['"@status"', '"signature";req;key="sig9"'] },
+    ).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(isBotsigError(onResponse) && onResponse.code).toBe('ERR_COMPONENT_MISSING');
+    expect(onResponse!.message).toContain('has no Signature-Input member on the request');
+  });
+
+  it("a request component already flagged req keeps its parameters as written when a response covers that request's signature", async () => {
+    const request = {
+      method: 'GET',
+      url: URL_,
+      headers: { x: 'a=1', 'signature-input': 'sig1=("x";key="a";req);created=1', signature: 'sig1=:AAAA:' },
+    };
+    const headers = await signResponse(
+      { status: 200, headers: {}, body: '' },
+      { key: (await keyPair()).privateJwk, request, components: ['"@status"', '"signature";req;key="sig1"'], contentDigest: false },
+    );
+    const covered = parseSignatureInput(headers['signature-input']).get('sig1')!.components.map(serializeComponentIdentifier);
+    expect(covered).toEqual(['"@status"', '"x";key="a";req', '"signature-input";req;key="sig1"', '"signature";req;key="sig1"']);
   });
 });
