@@ -3,8 +3,7 @@
  * Signatures"; RFC 9421 §7.3.7): a signature value alone does not say which message it
  * was computed over, so a signer that covers `"signature";key=X` also covers
  * `"signature-input";key=X` and every component X covers. The signers (`signMessage`,
- * `signRequest`) complete the caller's list with them; the verifiers (`verifyRequest`,
- * `verifyResponse`) refuse a signature that lacks any of them ({@link chainGap}).
+ * `signRequest`) complete the caller's list with them.
  */
 import { BotsigError } from '../core/errors';
 import { sfBoolean } from '../core/sf-items';
@@ -65,36 +64,4 @@ export function withChainedComponents(components: readonly ComponentIdentifier[]
   };
   for (const c of components) add(c);
   return out;
-}
-
-/** The Signature-Input member `label` of the message (`req` false) or of the request it answers (`req` true). */
-export type InputOf = (req: boolean, label: string) => SignatureInput | undefined;
-
-/**
- * What a signature (`label`, covering `components`, whose serialised identifiers are
- * `covered`) lacks of the chain {@link withChainedComponents} completes: for each covered
- * `"signature";key=X` (the request's X with `;req`), `"signature-input"` with the same
- * parameters and every component X covers (with `;req` first for the request's). A covered
- * signature that covers another is itself among `components`, so one level is the whole
- * chain. The first gap as a sentence, or `undefined` when nothing is missing.
- */
-export function chainGap(label: string, components: readonly ComponentIdentifier[], covered: readonly string[], inputOf: InputOf): string | undefined {
-  let have: Set<string> | undefined;
-  for (const c of components) {
-    if (c.name !== 'signature') continue;
-    const key = c.params.get('key');
-    if (key === undefined || key.type !== 'string') return `signature "${label}" covers the whole Signature field; cover one member with ;key`;
-    const req = c.params.has('req');
-    const inner = inputOf(req, key.value);
-    if (inner === undefined) return `signature "${label}" covers a signature that has no Signature-Input${req ? ' on the request' : ''}`;
-    have ??= new Set(covered);
-    if (!have.has(serializeComponentIdentifier({ name: 'signature-input', params: c.params }))) {
-      return `signature "${label}" covers signature "${key.value}" but not its Signature-Input`;
-    }
-    for (const ic of inner.components) {
-      if (!have.has(serializeComponentIdentifier(req ? withReq(ic) : ic)))
-        return `signature "${label}" covers signature "${key.value}" but not every component it covers`;
-    }
-  }
-  return undefined;
 }

@@ -9,6 +9,7 @@
 import { isBotsigError } from '../core/errors';
 import type { BotsigError } from '../core/errors';
 import { checkOptionNames } from '../core/options';
+import { sfBoolean } from '../core/sf-items';
 import { systemClock } from '../core/time';
 import type { Clock } from '../core/time';
 import { importVerifyingKey } from '../crypto/keys/verifying';
@@ -18,7 +19,7 @@ import { isRfc9421TestKeyId as isRfc9421TestKey } from '../crypto/rfc9421-exampl
 import type { AlgorithmName, Jwk, VerifyingKey } from '../crypto/types';
 import { createSignatureBase } from '../httpsig/base';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';
-import { chainGap } from '../httpsig/cover-chain';
+import type { ComponentIdentifier } from '../httpsig/components';
 import { isHttpMessage, messageTarget, toHttpMessage } from '../httpsig/message';
 import type { HttpMessage, MessageInput } from '../httpsig/message';
 import { readSignatures, signatureParams } from '../httpsig/signature-input';
@@ -247,7 +248,7 @@ async function verifyOne(ctx: ResponseContext, entry: SignatureEntry): Promise<S
     if (!d.covered.includes(required)) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', `signature "${d.label}" does not cover ${required}`);
   }
   // A covered signature brings its Signature-Input and all it covers; `;req`: the request's (RFC 9421 §2.4).
-  const gap = chainGap(d.label, input.components, d.covered, (req, key) => (req ? requestEntries(ctx) : ctx.entries).get(key)?.input);
+  const gap = chainGap(ctx, d.label, input.components);
   if (gap !== undefined) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', gap);
   const digests = coveredContentDigests(input.components);
   if (digests === undefined && options.requireContentDigest === true) {
@@ -301,6 +302,46 @@ async function verifyOne(ctx: ResponseContext, entry: SignatureEntry): Promise<S
     }
   }
   return finish(d, 'verified');
+}
+
+/**
+ * The chain rule (draft-ietf-webbotauth-httpsig-protocol, "Multiple Signatures"; the rule
+ * `verifyRequest` applies in `checkCoverage`, and what `signResponse` adds): a covered
+ * `"signature";key=X` also covers `"signature-input";key=X` with the same parameters and every
+ * component X covers; with `;req` (RFC 9421 §2.4) X is the request's, and each of its components
+ * is covered with `;req`. Identifiers compare whatever the order of their parameters (RFC 9421
+ * §2: `"a";key="x";req` is `"a";req;key="x"`). A covered signature that covers another is itself
+ * among `components`, so one level is the whole chain. The first gap as a sentence, or `undefined`.
+ *
+ * Its own function rather than `checkCoverage`'s loop: that one compares serialised identifiers
+ * as they are written (a request has no `;req` to place), and is left as it is.
+ */
+function chainGap(ctx: ResponseContext, label: string, components: readonly ComponentIdentifier[]): string | undefined {
+  let have: Set<string> | undefined;
+  for (const c of components) {
+    if (c.name !== 'signature') continue;
+    const key = c.params.get('key');
+    if (key === undefined || key.type !== 'string') return `signature "${label}" covers the whole Signature field; cover one member with ;key`;
+    const req = c.params.has('req');
+    const inner = (req ? requestEntries(ctx) : ctx.entries).get(key.value)?.input;
+    if (inner === undefined) return `signature "${label}" covers a signature that has no Signature-Input${req ? ' on the request' : ''}`;
+    have ??= new Set(components.map((id) => identity(id, false)));
+    if (!have.has(identity({ name: 'signature-input', params: c.params }, false))) {
+      return `signature "${label}" covers signature "${key.value}" but not its Signature-Input`;
+    }
+    for (const ic of inner.components) {
+      if (!have.has(identity(ic, req))) return `signature "${label}" covers signature "${key.value}" but not every component it covers`;
+    }
+  }
+  return undefined;
+}
+
+/** `id` serialised with its parameters in name order (and `req` added when `req`): equal identifiers, equal text. */
+function identity(id: ComponentIdentifier, req: boolean): string {
+  const entries = [...id.params];
+  if (req && !id.params.has('req')) entries.push(['req', sfBoolean(true)]);
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return serializeComponentIdentifier({ name: id.name, params: new Map(entries) });
 }
 
 /** The signatures of the request the response answers (none when its fields do not parse). */

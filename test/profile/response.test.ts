@@ -340,17 +340,17 @@ describe('verifyResponse: a covered request signature brings its chain (RFC 9421
    * `response` signed by the origin over exactly `components` (no completion, unlike
    * signResponse): what a signer that skips the chain rule sends.
    */
-  async function signedOver(request: MessageObject, components: readonly string[]): Promise<MessageObject> {
+  async function signedOver(request: MessageObject, components: readonly string[], onto?: MessageObject, label = 'sig1'): Promise<MessageObject> {
     const origin = await keyPair();
     const key = await importSigningKey(origin.privateJwk);
-    const response: MessageObject = {
+    const response: MessageObject = onto ?? {
       status: 201,
       headers: { 'content-type': 'application/json', 'content-digest': await createContentDigest(BODY) },
       body: BODY,
     };
     const created = Math.floor(Date.now() / 1000);
     const input = {
-      label: 'sig1',
+      label,
       components: components.map((c) => parseComponentIdentifier(c)),
       params: new Map<string, BareItem>([
         ['created', sfInteger(created)],
@@ -360,7 +360,16 @@ describe('verifyResponse: a covered request signature brings its chain (RFC 9421
     };
     const base = createSignatureBase(toHttpMessage(response, { request }), input);
     const signature = Buffer.from(await key.sign(new TextEncoder().encode(base))).toString('base64');
-    return { ...response, headers: { ...response.headers, 'signature-input': serializeSignatureInputMember(input), signature: `sig1=:${signature}:` } };
+    const headers = response.headers as Record<string, string>;
+    const append = (field: string, member: string): string => (headers[field] === undefined ? member : `${headers[field]}, ${member}`);
+    return {
+      ...response,
+      headers: {
+        ...headers,
+        'signature-input': append('signature-input', serializeSignatureInputMember(input)),
+        signature: append('signature', `${label}=:${signature}:`),
+      },
+    };
   }
 
   async function judged(response: MessageObject, request: MessageObject): Promise<{ outcome: string; code?: string; message?: string }> {
@@ -427,6 +436,76 @@ describe('verifyResponse: a covered request signature brings its chain (RFC 9421
     ]);
     const r = await judged(response, request);
     expect(r).toMatchObject({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT' });
+    expect(r.message).toContain('but not every component it covers');
+    // The request's Signature-Input covered without ;req names the response's own member of that label
+    // (here a real one, so the base can be built): it does not count either.
+    const withOwnSig1 = await signedOver(request, ['"@status"']);
+    const unflagged = await verifyResponse(
+      await signedOver(
+        request,
+        CHAIN.map((c) => (c === '"signature-input";req;key="sig1"' ? '"signature-input";key="sig1"' : c)),
+        withOwnSig1,
+        'sig2',
+      ),
+      { request, keys: [(await keyPair()).publicJwk] },
+    );
+    const sig2 = unflagged.signatures.find((x) => x.label === 'sig2')!;
+    expect(sig2).toMatchObject({ outcome: 'invalid', error: { code: 'ERR_REQUIRED_COMPONENT' } });
+    expect(sig2.error?.message).toContain('but not its Signature-Input');
+  });
+
+  it('parameters in another order name the same component (RFC 9421 §2): ;req written last verifies', async () => {
+    const { request } = await signedExchange();
+    const reordered = [
+      '"@method";req',
+      '"@authority";req',
+      '"signature-agent";key="sig1";req',
+      '"content-digest";req',
+      '"signature-input";key="sig1";req',
+      '"signature";key="sig1";req',
+    ];
+    const response = await signedOver(request, reordered);
+    // Sent as written: the order of parameters is kept.
+    expect((response.headers as Record<string, string>)['signature-input']).toContain('"signature";key="sig1";req');
+    expect(await judged(response, request)).toEqual({ outcome: 'verified' });
+    // The order does not excuse a gap.
+    const short = await judged(
+      await signedOver(
+        request,
+        reordered.filter((c) => !c.startsWith('"signature-agent"')),
+      ),
+      request,
+    );
+    expect(short).toMatchObject({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT' });
+  });
+
+  it("a response signature covering the response's own signature (no ;req) needs that one's chain, without ;req", async () => {
+    const { request } = await signedExchange();
+    const own = ['"@status"', '"content-type"', '"@authority";req', '"content-digest";req'];
+    const response = await signedOver(request, own);
+    const whole = [...own, '"signature-input";key="sig1"', '"signature";key="sig1"'];
+    const keys = [(await keyPair()).publicJwk];
+    // sig2 over sig1 and its whole chain: both verify.
+    const chained = await verifyResponse(await signedOver(request, whole, response, 'sig2'), { request, keys });
+    expect(chained.signatures.map((x) => [x.label, x.outcome])).toEqual([
+      ['sig1', 'verified'],
+      ['sig2', 'verified'],
+    ]);
+    // Without sig1's Signature-Input, without one of its components, with the request's Content-Type (;req)
+    // in place of the response's, or the response's Content-Digest in place of the request's (sig1 has ;req):
+    // sig2 is invalid, sig1 still verifies.
+    for (const [components, why] of [
+      [whole.filter((c) => !c.startsWith('"signature-input"')), 'but not its Signature-Input'],
+      [whole.filter((c) => c !== '"@status"'), 'but not every component it covers'],
+      [whole.map((c) => (c === '"content-type"' ? '"content-type";req' : c)), 'but not every component it covers'],
+      [whole.map((c) => (c === '"content-digest";req' ? '"content-digest"' : c)), 'but not every component it covers'],
+    ] as const) {
+      const r = await verifyResponse(await signedOver(request, components, response, 'sig2'), { request, keys });
+      const sig2 = r.signatures.find((x) => x.label === 'sig2')!;
+      expect(sig2, components.join(' ')).toMatchObject({ outcome: 'invalid', error: { code: 'ERR_REQUIRED_COMPONENT' } });
+      expect(sig2.error?.message).toContain(why);
+      expect(r.signatures.find((x) => x.label === 'sig1')!.outcome).toBe('verified');
+    }
   });
 
   it('a covered request signature the request does not carry: invalid, whatever else is covered', async () => {

@@ -6,7 +6,6 @@
 import { RFC9421_TEST_KEY_THUMBPRINTS } from '../../crypto/rfc9421-example-key-ids';
 import { messageTarget } from '../../httpsig/message';
 import { serializeComponentIdentifier } from '../../httpsig/components';
-import { chainGap } from '../../httpsig/cover-chain';
 import type { ReceivedSignatureInput, SignatureInput } from '../../httpsig/signature-input';
 import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent/types';
 import { WEB_BOT_AUTH_TAG, type SignatureParamsView, type SignatureResult } from '../types';
@@ -121,8 +120,21 @@ export function checkCoverage(
     if (!covered.includes(required[i]!)) return `signature "${label}" does not cover ${required[i]!}`;
   }
   if (!coversSignature) return undefined;
-  // A request has no request behind it: `;req` names this request's own members, as before (its base then fails).
-  return chainGap(label, components, covered, (_req, key) => ctx.entries.get(key)?.input);
+  const have = new Set(covered);
+  for (const c of input.components) {
+    if (c.name !== 'signature') continue;
+    const key = c.params.get('key');
+    if (key === undefined || key.type !== 'string') return `signature "${label}" covers the whole Signature field; cover one member with ;key`;
+    const inner = ctx.entries.get(key.value)?.input;
+    if (inner === undefined) return `signature "${label}" covers a signature that has no Signature-Input`;
+    if (!have.has(serializeComponentIdentifier({ name: 'signature-input', params: c.params }))) {
+      return `signature "${label}" covers signature "${key.value}" but not its Signature-Input`;
+    }
+    for (const ic of inner.components) {
+      if (!have.has(serializeComponentIdentifier(ic))) return `signature "${label}" covers signature "${key.value}" but not every component it covers`;
+    }
+  }
+  return undefined;
 }
 
 /**
