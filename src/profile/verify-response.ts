@@ -82,26 +82,6 @@ export interface VerifyResponseOptions {
   readonly maxSignatures?: number;
 }
 
-const OPTION_NAMES: readonly (keyof VerifyResponseOptions)[] = [
-  'request',
-  'keys',
-  'resolveKey',
-  'directory',
-  'now',
-  'clockSkewSeconds',
-  'maxAgeSeconds',
-  'maxValiditySeconds',
-  'algorithms',
-  'tag',
-  'label',
-  'requiredComponents',
-  'requireContentDigest',
-  'headersOnly',
-  'maxBodyBytes',
-  'allowTestKeys',
-  'maxSignatures',
-];
-
 const ALL_ALGORITHMS: ReadonlySet<AlgorithmName> = new Set(ALGORITHMS);
 
 interface Checked {
@@ -395,7 +375,27 @@ function nonNegative(value: unknown, fallback: number, name: string): number {
 
 function checkOptions(options: VerifyResponseOptions): Checked {
   if (typeof options !== 'object' || options === null) throw new TypeError('verifyResponse options must be an object');
-  checkOptionNames(options, OPTION_NAMES, 'verifyResponse options');
+  // The option names where they are checked (read once per call: verifyResponse is not a hot path).
+  const known: (keyof VerifyResponseOptions)[] = [
+    'request',
+    'keys',
+    'resolveKey',
+    'directory',
+    'now',
+    'clockSkewSeconds',
+    'maxAgeSeconds',
+    'maxValiditySeconds',
+    'algorithms',
+    'tag',
+    'label',
+    'requiredComponents',
+    'requireContentDigest',
+    'headersOnly',
+    'maxBodyBytes',
+    'allowTestKeys',
+    'maxSignatures',
+  ];
+  checkOptionNames(options, known, 'verifyResponse options');
   if (typeof options.request !== 'object' || options.request === null) throw new TypeError('options.request (the request the response answers) is required');
   const request = isHttpMessage(options.request) ? options.request : toHttpMessage(options.request);
   if (request.kind !== 'request') throw new TypeError('options.request must be a request');

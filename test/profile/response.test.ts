@@ -521,5 +521,9 @@ describe('verifyResponse: a covered request signature brings its chain (RFC 9421
     expect(r.outcome).toBe('invalid');
     expect(r.code).toBe('ERR_REQUIRED_COMPONENT');
     expect(r.message).toContain('no Signature-Input on the request');
+
+    // A request whose signature fields do not parse carries no signature at all: the same answer, not an internal error.
+    const garbled: MessageObject = { ...request, headers: { ...sent, 'signature-input': 'sig1=(("' } };
+    expect(await judged(response, garbled)).toMatchObject({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT' });
   });
 });
