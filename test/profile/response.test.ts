@@ -526,4 +526,29 @@ describe('verifyResponse: a covered request signature brings its chain (RFC 9421
     const garbled: MessageObject = { ...request, headers: { ...sent, 'signature-input': 'sig1=(("' } };
     expect(await judged(response, garbled)).toMatchObject({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT' });
   });
+
+  it('a covered signature must be named by a String key: the whole Signature field, or an Integer key, is invalid with the reason', async () => {
+    const { request } = await signedExchange();
+    const response = await signedOver(request, CHAIN);
+    const sent = response.headers as Record<string, string>;
+    for (const [component, why] of [
+      ['"signature";req', 'covers the whole Signature field; cover one member with ;key'],
+      ['"signature";req;key=1', 'covers the whole Signature field; cover one member with ;key'],
+    ] as const) {
+      // The chain is judged before any key or signature work: the Signature value does not matter here.
+      const input = sent['signature-input']!.replace('"signature";req;key="sig1"', component);
+      const r = await judged({ ...response, headers: { ...sent, 'signature-input': input } }, request);
+      expect(r, component).toMatchObject({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT' });
+      expect(r.message, component).toBe(`signature "sig1" ${why}`);
+    }
+  });
+
+  it("the response's own signatures are looked up on the response, the request's on the request, and the message says which", async () => {
+    const { request } = await signedExchange();
+    const response = await signedOver(request, CHAIN);
+    const sent = response.headers as Record<string, string>;
+    const own = sent['signature-input']!.replace('"signature";req;key="sig1"', '"signature";key="sig7"');
+    const r = await judged({ ...response, headers: { ...sent, 'signature-input': own } }, request);
+    expect(r).toMatchObject({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT', message: 'signature "sig1" covers a signature that has no Signature-Input' });
+  });
 });
