@@ -144,10 +144,44 @@ describe('RegistryClient with an operator ({ keys })', () => {
     expect(status).toMatchObject({ loaded: true, entries: 1 });
     expect(status.diagnostics.map((d) => d.code)).toContain('response-signature-unknown-key');
 
-    // Nine strangers first, the operator tenth: the operator's signature is never reached.
-    served.registry = await signed(registryText('A'), url, [...strangers, operator], clock);
+    // Seven strangers first, the operator eighth: judged, listed.
+    served.registry = await signed(registryText('A'), url, [...strangers.slice(0, 7), operator], clock);
+    const eighth = await client(clock, url, { operator: { keys: [operator.publicJwk] } }).refresh();
+    expect(eighth).toMatchObject({ loaded: true, entries: 1 });
+
+    // Eight strangers first, the operator ninth: the operator's signature is never reached.
+    served.registry = await signed(registryText('A'), url, [...strangers.slice(0, 8), operator], clock);
     const flooded = await client(clock, url, { operator: { keys: [operator.publicJwk] } }).refresh();
+    expect(flooded).toMatchObject({ loaded: false });
     expect(flooded.lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
+    expect(flooded.lastError?.message).toContain('response-signatures-too-many');
+  });
+
+  it('forty copies of a stranger signature before the operator one: refused after 8, no exception', async () => {
+    const clock = new TestClock();
+    const [operator, stranger] = [await testKey(), await testKey()];
+    const { origin, served } = await serve(clock);
+    const url = `${origin}/bots.txt`;
+    const text = registryText('A');
+    const one = await signatureHeaders(text, url, [stranger], clock);
+    const own = await signatureHeaders(text, url, [operator], clock);
+    // The label is not signed (RFC 9421 §2.3): one signature under many labels is many signatures to judge.
+    const params = one['signature-input']!.slice('binding1='.length);
+    const value = one['signature']!.slice('binding1='.length);
+    const labels = Array.from({ length: 40 }, (_, i) => `s${i}`);
+    served.registry = {
+      text,
+      headers: {
+        'content-digest': one['content-digest']!,
+        'signature-input': [...labels.map((l) => `${l}=${params}`), own['signature-input']!].join(', '),
+        signature: [...labels.map((l) => `${l}=${value}`), own['signature']!].join(', '),
+      },
+    };
+    const status = await client(clock, url, { operator: { keys: [operator.publicJwk] } }).refresh();
+    expect(status.loaded).toBe(false);
+    expect(status.lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
+    expect(status.lastError?.message).toContain('response-signatures-too-many');
+    expect(served.registryFetches).toBe(1);
   });
 });
 

@@ -109,10 +109,9 @@ export class RegistryIntegrity {
       MAX_SIGNATURES,
     );
     if (check.proofs.size === 0) {
-      const first = check.diagnostics.find((d) => d.level === 'error');
-      throw refused(
-        `no signature of the registry operator verifies${first === undefined ? '' : ` (${first.code}${first.at === undefined ? '' : `, ${first.at}`})`}`,
-      );
+      // Each finding once (at most a few codes: the signatures judged are bounded, their codes few).
+      const codes = [...new Set(check.diagnostics.filter((d) => d.level === 'error').map((d) => d.code))];
+      throw refused(`no signature of the registry operator verifies${codes.length === 0 ? '' : ` (${codes.join(', ')})`}`);
     }
     return check.diagnostics.filter((d) => d.level === 'error');
   }
