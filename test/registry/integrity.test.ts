@@ -76,17 +76,22 @@ describe('RegistryClient with an operator ({ keys })', () => {
     expect(second.lastError?.message).toContain('response-signature-unknown-key');
   });
 
-  it('the text changed after signing (the digest no longer matches) is refused', async () => {
+  it('the text changed after signing (the digest no longer matches) is refused; the last good registry stays', async () => {
     const clock = new TestClock();
     const operator = await testKey();
     const { origin, served } = await serve(clock);
     const url = `${origin}/bots.txt`;
     const good = await signed(registryText('A'), url, [operator], clock);
+    served.registry = good;
+    const registry = client(clock, url, { operator: { keys: [operator.publicJwk] } });
+    expect(await registry.refresh()).toMatchObject({ loaded: true, entries: 1 });
     served.registry = { text: registryText('A', 'Mallory'), headers: good.headers };
-    const status = await client(clock, url, { operator: { keys: [operator.publicJwk] } }).refresh();
-    expect(status.loaded).toBe(false);
+    clock.advance(120);
+    const status = await registry.refresh();
+    expect(status).toMatchObject({ loaded: true, entries: 1, stale: true });
     expect(status.lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
     expect(status.lastError?.message).toContain('content-digest-mismatch');
+    expect(registry.entries().map((e) => e.card?.client_name)).toEqual(['A']);
   });
 
   it('an unsigned registry is refused; an expired signature is refused; one signed for another authority is refused', async () => {
@@ -207,7 +212,7 @@ describe('RegistryClient with an operator ({ card })', () => {
     expect(refused.lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
   });
 
-  it('a card whose client_id is another URL, or an unreachable card, refuses the registry (fail closed)', async () => {
+  it('a card whose client_id is another URL or absent, or an unreachable card, refuses the registry (fail closed)', async () => {
     const clock = new TestClock();
     const operator = await testKey();
     const { origin, served } = await serve(clock);
@@ -217,6 +222,10 @@ describe('RegistryClient with an operator ({ card })', () => {
     const wrong = await client(clock, url, { operator: { card: `${origin}/operator` } }).refresh();
     expect(wrong.lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
     expect(wrong.lastError?.message).toContain('ERR_CARD_INVALID');
+    served.card = { client_name: 'Registry operator', jwks: { keys: [operator.publicJwk] } };
+    const anonymous = await client(clock, url, { operator: { card: `${origin}/operator` } }).refresh();
+    expect(anonymous.lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
+    expect(anonymous.lastError?.message).toContain('ERR_CARD_INVALID');
     const missing = await client(clock, url, { operator: { card: `${origin}/no-such-card` } }).refresh();
     expect(missing.lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
     expect(missing.loaded).toBe(false);

@@ -75,10 +75,11 @@ async function checkedKeys(
 
 /**
  * The keys of a card fetched from `url` (a registry operator's): the card checked as a
- * registry entry's is (its `client_id` is that URL, its signatures verify), then its keys.
+ * registry entry's is (its `client_id` is that URL, here required; its signatures verify),
+ * then its keys.
  *
- * @throws BotsigError `ERR_CARD_INVALID` for a card that is not one, names another
- *   `client_id`, or carries a signature that does not verify.
+ * @throws BotsigError `ERR_CARD_INVALID` for a card that is not one, has no `client_id` or
+ *   names another, or carries a signature that does not verify.
  */
 export async function readCardKeys(
   ctx: FetchContext,
@@ -88,6 +89,8 @@ export async function readCardKeys(
 ): Promise<Map<string, VerifyingKey>> {
   if (looksLikeDirectory(fetched.body)) throw new BotsigError('ERR_CARD_INVALID', 'the URL serves a key directory, not a card');
   const parsed = parseSignatureAgentCard(fetched.body, { allowHttp: ctx.s.allowHttp, maxBytes: ctx.s.maxBytes, maxKeys: ctx.s.maxKeys });
+  // Configured by its URL, the operator's card is retrieved through its client_id: it must carry it.
+  if (parsed.card.client_id === undefined) throw new BotsigError('ERR_CARD_INVALID', "the operator's card has no client_id");
   checkClientId(parsed.card, url, fetched);
   return checkedKeys(ctx, directory, parsed, fetched);
 }
