@@ -10,6 +10,7 @@ import { isBotsigError } from '../core/errors';
 import type { BotsigError } from '../core/errors';
 import { checkOptionNames } from '../core/options';
 import { sfBoolean } from '../core/sf-items';
+import type { Parameters } from '../core/sf-types';
 import { systemClock } from '../core/time';
 import type { Clock } from '../core/time';
 import { importVerifyingKey } from '../crypto/keys/verifying';
@@ -318,10 +319,12 @@ function chainGap(ctx: ResponseContext, label: string, components: readonly Comp
 
 /** `id` serialised with its parameters in name order (and `req` added when `req`): equal identifiers, equal text. */
 function identity(id: ComponentIdentifier, req: boolean): string {
-  const entries = [...id.params];
-  if (req && !id.params.has('req')) entries.push(['req', sfBoolean(true)]);
-  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return serializeComponentIdentifier({ name: id.name, params: new Map(entries) });
+  const names = new Set(id.params.keys());
+  if (req) names.add('req');
+  const params: Parameters = new Map();
+  // Parameter names are distinct lowercase keys: the default order is their name order.
+  for (const name of [...names].sort()) params.set(name, id.params.get(name) ?? sfBoolean(true));
+  return serializeComponentIdentifier({ name: id.name, params });
 }
 
 /** The signatures of the request the response answers (none when its fields do not parse). */
