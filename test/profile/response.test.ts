@@ -20,6 +20,7 @@ import {
   toHttpMessage,
 } from '../../src/httpsig';
 import type { BareItem, MessageObject } from '../../src/httpsig';
+import { base64Encode, utf8 } from '../helpers/bytes';
 import { projectVectors } from '../helpers/vectors';
 import { keyPair, otherKeyPair } from './helpers';
 
@@ -359,7 +360,7 @@ describe('verifyResponse: a covered request signature brings its chain (RFC 9421
       ]),
     };
     const base = createSignatureBase(toHttpMessage(response, { request }), input);
-    const signature = Buffer.from(await key.sign(new TextEncoder().encode(base))).toString('base64');
+    const signature = base64Encode(await key.sign(utf8(base)));
     const headers = response.headers as Record<string, string>;
     const append = (field: string, member: string): string => (headers[field] === undefined ? member : `${headers[field]}, ${member}`);
     return {
