@@ -4,9 +4,8 @@
  * makes every base; the exported functions are its entry points.
  */
 import { BotsigError } from '../core/errors';
-import { serializeBareItem } from '../core/sf-serialize';
 import type { Parameters } from '../core/sf-types';
-import { serializeComponentIdentifier } from './component-id';
+import { componentIdentity, serializeComponentIdentifier } from './component-id';
 import type { ComponentIdentifier } from './component-id';
 import { componentValue } from './components';
 import type { HttpMessage } from './message';
@@ -122,7 +121,8 @@ function signatureBase(
     if (idTexts !== undefined) idText = idTexts[i]!;
     else (ids as string[])[i] = idText = serializeComponentIdentifier(id);
     if (keys !== undefined) {
-      const k = identityKey(id, idText);
+      // RFC 9421 §2: the order of parameters does not make another component.
+      const k = id.params.size < 2 ? idText : componentIdentity(id);
       if (n <= LINEAR_DUPLICATE_SCAN) {
         for (let j = 0; j < i; j++) if (keys[j] === k) throw duplicate();
       } else {
@@ -144,19 +144,4 @@ function signatureBase(
 
 function duplicate(): BotsigError {
   return new BotsigError('ERR_COMPONENT_DUPLICATE', 'a component identifier is covered twice (RFC 9421 §2.5)');
-}
-
-/**
- * Equality key for component identifiers: same name and same parameters in any order
- * (RFC 9421 §2: `"foo";bar;baz` equals `"foo";baz;bar`).
- */
-// An equality key: only which identifiers compare equal matters (pinned by the duplicate tests). The shortcut for fewer
-// than two parameters, the initial parts, the separators and the name's form give the same equalities for the parameters
-// RFC 9421 registers (flags and Strings), so those mutants are equivalent.
-function identityKey(id: ComponentIdentifier, idText: string): string {
-  if (id.params.size < 2) return idText;
-  const parts: string[] = [];
-  for (const [k, v] of id.params) parts.push(k + '=' + serializeBareItem(v));
-  parts.sort();
-  return serializeBareItem({ type: 'string', value: id.name }) + ';' + parts.join(';');
 }

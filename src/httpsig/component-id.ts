@@ -3,6 +3,7 @@
  * parameters, parsed from and serialised to their Signature-Input form.
  */
 import { BotsigError, isBotsigError } from '../core/errors';
+import { sfBoolean } from '../core/sf-items';
 import { parseItem } from '../core/sf-parse';
 import { serializeBareItem, serializeParameters } from '../core/sf-serialize';
 import type { Parameters } from '../core/sf-types';
@@ -89,4 +90,20 @@ export function serializeComponentIdentifier(id: ComponentIdentifier): string {
     if (isBotsigError(err)) throw new BotsigError('ERR_COMPONENT_INVALID', 'component identifier cannot be serialised', { cause: err });
     throw err;
   }
+}
+
+/**
+ * `id` serialised with its parameters in name order, and with `req` added when `req` is true:
+ * two identifiers are the same component exactly when their identities are equal (RFC 9421 §2:
+ * `"a";key="x";req` is `"a";req;key="x"`). An identifier with at most one parameter (`req`
+ * aside) is its own serialisation.
+ */
+export function componentIdentity(id: ComponentIdentifier, req = false): string {
+  if (id.params.size < 2 && (!req || id.params.has('req'))) return serializeComponentIdentifier(id);
+  const names = new Set(id.params.keys());
+  if (req) names.add('req');
+  const params: Parameters = new Map();
+  // Parameter names are distinct lowercase keys: the default order is their name order.
+  for (const name of [...names].sort()) params.set(name, id.params.get(name) ?? sfBoolean(true));
+  return serializeComponentIdentifier({ name: id.name, params });
 }

@@ -3,12 +3,15 @@
  * Signatures"; RFC 9421 §7.3.7): a signature value alone does not say which message it
  * was computed over, so a signer that covers `"signature";key=X` also covers
  * `"signature-input";key=X` and every component X covers. The signers (`signMessage`,
- * `signRequest`) complete the caller's list with them.
+ * `signRequest`) complete the caller's list with them ({@link withChainedComponents}); the
+ * verifiers (`verifyRequest`, `verifyResponse`) refuse a signature that does not
+ * ({@link chainGap}). Identifiers are compared by {@link componentIdentity}: RFC 9421 §2 makes
+ * the order of their parameters insignificant.
  */
 import { BotsigError } from '../core/errors';
 import { sfBoolean } from '../core/sf-items';
 import type { Parameters } from '../core/sf-types';
-import { serializeComponentIdentifier, type ComponentIdentifier } from './components';
+import { componentIdentity, parseComponentIdentifier, type ComponentIdentifier } from './component-id';
 import type { SignatureInput } from './signature-types';
 
 /** The Signature-Input members of the message (`req` false) or of the request it answers (`req` true). */
@@ -18,6 +21,70 @@ export type InputsOf = (req: boolean) => ReadonlyMap<string, SignatureInput> | u
 export function coversSignature(components: readonly ComponentIdentifier[]): boolean {
   for (let i = 0; i < components.length; i++) if (components[i]!.name === 'signature') return true;
   return false;
+}
+
+/**
+ * A configured list of component identifiers (`requiredComponents`: `@method`,
+ * `"content-type";sf`), each parsed and given as its {@link componentIdentity}.
+ *
+ * @throws TypeError naming the option (`name`) when it is not an array or an entry is not a component identifier.
+ */
+export function componentIdentities(list: unknown, name: string): readonly string[] {
+  if (!Array.isArray(list)) throw new TypeError(`${name} must be an array of component identifiers`);
+  return list.map((text: unknown) => {
+    let id: ComponentIdentifier;
+    try {
+      id = parseComponentIdentifier(text as string);
+    } catch (error) {
+      throw new TypeError(`${name} has an invalid component identifier`, { cause: error });
+    }
+    return componentIdentity(id);
+  });
+}
+
+/**
+ * Whether a signature covering `components` (serialised as `covered`, in the same order)
+ * covers the component whose {@link componentIdentity} is `identity`. The serialised list is
+ * looked up first: it holds the identity whenever the signer wrote the parameters in name
+ * order, as it always does with one parameter or none.
+ */
+export function coversComponent(covered: readonly string[], components: readonly ComponentIdentifier[], identity: string): boolean {
+  if (covered.includes(identity)) return true;
+  for (let i = 0; i < components.length; i++) {
+    const c = components[i]!;
+    if (c.params.size > 1 && componentIdentity(c) === identity) return true;
+  }
+  return false;
+}
+
+/** The Signature-Input member labelled `key` of the message (`req` false) or of the request it answers (`req` true). */
+export type InputOf = (key: string, req: boolean) => SignatureInput | undefined;
+
+/**
+ * The verifiers' side of the rule: a signature `label` covering `components` that covers
+ * `"signature";key=X` must also cover `"signature-input";key=X` with the same parameters and
+ * every component X covers; with `;req` (RFC 9421 §2.4) X is the request's, and each of its
+ * components is covered with `;req`. A covered signature that covers another is itself among
+ * `components`, so one level is the whole chain. The first gap as a sentence, or `undefined`.
+ */
+export function chainGap(label: string, components: readonly ComponentIdentifier[], inputOf: InputOf): string | undefined {
+  let have: Set<string> | undefined;
+  for (const c of components) {
+    if (c.name !== 'signature') continue;
+    const key = c.params.get('key');
+    if (key === undefined || key.type !== 'string') return `signature "${label}" covers the whole Signature field; cover one member with ;key`;
+    const req = c.params.has('req');
+    const inner = inputOf(key.value, req);
+    if (inner === undefined) return `signature "${label}" covers a signature that has no Signature-Input${req ? ' on the request' : ''}`;
+    have ??= new Set(components.map((id) => componentIdentity(id)));
+    if (!have.has(componentIdentity({ name: 'signature-input', params: c.params }))) {
+      return `signature "${label}" covers signature "${key.value}" but not its Signature-Input`;
+    }
+    for (const ic of inner.components) {
+      if (!have.has(componentIdentity(ic, req))) return `signature "${label}" covers signature "${key.value}" but not every component it covers`;
+    }
+  }
+  return undefined;
 }
 
 /** `id` with the `req` flag (first, as RFC 9421 §2.4 writes it), for a request component seen from its response. */
@@ -41,9 +108,10 @@ export function withChainedComponents(components: readonly ComponentIdentifier[]
   const out: ComponentIdentifier[] = [];
   const seen = new Set<string>();
   const add = (id: ComponentIdentifier): void => {
-    const text = serializeComponentIdentifier(id);
-    if (seen.has(text)) return;
-    seen.add(text);
+    // One line per component, whatever the order its parameters are written in.
+    const identity = componentIdentity(id);
+    if (seen.has(identity)) return;
+    seen.add(identity);
     if (id.name === 'signature') {
       const key = id.params.get('key');
       if (key === undefined || key.type !== 'string') {

@@ -9,8 +9,6 @@
 import { isBotsigError } from '../core/errors';
 import type { BotsigError } from '../core/errors';
 import { checkOptionNames } from '../core/options';
-import { sfBoolean } from '../core/sf-items';
-import type { Parameters } from '../core/sf-types';
 import { systemClock } from '../core/time';
 import type { Clock } from '../core/time';
 import { importVerifyingKey } from '../crypto/keys/verifying';
@@ -19,8 +17,8 @@ import { ALGORITHMS, isAlgorithmName, toAlgorithmName } from '../crypto/registry
 import { isRfc9421TestKeyId as isRfc9421TestKey } from '../crypto/rfc9421-example-key-ids';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../crypto/types';
 import { createSignatureBase } from '../httpsig/base';
-import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';
-import type { ComponentIdentifier } from '../httpsig/components';
+import { serializeComponentIdentifier } from '../httpsig/components';
+import { chainGap, componentIdentities, coversComponent } from '../httpsig/cover-chain';
 import { isHttpMessage, messageTarget, toHttpMessage } from '../httpsig/message';
 import type { HttpMessage, MessageInput } from '../httpsig/message';
 import { readSignatures, signatureParams } from '../httpsig/signature-input';
@@ -226,10 +224,12 @@ async function verifyOne(ctx: ResponseContext, entry: SignatureEntry): Promise<S
   const stale = responseFreshness(params, ctx.nowMs, { skewSeconds: c.skew, maxAgeSeconds: c.maxAge, maxValiditySeconds: c.maxValidity });
   if (stale !== undefined) return finish(d, 'invalid', stale);
   for (const required of c.required) {
-    if (!d.covered.includes(required)) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', `signature "${d.label}" does not cover ${required}`);
+    if (!coversComponent(d.covered, input.components, required)) {
+      return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', `signature "${d.label}" does not cover ${required}`);
+    }
   }
   // A covered signature brings its Signature-Input and all it covers; `;req`: the request's (RFC 9421 §2.4).
-  const gap = chainGap(ctx, d.label, input.components);
+  const gap = chainGap(d.label, input.components, (key, req) => (req ? requestEntries(ctx) : ctx.entries).get(key)?.input);
   if (gap !== undefined) return fail(d, 'invalid', 'ERR_REQUIRED_COMPONENT', gap);
   const digests = coveredContentDigests(input.components);
   if (digests === undefined && options.requireContentDigest === true) {
@@ -283,48 +283,6 @@ async function verifyOne(ctx: ResponseContext, entry: SignatureEntry): Promise<S
     }
   }
   return finish(d, 'verified');
-}
-
-/**
- * The chain rule (draft-ietf-webbotauth-httpsig-protocol, "Multiple Signatures"; the rule
- * `verifyRequest` applies in `checkCoverage`, and what `signResponse` adds): a covered
- * `"signature";key=X` also covers `"signature-input";key=X` with the same parameters and every
- * component X covers; with `;req` (RFC 9421 §2.4) X is the request's, and each of its components
- * is covered with `;req`. Identifiers compare whatever the order of their parameters (RFC 9421
- * §2: `"a";key="x";req` is `"a";req;key="x"`). A covered signature that covers another is itself
- * among `components`, so one level is the whole chain. The first gap as a sentence, or `undefined`.
- *
- * Its own function rather than `checkCoverage`'s loop: that one compares serialised identifiers
- * as they are written (a request has no `;req` to place), and is left as it is.
- */
-function chainGap(ctx: ResponseContext, label: string, components: readonly ComponentIdentifier[]): string | undefined {
-  let have: Set<string> | undefined;
-  for (const c of components) {
-    if (c.name !== 'signature') continue;
-    const key = c.params.get('key');
-    if (key === undefined || key.type !== 'string') return `signature "${label}" covers the whole Signature field; cover one member with ;key`;
-    const req = c.params.has('req');
-    const inner = (req ? requestEntries(ctx) : ctx.entries).get(key.value)?.input;
-    if (inner === undefined) return `signature "${label}" covers a signature that has no Signature-Input${req ? ' on the request' : ''}`;
-    have ??= new Set(components.map((id) => identity(id, false)));
-    if (!have.has(identity({ name: 'signature-input', params: c.params }, false))) {
-      return `signature "${label}" covers signature "${key.value}" but not its Signature-Input`;
-    }
-    for (const ic of inner.components) {
-      if (!have.has(identity(ic, req))) return `signature "${label}" covers signature "${key.value}" but not every component it covers`;
-    }
-  }
-  return undefined;
-}
-
-/** `id` serialised with its parameters in name order (and `req` added when `req`): equal identifiers, equal text. */
-function identity(id: ComponentIdentifier, req: boolean): string {
-  const names = new Set(id.params.keys());
-  if (req) names.add('req');
-  const params: Parameters = new Map();
-  // Parameter names are distinct lowercase keys: the default order is their name order.
-  for (const name of [...names].sort()) params.set(name, id.params.get(name) ?? sfBoolean(true));
-  return serializeComponentIdentifier({ name: id.name, params });
 }
 
 /** The signatures of the request the response answers (none when its fields do not parse). */
@@ -424,17 +382,7 @@ function checkOptions(options: VerifyResponseOptions): Checked {
       throw new TypeError('options.algorithms must list RFC 9421 algorithm names');
     algorithms = new Set(options.algorithms);
   }
-  let required: readonly string[] = NO_STRINGS;
-  if (options.requiredComponents !== undefined) {
-    if (!Array.isArray(options.requiredComponents)) throw new TypeError('options.requiredComponents must be an array of component identifiers');
-    required = options.requiredComponents.map((text: string) => {
-      try {
-        return serializeComponentIdentifier(parseComponentIdentifier(text));
-      } catch (error) {
-        throw new TypeError('options.requiredComponents has an invalid component identifier', { cause: error });
-      }
-    });
-  }
+  const required = options.requiredComponents === undefined ? NO_STRINGS : componentIdentities(options.requiredComponents, 'options.requiredComponents');
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_VERIFY_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) throw new TypeError('options.maxBodyBytes must be a non-negative integer');
   const maxSignatures = options.maxSignatures ?? 16;

@@ -480,6 +480,18 @@ describe('verifyResponse: a covered request signature brings its chain (RFC 9421
     expect(short).toMatchObject({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT' });
   });
 
+  it('requiredComponents names a component whatever the order of its parameters', async () => {
+    const { request } = await signedExchange();
+    const response = await signedOver(request, CHAIN);
+    const keys = [(await keyPair()).publicJwk];
+    for (const required of ['"signature";key="sig1";req', '"signature";req;key="sig1"', 'signature-agent;key="sig1";req']) {
+      const r = await verifyResponse(response, { request, keys, requiredComponents: [required] });
+      expect(r.signatures[0]!.outcome).toBe('verified');
+    }
+    const other = await verifyResponse(response, { request, keys, requiredComponents: ['"signature";key="sig2";req'] });
+    expect(other.signatures[0]!.error?.code).toBe('ERR_REQUIRED_COMPONENT');
+  });
+
   it("a response signature covering the response's own signature (no ;req) needs that one's chain, without ;req", async () => {
     const { request } = await signedExchange();
     const own = ['"@status"', '"content-type"', '"@authority";req', '"content-digest";req'];

@@ -145,6 +145,48 @@ describe('what a signature covers, as reported, on both readers', () => {
   }
 });
 
+describe('a component identifier is the same whatever the order of its parameters (RFC 9421 §2)', () => {
+  const dict = { 'example-dict': 'a=1, b=2' };
+  for (const [path, extra] of [
+    ['direct reader', {}],
+    ['general parser', { x: 1 }],
+  ] as const) {
+    it(`${path}: requiredComponents written in another parameter order is covered`, async () => {
+      const req = await signed({ ...extra }, ['@authority', '"example-dict";sf;key="a"'], dict);
+      for (const required of ['"example-dict";key="a";sf', 'example-dict;sf;key="a"']) {
+        const r = await verify(req, { requiredComponents: [required] });
+        expect(r.outcome).toBe('verified');
+      }
+      // Another member, or the member without sf, is another component.
+      for (const required of ['"example-dict";key="b";sf', '"example-dict";key="a"']) {
+        expect(first(await verify(req, { requiredComponents: [required] }))).toEqual({ outcome: 'invalid', code: 'ERR_REQUIRED_COMPONENT' });
+      }
+    });
+  }
+
+  it("a covered signature's Signature-Input and components count in any parameter order", async () => {
+    const k = await me();
+    const params = { created: NOW - 10, expires: NOW + 290, keyid: k.verifying.thumbprint, tag: 'web-bot-auth' };
+    const req: Req = { method: 'GET', url: URL, headers: { ...dict } };
+    const inner = await signMessage(req, { key: k.signing, label: 'sig1', components: ['@authority', '"example-dict";sf;key="a"'], params });
+    req.headers['signature-input'] = inner.headers['signature-input'];
+    req.headers.signature = inner.headers.signature;
+    const outer = await signMessage(req, {
+      key: k.signing,
+      label: 'sig2',
+      components: ['@authority', '"example-dict";key="a";sf', '"signature-input";key="sig1"', '"signature";key="sig1"'],
+      params,
+    });
+    req.headers['signature-input'] = outer.headers['signature-input'];
+    req.headers.signature = outer.headers.signature;
+    const r = await verify(req);
+    expect(r.signatures.map((s) => [s.label, s.outcome])).toEqual([
+      ['sig1', 'verified'],
+      ['sig2', 'verified'],
+    ]);
+  });
+});
+
 describe("the origin's own authorities (options.authorities)", () => {
   it('a signature made for another authority is invalid (ERR_AUTHORITY_NOT_ALLOWED); for one of ours it verifies', async () => {
     const req = await signed({});

@@ -6,6 +6,7 @@
 import { RFC9421_TEST_KEY_THUMBPRINTS } from '../../crypto/rfc9421-example-key-ids';
 import { messageTarget } from '../../httpsig/message';
 import { serializeComponentIdentifier } from '../../httpsig/components';
+import { chainGap, coversComponent } from '../../httpsig/cover-chain';
 import type { ReceivedSignatureInput, SignatureInput } from '../../httpsig/signature-input';
 import type { ParsedSignatureAgent, SignatureAgentMember } from '../signature-agent/types';
 import { WEB_BOT_AUTH_TAG, type SignatureParamsView, type SignatureResult } from '../types';
@@ -117,24 +118,11 @@ export function checkCoverage(
   }
   if (!authority && (strict || !targetUri)) return `signature "${label}" covers neither @authority${strict ? '' : ' nor @target-uri'}`;
   for (let i = 0; i < required.length; i++) {
-    if (!covered.includes(required[i]!)) return `signature "${label}" does not cover ${required[i]!}`;
+    if (!coversComponent(covered, components, required[i]!)) return `signature "${label}" does not cover ${required[i]!}`;
   }
   if (!coversSignature) return undefined;
-  const have = new Set(covered);
-  for (const c of input.components) {
-    if (c.name !== 'signature') continue;
-    const key = c.params.get('key');
-    if (key === undefined || key.type !== 'string') return `signature "${label}" covers the whole Signature field; cover one member with ;key`;
-    const inner = ctx.entries.get(key.value)?.input;
-    if (inner === undefined) return `signature "${label}" covers a signature that has no Signature-Input`;
-    if (!have.has(serializeComponentIdentifier({ name: 'signature-input', params: c.params }))) {
-      return `signature "${label}" covers signature "${key.value}" but not its Signature-Input`;
-    }
-    for (const ic of inner.components) {
-      if (!have.has(serializeComponentIdentifier(ic))) return `signature "${label}" covers signature "${key.value}" but not every component it covers`;
-    }
-  }
-  return undefined;
+  // A request has no `;req` to follow: a signature it names that way is not on it.
+  return chainGap(label, components, (key, req) => (req ? undefined : ctx.entries.get(key)?.input));
 }
 
 /**

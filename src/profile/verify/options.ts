@@ -10,7 +10,7 @@ import { isVerifyingKey } from '../../crypto/keys/objects';
 import { importVerifyingKey } from '../../crypto/keys/verifying';
 import { ALGORITHMS, isAlgorithmName } from '../../crypto/registry';
 import type { AlgorithmName, Jwk, VerifyingKey } from '../../crypto/types';
-import { parseComponentIdentifier, serializeComponentIdentifier } from '../../httpsig/components';
+import { componentIdentities } from '../../httpsig/cover-chain';
 import { parseTargetUri } from '../../httpsig/message';
 import { publicJwkProblem } from '../key-check';
 import { MemoryNonceStore } from '../memory-nonce-store';
@@ -114,18 +114,6 @@ function policyOf(value: unknown, where: string): NoncePolicy {
   return value;
 }
 
-/** Component identifiers in their serialised form (`@method` and `"@method"` alike). */
-function componentList(list: unknown, name: string): readonly string[] {
-  if (!Array.isArray(list)) throw new TypeError(`${name} must be an array of component identifiers`);
-  return list.map((text: unknown) => {
-    try {
-      return serializeComponentIdentifier(parseComponentIdentifier(text as string));
-    } catch (error) {
-      throw new TypeError(`${name} has an invalid component identifier`, { cause: error });
-    }
-  });
-}
-
 /** Public JWKs or verifying keys: each JWK's structure checked now (the import runs once, later). */
 function checkKeys(keys: readonly unknown[], name: string): void {
   keys.forEach((k, i) => {
@@ -193,7 +181,7 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     if (!Array.isArray(algorithms) || !algorithms.every(isAlgorithmName)) refuse('algorithms', 'list RFC 9421 algorithm names');
     algorithmSet = new Set(algorithms);
   }
-  const required = options.requiredComponents === undefined ? NO_STRINGS : componentList(options.requiredComponents, 'options.requiredComponents');
+  const required = options.requiredComponents === undefined ? NO_STRINGS : componentIdentities(options.requiredComponents, 'options.requiredComponents');
   const strict = options.strictAuthority === true;
   const profile = prepareProfile(options.profile, { required, strict, maxValidity, policy }, directory);
   const authorities = prepareAuthorities(options.authorities);
@@ -289,7 +277,7 @@ function prepareProfile(
     const policy = policyOf(rules.nonce ?? base.policy, `${where}.nonce`);
     const strict = rules.strictAuthority ?? base.strict;
     if (typeof strict !== 'boolean') throw new TypeError(`${where}.strictAuthority must be a boolean`);
-    const required = rules.requiredComponents === undefined ? base.required : componentList(rules.requiredComponents, `${where}.requiredComponents`);
+    const required = rules.requiredComponents === undefined ? base.required : componentIdentities(rules.requiredComponents, `${where}.requiredComponents`);
     const source = rules.keys ?? 'signature-agent';
     let jwks: SignatureAgentMember | undefined;
     let matchKid = false;
