@@ -8,25 +8,26 @@
  * window and then served from a bounded cache: a busy directory does not sign per
  * request.
  */
-import { base64Encode } from '../core/base64';
-import { BotsigError } from '../core/errors';
 import { systemClock } from '../core/time';
 import type { Clock } from '../core/time';
-import { createContentDigest } from '../crypto/digest';
-import { importSigningKey } from '../crypto/keys/signing';
 import { isSigningKey } from '../crypto/keys/objects';
-import { inferAlgorithm } from '../crypto/registry';
-import { isRfc9421TestKey } from '../crypto/rfc9421-example-keys';
-import type { AlgorithmName, Jwk, SigningKey } from '../crypto/types';
-import { getSubtle } from '../crypto/webcrypto';
-import { parseComponentIdentifier } from '../httpsig/components';
-import type { ComponentIdentifier } from '../httpsig/components';
-import type { HttpMessage } from '../httpsig/message';
-import { signResponseMessage } from '../profile/sign-response';
+import type { Jwk, SigningKey } from '../crypto/types';
 import { buildDirectory } from './document/build';
 import { DIRECTORY_MEDIA_TYPE, WELL_KNOWN_PATH } from '../profile/signature-agent/types';
 import type { DirectoryKeyInput } from './document/build';
-import { OriginSignatures } from './signature-cache';
+import {
+  authoritiesOption,
+  documentBody,
+  importDocumentKey,
+  integerOption,
+  labelOption,
+  OriginSignatures,
+  signDocument,
+  signerLabel,
+  type DocumentBody,
+  type DocumentSignature,
+  type DocumentSigner,
+} from './publish';
 import { refuseOrPreflight, servedReporter, serveDocument, type ServedRequestInfo } from './serve-document';
 
 export { ifNoneMatchMatches } from './serve-document';
@@ -105,74 +106,23 @@ export const DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS = 3600;
 
 const DEFAULT_LABEL = 'binding';
 const DEFAULT_MAX_CACHED_AUTHORITIES = 64;
-const DIRECTORY_TAG = 'http-message-signatures-directory';
-// Browser verifiers need these to check the proof (none is CORS-safelisted).
-const COMPONENTS: readonly ComponentIdentifier[] = [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')];
-// The algorithm an RSA private JWK without `alg` signs with: the RSA algorithm of the
-// Web Bot Auth test material (RFC 9421 §3.3.1). Its published JWK stays without `alg`.
-const RSA_DEFAULT_ALG: AlgorithmName = 'rsa-pss-sha512';
 
 interface KeySlot {
-  readonly signing: SigningKey;
+  readonly signer: Omit<DocumentSigner, 'label'>;
   readonly input: DirectoryKeyInput;
   readonly exp: number | undefined;
-  /** The published JWK does not name the algorithm: its signatures carry `alg`. */
-  readonly namesAlg: boolean;
 }
 
 /** The directory as served between two key-set changes. */
-interface Published {
+interface Published extends DocumentBody {
   readonly version: number;
-  readonly body: Uint8Array<ArrayBuffer>;
-  /** A strong entity-tag, quotes included (RFC 9110 §8.8.3). */
-  readonly etag: string;
-  readonly contentDigest: string;
-  readonly response: HttpMessage;
-  readonly signers: ReadonlyArray<{ readonly key: SigningKey; readonly label: string; readonly namesAlg: boolean }>;
+  readonly signers: readonly DocumentSigner[];
   /** Seconds at which a key expires and the set changes. */
   readonly until: number;
 }
 
-interface SignedEntry {
+interface SignedEntry extends DocumentSignature {
   readonly version: number;
-  readonly created: number;
-  readonly expires: number;
-  readonly signatureInput: string;
-  readonly signature: string;
-}
-
-function checkSeconds(value: unknown, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw new TypeError(`${name} must be an integer >= ${min}`);
-  return value;
-}
-
-function isLabel(s: string): boolean {
-  // sf-key (RFC 9651 §3.1.2): lcalpha / "*", then lcalpha / DIGIT / "_" / "-" / "." / "*".
-  if (s.length === 0 || s.length > 64) return false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const lower = c >= 0x61 && c <= 0x7a;
-    if (i === 0 ? !(lower || c === 0x2a) : !(lower || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x2a)) return false;
-  }
-  return true;
-}
-
-function hostForms(authority: string): string[] {
-  const out: string[] = [];
-  for (const scheme of ['https://', 'http://']) {
-    let url: URL;
-    try {
-      url = new URL(scheme + authority);
-    } catch {
-      throw new TypeError('authorities must be host or host:port values');
-    }
-    if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-      throw new TypeError('authorities must be host or host:port values');
-    }
-    out.push(url.host);
-  }
-  return out;
 }
 
 /**
@@ -215,9 +165,9 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
   if (!Array.isArray(options.keys)) throw new TypeError('options.keys must be an array of private JWKs or signing keys');
   const now = options.now ?? systemClock;
   if (typeof now !== 'function') throw new TypeError('options.now must be a function returning milliseconds');
-  const maxAge = checkSeconds(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_DIRECTORY_MAX_AGE_SECONDS, 0);
+  const maxAge = integerOption(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_DIRECTORY_MAX_AGE_SECONDS, 0);
   // Twice max-age by default, so that one signature serves at least one max-age period.
-  const validity = checkSeconds(
+  const validity = integerOption(
     options.signatureValiditySeconds,
     'signatureValiditySeconds',
     Math.max(DEFAULT_DIRECTORY_SIGNATURE_VALIDITY_SECONDS, 2 * maxAge),
@@ -226,18 +176,9 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
   if (validity < maxAge) throw new TypeError('signatureValiditySeconds must be at least maxAgeSeconds');
   const path = options.path ?? WELL_KNOWN_PATH;
   if (typeof path !== 'string' || path.charCodeAt(0) !== 0x2f) throw new TypeError('options.path must start with "/"');
-  const baseLabel = options.label ?? DEFAULT_LABEL;
-  if (typeof baseLabel !== 'string' || !isLabel(baseLabel)) throw new TypeError('options.label must be a Structured Field key (e.g. "binding")');
-  const maxCached = checkSeconds(options.maxCachedAuthorities, 'maxCachedAuthorities', DEFAULT_MAX_CACHED_AUTHORITIES, 1);
-  let allowed: Set<string> | undefined;
-  if (options.authorities !== undefined) {
-    if (!Array.isArray(options.authorities)) throw new TypeError('options.authorities must be an array of host[:port] strings');
-    allowed = new Set();
-    for (const a of options.authorities) {
-      if (typeof a !== 'string' || a === '') throw new TypeError('authorities must be host or host:port values');
-      for (const form of hostForms(a)) allowed.add(form);
-    }
-  }
+  const baseLabel = labelOption(options.label, DEFAULT_LABEL);
+  const maxCached = integerOption(options.maxCachedAuthorities, 'maxCachedAuthorities', DEFAULT_MAX_CACHED_AUTHORITIES, 1);
+  const allowed = options.authorities === undefined ? undefined : authoritiesOption(options.authorities);
   const onRequest = options.onRequest;
   if (onRequest !== undefined && typeof onRequest !== 'function') throw new TypeError('options.onRequest must be a function');
   const includeAlg = options.includeAlg === true;
@@ -246,15 +187,9 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
   const entries = options.keys.map((k, i) => splitKey(k, i));
   const slots: Promise<KeySlot[]> = Promise.all(
     entries.map(async ({ key, nbf, exp }) => {
-      const unnamedRsa = !isSigningKey(key) && key.kty === 'RSA' && key.alg === undefined;
-      const signing = await importSigningKey(key, unnamedRsa ? { alg: RSA_DEFAULT_ALG } : undefined);
-      if (!allowTestKeys && isRfc9421TestKey(signing.thumbprint)) {
-        throw new BotsigError('ERR_KEY_TEST_KEY', 'an RFC 9421 example key cannot sign a directory (allowTestKeys is off)');
-      }
-      const jwk = isSigningKey(key) ? signing.publicJwk : key;
-      const exp2 = exp ?? (typeof jwk.exp === 'number' ? jwk.exp : undefined);
+      const { jwk, ...signer } = await importDocumentKey(key, allowTestKeys, 'a directory');
       const input: DirectoryKeyInput = nbf === undefined && exp === undefined ? jwk : { jwk, nbf, exp };
-      return { signing, input, exp: exp2, namesAlg: inferAlgorithm(jwk) === undefined };
+      return { signer, input, exp: exp ?? (typeof jwk.exp === 'number' ? jwk.exp : undefined) };
     }),
   );
   // The rejection is reported by the first request; don't let it surface as unhandled first.
@@ -272,19 +207,8 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
     let until = Infinity;
     for (const s of live) if (s.exp !== undefined && s.exp < until) until = s.exp;
     const { json } = await buildDirectory(live.map((s) => s.input));
-    const body = new TextEncoder().encode(json);
-    const contentDigest = await createContentDigest(body);
-    const hash = new Uint8Array(await getSubtle().digest('SHA-256', body));
     version++;
-    return {
-      version,
-      body,
-      etag: '"' + base64Encode(hash) + '"',
-      contentDigest,
-      response: { kind: 'response', status: 200, headers: new Map([['content-digest', [contentDigest]]]) },
-      signers: live.map((s, i) => ({ key: s.signing, label: i === 0 ? baseLabel : baseLabel + String(i + 1), namesAlg: s.namesAlg })),
-      until,
-    };
+    return { ...(await documentBody(json)), version, signers: live.map((s, i) => ({ ...s.signer, label: signerLabel(baseLabel, i) })), until };
   }
 
   function published(nowSeconds: number): Promise<Published> {
@@ -308,30 +232,8 @@ export function createDirectoryHandler(options: DirectoryHandlerOptions): (reque
   }
 
   async function sign(pub: Published, origin: string, nowSeconds: number): Promise<SignedEntry> {
-    const created = nowSeconds;
-    const expires = created + validity;
-    const request: HttpMessage = { kind: 'request', method: 'GET', url: origin + path, headers: new Map() };
-    // Signed as any response is (profile/sign-response.ts): created, expires, keyid, alg, tag.
-    const results = await Promise.all(
-      pub.signers.map(({ key, label, namesAlg }) =>
-        signResponseMessage(pub.response, request, {
-          key,
-          label,
-          components: COMPONENTS,
-          created,
-          expires,
-          includeAlg: includeAlg || namesAlg,
-          tag: DIRECTORY_TAG,
-        }),
-      ),
-    );
-    let signatureInput = '';
-    let signature = '';
-    for (const r of results) {
-      signatureInput += (signatureInput === '' ? '' : ', ') + r.headers['signature-input'];
-      signature += (signature === '' ? '' : ', ') + r.headers.signature;
-    }
-    return { version: pub.version, created, expires, signatureInput, signature };
+    const signature = await signDocument(pub, origin + path, pub.signers, { created: nowSeconds, expires: nowSeconds + validity, includeAlg });
+    return { ...signature, version: pub.version };
   }
 
   async function signatureFor(pub: Published, origin: string, nowSeconds: number): Promise<SignedEntry | undefined> {

@@ -485,9 +485,20 @@ describe('option checks', () => {
       { path: 'no-slash' },
       { label: 'Binding' },
       { authorities: ['host/path'] },
+      // An empty list would refuse every request (421): a mistake, said at creation.
+      { authorities: [] },
+      { authorities: 'bot.example' as unknown as string[] },
+      { label: 'a'.repeat(65) },
       { maxCachedAuthorities: 0 },
     ];
     for (const b of bad) expect(() => createDirectoryHandler({ keys: [ed.privateJwk], ...b } as DirectoryHandlerOptions), JSON.stringify(b)).toThrow(TypeError);
+    // The message names the option as the caller wrote it.
+    expect(() => createDirectoryHandler({ keys: [ed.privateJwk], maxAgeSeconds: -1 })).toThrow(new TypeError('options.maxAgeSeconds must be an integer >= 0'));
+    expect(() => createDirectoryHandler({ keys: [ed.privateJwk], label: 'B' })).toThrow(
+      new TypeError('options.label must be a Structured Field key (e.g. "binding")'),
+    );
+    // The longest label allowed, and two authorities in both schemes, are accepted.
+    expect(() => createDirectoryHandler({ keys: [ed.privateJwk], label: 'a'.repeat(64), authorities: ['bot.example', 'bot.example:8443'] })).not.toThrow();
     expect(() => createDirectoryHandler({ keys: 'x' } as unknown as DirectoryHandlerOptions)).toThrow(TypeError);
     expect(() => createDirectoryHandler({ keys: [{ key: ed.privateJwk, exp: 1.5 }] })).toThrow(TypeError);
   });

@@ -238,6 +238,25 @@ describe('createSignatureAgentCardHandler', () => {
     expect(() => createSignatureAgentCardHandler({ card: { client_id: clientId, jwks_uri: 'https://bot.example/k' }, keys: [a.privateJwk] })).toThrow(
       /jwks_uri/,
     );
+    // The option checks the directory handler makes, with the same messages.
+    const card = { client_id: clientId };
+    expect(() => createSignatureAgentCardHandler({ card, authorities: [] })).toThrow(TypeError);
+    expect(() => createSignatureAgentCardHandler({ card, authorities: ['bot.example/x'] })).toThrow(
+      new TypeError('options.authorities must be host or host:port values'),
+    );
+    expect(() => createSignatureAgentCardHandler({ card, label: 'Card' })).toThrow(new TypeError('options.label must be a Structured Field key (e.g. "card")'));
+    expect(() => createSignatureAgentCardHandler({ card, maxAgeSeconds: 1.5 })).toThrow(new TypeError('options.maxAgeSeconds must be an integer >= 0'));
+  });
+
+  it('an RFC 9421 example key does not sign a card unless allowTestKeys (ERR_KEY_TEST_KEY)', async () => {
+    // RFC 9421 Appendix B.1.4, test-key-ed25519: its private half is public.
+    const key = cloudflareVectors<Record<string, string>>('rfc9421-keys/ed25519.json')!;
+    const { d: _private, ...publicJwk } = key;
+    const card = { client_id: clientId, jwks: { keys: [publicJwk] } };
+    await expectCode(createSignatureAgentCardHandler({ card, keys: [key as never] })(new Request(clientId)), 'ERR_KEY_TEST_KEY');
+    const allowed = await createSignatureAgentCardHandler({ card, keys: [key as never], allowTestKeys: true })(new Request(clientId));
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('signature-input')).toContain('tag="http-message-signatures-directory"');
   });
 
   it('a signing key missing from the jwks given rejects every request (ERR_CARD_INVALID): verifiers would refuse such a card', async () => {

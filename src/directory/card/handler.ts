@@ -6,26 +6,26 @@
  * RECOMMENDs signing a card with inline `jwks`, covering `content-digest`; botsig signs
  * it as a directory response is, see `./signatures.ts`).
  */
-import { base64Encode } from '../../core/base64';
-import { OriginSignatures } from '../signature-cache';
+import {
+  authoritiesOption,
+  documentBody,
+  importDocumentKey,
+  integerOption,
+  labelOption,
+  OriginSignatures,
+  signDocument,
+  signerLabel,
+  type DocumentBody,
+  type DocumentSignature,
+  type DocumentSigner,
+} from '../publish';
 import { BotsigError } from '../../core/errors';
 import { systemClock } from '../../core/time';
 import type { Clock } from '../../core/time';
-import { tryParseUrl } from '../../core/url';
-import { createContentDigest } from '../../crypto/digest';
-import { importSigningKey } from '../../crypto/keys/signing';
-import { isSigningKey } from '../../crypto/keys/objects';
-import { inferAlgorithm } from '../../crypto/registry';
-import { isRfc9421TestKey } from '../../crypto/rfc9421-example-keys';
-import type { AlgorithmName, Jwk, SigningKey } from '../../crypto/types';
-import { getSubtle } from '../../crypto/webcrypto';
-import { parseComponentIdentifier } from '../../httpsig/components';
-import type { HttpMessage } from '../../httpsig/message';
+import type { Jwk, SigningKey } from '../../crypto/types';
 import type { SignatureAgentCard } from '../../profile/card';
-import { signResponseMessage } from '../../profile/sign-response';
 import { buildDirectory } from '../document/build';
 import { refuseOrPreflight, servedReporter, serveDocument, type ServedRequestInfo } from '../serve-document';
-import { DIRECTORY_RESPONSE_TAG } from '../response-signatures';
 import { parseSignatureAgentCard } from './parse';
 
 /** The media type a card is served with (the draft's example; CIMD documents are JSON). */
@@ -73,41 +73,10 @@ export interface SignatureAgentCardHandlerOptions {
   readonly onRequest?: (info: CardRequestInfo) => void;
 }
 
-const COMPONENTS = [parseComponentIdentifier('"@authority";req'), parseComponentIdentifier('"content-digest"')];
-const RSA_DEFAULT_ALG: AlgorithmName = 'rsa-pss-sha512';
 const MAX_CACHED_AUTHORITIES = 16;
 
-interface Published {
-  readonly body: Uint8Array<ArrayBuffer>;
-  readonly etag: string;
-  readonly contentDigest: string;
-  readonly response: HttpMessage;
-  readonly signers: ReadonlyArray<{ readonly key: SigningKey; readonly label: string; readonly namesAlg: boolean }>;
-}
-
-interface Signed {
-  readonly created: number;
-  readonly expires: number;
-  readonly signatureInput: string;
-  readonly signature: string;
-}
-
-function seconds(value: unknown, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw new TypeError(`options.${name} must be an integer >= ${min}`);
-  return value;
-}
-
-function authorityForms(authority: string): string[] {
-  const out: string[] = [];
-  for (const scheme of ['https://', 'http://']) {
-    const url = tryParseUrl(scheme + authority);
-    if (url === undefined || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-      throw new TypeError('options.authorities must be host or host:port values');
-    }
-    out.push(url.host);
-  }
-  return out;
+interface Published extends DocumentBody {
+  readonly signers: readonly DocumentSigner[];
 }
 
 /**
@@ -155,32 +124,18 @@ export function createSignatureAgentCardHandler(options: SignatureAgentCardHandl
   }
   const now = options.now ?? systemClock;
   if (typeof now !== 'function') throw new TypeError('options.now must be a function returning milliseconds');
-  const maxAge = seconds(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_CARD_MAX_AGE_SECONDS, 0);
-  const validity = seconds(options.signatureValiditySeconds, 'signatureValiditySeconds', Math.max(3600, 2 * maxAge), 1);
+  const maxAge = integerOption(options.maxAgeSeconds, 'maxAgeSeconds', DEFAULT_CARD_MAX_AGE_SECONDS, 0);
+  const validity = integerOption(options.signatureValiditySeconds, 'signatureValiditySeconds', Math.max(3600, 2 * maxAge), 1);
   if (validity < maxAge) throw new TypeError('signatureValiditySeconds must be at least maxAgeSeconds');
-  const baseLabel = options.label ?? 'card';
-  if (typeof baseLabel !== 'string' || !/^[a-z*][a-z0-9_\-.*]{0,62}$/.test(baseLabel))
-    throw new TypeError('options.label must be a Structured Field key (e.g. "card")');
-  const allowed = new Set<string>();
-  for (const a of options.authorities ?? [home.host]) {
-    if (typeof a !== 'string' || a === '') throw new TypeError('options.authorities must be host or host:port values');
-    for (const form of authorityForms(a)) allowed.add(form);
-  }
+  const baseLabel = labelOption(options.label, 'card');
+  const allowed = authoritiesOption(options.authorities ?? [home.host]);
   const onRequest = options.onRequest;
   if (onRequest !== undefined && typeof onRequest !== 'function') throw new TypeError('options.onRequest must be a function');
   const allowTestKeys = options.allowTestKeys === true;
 
   async function publish(): Promise<Published> {
     const signers = await Promise.all(
-      keyInputs.map(async (k, i) => {
-        const unnamedRsa = !isSigningKey(k) && k.kty === 'RSA' && k.alg === undefined;
-        const key = await importSigningKey(k, unnamedRsa ? { alg: RSA_DEFAULT_ALG } : undefined);
-        if (!allowTestKeys && isRfc9421TestKey(key.thumbprint)) {
-          throw new BotsigError('ERR_KEY_TEST_KEY', 'an RFC 9421 example key cannot sign a card (allowTestKeys is off)');
-        }
-        const jwk = isSigningKey(k) ? key.publicJwk : k;
-        return { key, jwk, label: i === 0 ? baseLabel : baseLabel + String(i + 1), namesAlg: inferAlgorithm(jwk) === undefined };
-      }),
+      keyInputs.map(async (k, i) => ({ ...(await importDocumentKey(k, allowTestKeys, 'a card')), label: signerLabel(baseLabel, i) })),
     );
     let document: Record<string, unknown> = given!;
     if (signers.length > 0) {
@@ -194,51 +149,19 @@ export function createSignatureAgentCardHandler(options: SignatureAgentCardHandl
         if (!listed.has(s.key.thumbprint)) throw new BotsigError('ERR_CARD_INVALID', `signing key ${s.key.thumbprint} is not listed in the card's jwks`);
       }
     }
-    const body = new TextEncoder().encode(JSON.stringify(document));
-    const contentDigest = await createContentDigest(body);
-    const hash = new Uint8Array(await getSubtle().digest('SHA-256', body));
-    return {
-      body,
-      etag: '"' + base64Encode(hash) + '"',
-      contentDigest,
-      response: { kind: 'response', status: 200, headers: new Map([['content-digest', [contentDigest]]]) },
-      signers: signers.map(({ key, label, namesAlg }) => ({ key, label, namesAlg })),
-    };
+    return { ...(await documentBody(JSON.stringify(document))), signers };
   }
   const published = publish();
   // Reported by the first request; not an unhandled rejection before it.
   published.catch(() => undefined);
-  const signedByOrigin = new OriginSignatures<Signed>(MAX_CACHED_AUTHORITIES);
+  const signedByOrigin = new OriginSignatures<DocumentSignature>(MAX_CACHED_AUTHORITIES);
 
-  async function sign(pub: Published, origin: string, nowSeconds: number): Promise<Signed> {
-    const request: HttpMessage = { kind: 'request', method: 'GET', url: origin + path, headers: new Map() };
-    const expires = nowSeconds + validity;
-    const results = await Promise.all(
-      pub.signers.map(({ key, label, namesAlg }) =>
-        signResponseMessage(pub.response, request, {
-          key,
-          label,
-          components: COMPONENTS,
-          created: nowSeconds,
-          expires,
-          includeAlg: namesAlg,
-          tag: DIRECTORY_RESPONSE_TAG,
-        }),
-      ),
-    );
-    return {
-      created: nowSeconds,
-      expires,
-      signatureInput: results.map((r) => r.headers['signature-input']).join(', '),
-      signature: results.map((r) => r.headers.signature).join(', '),
-    };
-  }
-
-  async function signatureFor(pub: Published, origin: string, nowSeconds: number): Promise<Signed | undefined> {
+  async function signatureFor(pub: Published, origin: string, nowSeconds: number): Promise<DocumentSignature | undefined> {
     if (pub.signers.length === 0) return undefined;
     // Reused while a whole max-age of it remains, so no cached copy outlives its signatures.
-    const usable = (e: Signed): boolean => e.created <= nowSeconds && nowSeconds + maxAge <= e.expires;
-    return signedByOrigin.get(origin, usable, () => sign(pub, origin, nowSeconds));
+    const usable = (e: DocumentSignature): boolean => e.created <= nowSeconds && nowSeconds + maxAge <= e.expires;
+    const sign = (): Promise<DocumentSignature> => signDocument(pub, origin + path, pub.signers, { created: nowSeconds, expires: nowSeconds + validity });
+    return signedByOrigin.get(origin, usable, sign);
   }
 
   const report = servedReporter(onRequest);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OriginSignatures } from '../../src/directory/signature-cache';
+import { OriginSignatures } from '../../src/directory/publish';
 
 describe('OriginSignatures: response signatures per origin', () => {
   it('concurrent calls for one origin share one signing, and a usable entry is reused', async () => {
