@@ -95,11 +95,10 @@ export function serializeComponentIdentifier(id: ComponentIdentifier): string {
 /**
  * `id` serialised with its parameters in name order, and with `req` added when `req` is true:
  * two identifiers are the same component exactly when their identities are equal (RFC 9421 §2:
- * `"a";key="x";req` is `"a";req;key="x"`). An identifier with at most one parameter (`req`
- * aside) is its own serialisation.
+ * `"a";key="x";req` is `"a";req;key="x"`). An identifier with at most one parameter is its
+ * own serialisation.
  */
 export function componentIdentity(id: ComponentIdentifier, req = false): string {
-  if (id.params.size < 2 && (!req || id.params.has('req'))) return serializeComponentIdentifier(id);
   const names = new Set(id.params.keys());
   if (req) names.add('req');
   const params: Parameters = new Map();
