@@ -17,6 +17,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { checkOptionNames } from '../core/options';
 import type { Jwk } from '../crypto/types';
+import type { DirectoryClientAllow } from '../directory/client/options';
 import type { VerifierChallengeOptions, VerifierMode } from '../verifier';
 import { ALLOW_KEYS, DIRECTORY_KEYS, LIMIT_KEYS, TOP_LEVEL, VERIFY_PASS_THROUGH } from './config-keys';
 import { GateConfigError } from './errors';
@@ -35,13 +36,8 @@ export type GateKeySource = { readonly file: string; readonly key: string } | { 
 /** The `directory` section: `DirectoryClient` options that can be written in JSON. */
 export interface GateDirectoryConfig {
   readonly limits?: Readonly<Record<string, number>>;
-  readonly allow?: {
-    readonly http?: boolean;
-    readonly loopback?: boolean;
-    readonly privateNetworks?: boolean;
-    readonly hosts?: readonly string[];
-    readonly ports?: readonly number[];
-  };
+  /** As `DirectoryClient`'s `allow`, but `inlineUnverified` (tests only). */
+  readonly allow?: Omit<DirectoryClientAllow, 'inlineUnverified'>;
   readonly requireProof?: boolean;
   readonly defaultTtlSeconds?: number;
   readonly minTtlSeconds?: number;
