@@ -38,6 +38,23 @@ describe('RFC 9421 §2.5: every covered component once, whatever the number of c
     });
   }
 
+  for (const n of [2, 20]) {
+    it(`${n} components: the same identifier with its parameters in another order is a repeat (RFC 9421 §2)`, () => {
+      const msg = toHttpMessage({
+        method: 'GET',
+        url: 'https://example.com/',
+        headers: { 'x-d': 'a=1, b=2', ...Object.fromEntries(fields(n).map((f, i) => [f, String(i)])) },
+      });
+      const list = (a: string, b: string): string => `sig1=(${[...fields(n - 2).map((f) => `"${f}"`), a, b].join(' ')});created=1`;
+      const of = (text: string) => parseSignatureInput(text).get('sig1')!;
+      expect(() => createSignatureBase(msg, of(list('"x-d";key="a";sf', '"x-d";sf;key="a"')))).toThrow(
+        expect.objectContaining({ code: 'ERR_COMPONENT_DUPLICATE' }),
+      );
+      // Another member is another component.
+      expect(createSignatureBase(msg, of(list('"x-d";key="a";sf', '"x-d";sf;key="b"')))).toContain('"x-d";sf;key="b": 2');
+    });
+  }
+
   it('with more than 16 components, a repeat far from its first occurrence is found too', () => {
     const names = fields(30);
     names.splice(25, 0, 'x-f3');
