@@ -289,6 +289,35 @@ describe('defaults that decide an outcome', () => {
   });
 });
 
+describe('every documented option is accepted, and a wrong type is named', () => {
+  it('the Signature-Agent reading flags and headersOnly are options; a non-boolean says which', async () => {
+    for (const name of ['bareOriginDirectory', 'typedSignatureAgent', 'headersOnly']) {
+      for (const value of [true, false]) expect((await accepted({ [name]: value })).outcome, `${name}: ${value}`).toBe('verified');
+      await refused({ [name]: 'yes' }, `options.${name} must be a boolean`);
+    }
+  });
+
+  it('nonce.windowSeconds is an option of nonce', async () => {
+    expect((await accepted({ nonce: { windowSeconds: 600 } })).outcome).toBe('verified');
+  });
+
+  it('a numeric option given as null takes its default, as undefined does', async () => {
+    const r = await accepted({ clockSkewSeconds: null, maxSignatures: null, discovery: { maxDirectories: null } });
+    expect(r.outcome).toBe('verified');
+  });
+
+  it('requireContentDigest: false is not required', async () => {
+    expect((await accepted({ requireContentDigest: false })).outcome).toBe('verified');
+  });
+
+  it('a profile jwksUri must be a string: an object that prints as a URL is refused', async () => {
+    const uri = { toString: () => 'https://k.example/j' };
+    const profile = { name: 'x', tags: { t: { keys: { jwksUri: uri } } } };
+    const promise = verifyRequest(await signed(), await withKeys({ profile, directory: { resolve: () => Promise.reject(new Error('no')) } }));
+    await expect(promise).rejects.toThrow(new TypeError('options.profile.tags["t"].keys.jwksUri must be an absolute https URL'));
+  });
+});
+
 describe('authorities: host and port as @authority gives them', () => {
   for (const [url, list, ok] of [
     ['https://example.com/a', ['EXAMPLE.COM'], true],

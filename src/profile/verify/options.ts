@@ -232,7 +232,7 @@ export function prepare(options: VerifyRequestOptions): Prepared {
     now: now ?? systemClock,
     agents: new AgentCache({ allowHttp: options.allowHttpSignatureAgent === true, bareOriginDirectory, typedSignatureAgent }),
     verifiedMemo,
-    requireContentDigest: requireContentDigest === false ? undefined : requireContentDigest,
+    requireContentDigest,
     maxBodyBytes,
     headersOnly,
     tags: profile.tags,

@@ -87,7 +87,7 @@ export interface Prepared {
   readonly now: Clock;
   /** Signature-Agent values this options object has parsed (with its `allowHttp` rule). */
   readonly agents: AgentCache;
-  /** `requireContentDigest` as given (`undefined`: not required). */
+  /** `requireContentDigest` as given (`undefined` or `false`: not required). */
   readonly requireContentDigest: ContentDigestRequirement | undefined;
   /** Most bytes of content read to check a covered Content-Digest. */
   readonly maxBodyBytes: number;
