@@ -52,7 +52,7 @@ describe('verifyRequest options, as a freshly loaded verifier knows them', () =>
       keys: [jwk],
       resolveKey: async () => undefined,
       directory: { resolve: async () => ({ url: AGENT, diagnostics: [], keys: [] }) },
-      nonce: { policy: 'optional', store: { checkAndRecord: () => true }, maxLength: 64 },
+      nonce: { policy: 'optional', store: { checkAndRecord: () => true }, maxLength: 64, windowSeconds: 300 },
       now,
       clockSkewSeconds: 60,
       maxValiditySeconds: 600,
@@ -69,6 +69,9 @@ describe('verifyRequest options, as a freshly loaded verifier knows them', () =>
       verifiedSignatureMemo: { maxEntries: 8 },
       requireContentDigest: false,
       maxBodyBytes: 1024,
+      headersOnly: false,
+      bareOriginDirectory: true,
+      typedSignatureAgent: false,
       profile: {
         name: 'custom',
         tags: {
