@@ -10,7 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { contentDigestFor, signRequest, verifyRequest } from '../../src/index';
 import type { SigningKey, SignRequestOptions } from '../../src/index';
 import { importSigningKey } from '../../src/httpsig';
+import { extendedSigning } from '../../src/profile/sign/extended';
+import { signWithKey } from '../../src/profile/sign/plan';
 import { signRequestSync } from '../../src/sync';
+import { expectCode } from '../helpers/errors';
 import { at, keyPair, T0 } from './helpers';
 import { signedByHttpsig } from './sign-oracle';
 
@@ -170,6 +173,122 @@ describe('contentDigestFor: the Content-Digest to cover, computed before signing
       expect(() => signRequestSync({ url: URL_ }, { key: jwk, signatureAgent: 'https://agent.example', contentDigest: contentDigest as never })).toThrow(
         TypeError,
       );
+    }
+  });
+});
+
+// The fast path (`signWithKey` without the rarer steps) is what keeps `sign/extended.ts` out of an
+// application bundle that signs the common request: which requests and options it takes is part
+// of the signer's contract, and what it gives must be what the full signer gives.
+describe('the common request signs without the rarer steps (sign/extended.ts)', () => {
+  const AGENT = 'https://agent.example';
+  const fixed = { signatureAgent: AGENT, now: at(T0), nonce: 'n' } as const;
+
+  async function both(request: unknown, extra: Partial<SignRequestOptions> = {}) {
+    const k = await signingKey();
+    const options: SignRequestOptions = { key: k, ...fixed, ...extra };
+    const fast = signWithKey(request as never, options, k, undefined);
+    const full = await signWithKey(request as never, options, k, undefined, extendedSigning)!;
+    return { fast: fast === undefined ? undefined : await fast, full, options };
+  }
+
+  it('fresh requests of the plain shapes, the profile list, plain parameters and agents: signed directly, as the full signer signs them', async () => {
+    const requests: Array<[string, unknown]> = [
+      ['a Request', new Request('https://example.com/a?b=1', { headers: { accept: '*/*' } })],
+      ['a URL only', { url: 'https://example.com/' }],
+      ['a method', { method: 'POST', url: 'https://example.com/' }],
+      ['null headers', { url: 'https://example.com/', headers: null }],
+      ['a Headers', { url: 'https://example.com/', headers: new Headers({ accept: '*/*' }) }],
+      ['a record', { url: 'https://example.com:8443/', headers: { Accept: '*/*', 'X-List': ['a', 'b'], 'X-None': undefined } }],
+    ];
+    for (const [what, request] of requests) {
+      const { fast, full, options } = await both(request);
+      expect(fast, what).toEqual(full);
+      expect(fast, what).toEqual(await signedByHttpsig(request, options, await signingKey()));
+    }
+    const options: Array<[string, Partial<SignRequestOptions>]> = [
+      ['label sig1', { label: 'sig1' }],
+      ['no nonce', { nonce: false }],
+      ['a plain other tag', { tag: 'other-tag' }],
+      ['no alg', { includeAlg: false }],
+      ['an agent { url }', { signatureAgent: { url: AGENT } }],
+      ['an agent with a port', { signatureAgent: 'https://agent.example:65535/' }],
+      ['an agent at its well-known URL', { signatureAgent: `${AGENT}/.well-known/http-message-signatures-directory` }],
+      ['an agent without dots', { signatureAgent: 'http://localhost:8080' }],
+      ['a last label that is not a number', { signatureAgent: 'https://a.1x' }],
+      ['no agent', { tag: 'other-tag', signatureAgent: undefined }],
+    ];
+    for (const [what, extra] of options) {
+      const request = { url: 'https://example.com/' };
+      const { fast, full, options: all } = await both(request, extra);
+      expect(fast, what).toEqual(full);
+      expect(fast, what).toEqual(await signedByHttpsig(request, all, await signingKey()));
+    }
+    const { fast } = await both({ url: 'https://example.com/' }, { signatureAgent: 'https://a.1x:8443' });
+    expect(fast?.['signature-agent']).toBe('sig1="https://a.1x:8443/.well-known/http-message-signatures-directory"');
+  });
+
+  it('anything else is left to the full signer (nothing drawn), which signs it or gives its error', async () => {
+    const k = await signingKey();
+    const requests: Array<[string, unknown]> = [
+      ['a Request with Signature-Input', new Request('https://example.com/', { headers: { 'signature-input': 'sig1=("@authority");created=1' } })],
+      ['a Request with Signature', new Request('https://example.com/', { headers: { signature: 'sig1=:AAAA:' } })],
+      ['a Request with Signature-Agent', new Request('https://example.com/', { headers: { 'signature-agent': 'a="https://a.example"' } })],
+      ['a Headers with Signature-Input', { url: 'https://example.com/', headers: new Headers({ 'signature-input': 'sig1=("@authority");created=1' }) }],
+      ['a Headers with Signature', { url: 'https://example.com/', headers: new Headers({ signature: 'sig1=:AAAA:' }) }],
+      ['a Headers with Signature-Agent', { url: 'https://example.com/', headers: new Headers({ 'signature-agent': 'a="https://a.example"' }) }],
+      ['a record with Signature', { url: 'https://example.com/', headers: { Signature: 'sig1=:AAAA:' } }],
+      ['a record with Signature-Input', { url: 'https://example.com/', headers: { 'Signature-Input': 'sig1=("@authority");created=1' } }],
+      ['a record with Signature-Agent', { url: 'https://example.com/', headers: { 'SIGNATURE-AGENT': 'a="https://a.example"' } }],
+      ['a record with a number', { url: 'https://example.com/', headers: { 'x-n': 5 } }],
+      ['a record with a number in a list', { url: 'https://example.com/', headers: { 'x-n': ['a', 5] } }],
+      ['headers without a prototype', { url: 'https://example.com/', headers: Object.assign(Object.create(null) as object, { accept: '*/*' }) }],
+      ['headers as pairs', { url: 'https://example.com/', headers: [['accept', '*/*']] }],
+      ['headers as a Map', { url: 'https://example.com/', headers: new Map([['accept', '*/*']]) }],
+      ['a message (kind)', { kind: 'request', method: 'GET', url: 'https://example.com/', headers: new Map() }],
+      ['a status', { url: 'https://example.com/', status: 200 }],
+      ['a target', { url: 'https://example.com/', target: '/' }],
+      ['trailers', { url: 'https://example.com/', trailers: {} }],
+      ['a number URL', { url: 5 }],
+      ['a number method', { url: 'https://example.com/', method: 5 }],
+      ['a relative URL', { url: '/x' }],
+      ['a URL without an authority', { url: 'mailto:a@b.example' }],
+      ['a Response', new Response('x')],
+      ['a string', 'https://example.com/'],
+      ['null', null],
+    ];
+    for (const [what, request] of requests) {
+      expect(signWithKey(request as never, { key: k, ...fixed }, k, undefined), what).toBeUndefined();
+    }
+    const options: Array<[string, Partial<SignRequestOptions>]> = [
+      ['components', { components: ['@method'] }],
+      ['replaced components', { replaceComponents: true, components: ['@target-uri'] }],
+      ['a nonce to escape', { nonce: 'a"b' }],
+      ['a tag to escape', { tag: 'a\\b' }],
+      ['another label', { label: 'sig2' }],
+      ['an IPv4 agent', { signatureAgent: 'https://192.0.2.1' }],
+      ['an agent whose last label is a number', { signatureAgent: 'https://a.1' }],
+      ['an agent whose last label is a number, with a port', { signatureAgent: 'https://a.1:8443' }],
+      ['an agent whose last label is hex', { signatureAgent: 'https://a.0x1f' }],
+      ['a number host', { signatureAgent: 'https://123' }],
+      ['a port out of range', { signatureAgent: 'https://agent.example:65536' }],
+      ['an upper-case agent', { signatureAgent: 'https://Agent.example' }],
+      ['an agent with a path', { signatureAgent: 'https://agent.example/keys' }],
+      ['an agent with a type', { signatureAgent: { url: `${AGENT}/keys.json`, type: 'jwks_uri' } }],
+      ['an agent URL that is not a string', { signatureAgent: { url: 5 } as never }],
+      ['an agent that is null', { signatureAgent: null as never }],
+    ];
+    for (const [what, extra] of options) {
+      expect(signWithKey({ url: 'https://example.com/' }, { key: k, ...fixed, ...extra }, k, undefined), what).toBeUndefined();
+    }
+    expect(signWithKey({ url: 'https://example.com/' }, { key: k, ...fixed }, k, 'sha-256=:AAAA:'), 'a Content-Digest').toBeUndefined();
+  });
+
+  it('a URL without an authority: ERR_MESSAGE_INVALID from both signers (was a TypeError from reading an absent module)', async () => {
+    const jwk = (await keyPair()).privateJwk;
+    for (const url of ['/x', 'not a url', 'https://', 'mailto:a@b.example']) {
+      await expectCode(signRequest({ url }, { key: jwk, ...fixed }), 'ERR_MESSAGE_INVALID', url);
+      await expectCode(() => signRequestSync({ url }, { key: jwk, ...fixed }), 'ERR_MESSAGE_INVALID', url);
     }
   });
 });

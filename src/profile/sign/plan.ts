@@ -96,8 +96,10 @@ export function prepare(
   // A fresh request of a plain shape is read directly (its URL); any other is read as a
   // message (`extended.message`), and its signature fields then too.
   const plainUrl = plainRequestUrl(request);
-  if (plainUrl === undefined && extended === undefined) return undefined;
-  const message = plainUrl === undefined ? extended!.message(request) : undefined;
+  // Its "@authority"; a URL without one (relative, not a URI) is read as a message too, for its typed error.
+  const plainAuthority = plainUrl === undefined ? undefined : parseTargetUri(plainUrl)?.authority;
+  if (plainAuthority === undefined && extended === undefined) return undefined;
+  const message = plainAuthority === undefined ? extended!.message(request) : undefined;
   const tag = options.tag ?? WEB_BOT_AUTH_TAG;
   const profile = tag === WEB_BOT_AUTH_TAG;
   const nonce = options.nonce;
@@ -182,10 +184,10 @@ export function prepare(
   let base: string;
   if (ids === undefined) {
     // "@authority" and our own member (its value is the member we just made, RFC 9421 §2.1.2).
-    const url = plainUrl ?? message!.url;
-    const authority = (url === undefined ? undefined : parseTargetUri(url))?.authority;
+    const url = message?.url;
+    const authority = plainAuthority ?? (url === undefined ? undefined : parseTargetUri(url)?.authority);
     // Without one, the message's own answer (its error: no URL, not an absolute URI).
-    base = AUTHORITY + ': ' + (authority ?? messageTarget(message ?? extended!.message(request)).authority) + '\n';
+    base = AUTHORITY + ': ' + (authority ?? messageTarget(message!).authority) + '\n';
     if (agentComponent !== undefined) base += agentComponent + ': ' + ownMember!.slice(label.length + 1) + '\n';
     base += '"@signature-params": ' + paramsText;
   } else {
