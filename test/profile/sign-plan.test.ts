@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { contentDigestFor, signRequest, verifyRequest } from '../../src/index';
 import type { SigningKey, SignRequestOptions } from '../../src/index';
-import { importSigningKey } from '../../src/httpsig';
+import { importSigningKey, toHttpMessage } from '../../src/httpsig';
 import { extendedSigning } from '../../src/profile/sign/extended';
 import { signWithKey } from '../../src/profile/sign/plan';
 import { signRequestSync } from '../../src/sync';
@@ -289,6 +289,43 @@ describe('the common request signs without the rarer steps (sign/extended.ts)', 
     for (const url of ['/x', 'not a url', 'https://', 'mailto:a@b.example']) {
       await expectCode(signRequest({ url }, { key: jwk, ...fixed }), 'ERR_MESSAGE_INVALID', url);
       await expectCode(() => signRequestSync({ url }, { key: jwk, ...fixed }), 'ERR_MESSAGE_INVALID', url);
+    }
+  });
+});
+
+describe('the request as it will be sent', () => {
+  it("a caller's own HttpMessage is signed as sent (our member, Content-Digest) and left as it was", async () => {
+    const k = await signingKey();
+    const message = toHttpMessage({ method: 'POST', url: 'https://example.com/p', headers: { accept: '*/*' } });
+    const before = [...message.headers.entries()];
+    const digest = 'sha-256=:RBNvo1WzZ4oRRq0W9+hknpT7T8If536DEMBg9hyq/4o=:';
+    const options = { key: k, signatureAgent: 'https://agent.example', now: at(T0), nonce: 'n', components: ['@method', 'accept'] };
+    const ours = await signRequest(message, { ...options, contentDigest: { value: digest } });
+    expect([...message.headers.entries()]).toEqual(before);
+    const sent = { method: 'POST', url: 'https://example.com/p', headers: { accept: '*/*', 'content-digest': digest } };
+    const expected = await signedByHttpsig(sent, { ...options, components: [...options.components, 'content-digest'] }, k);
+    expect(ours).toEqual({ ...expected, 'content-digest': digest });
+  });
+
+  it('Content-Digest without our member: a Signature-Agent already on the request is covered as it is', async () => {
+    const k = await signingKey();
+    const digest = 'sha-256=:RBNvo1WzZ4oRRq0W9+hknpT7T8If536DEMBg9hyq/4o=:';
+    const headers = { 'signature-agent': 'a="https://a.example"' };
+    const options = { key: k, now: at(T0), nonce: 'n', tag: 'other', components: ['signature-agent'] };
+    const ours = await signRequest({ url: 'https://example.com/', headers }, { ...options, contentDigest: { value: digest } });
+    expect(ours['signature-agent']).toBeUndefined();
+    const sent = { url: 'https://example.com/', headers: { ...headers, 'content-digest': digest } };
+    expect(ours).toEqual({ ...(await signedByHttpsig(sent, { ...options, components: ['signature-agent', 'content-digest'] }, k)), 'content-digest': digest });
+  });
+
+  it("a contentDigest that is not a value: the option's own TypeError, not a crash reading it", async () => {
+    const k = await signingKey();
+    for (const contentDigest of [null, 5, { value: 5 }, { value: '' }]) {
+      const error = await signRequest(
+        { url: 'https://example.com/' },
+        { key: k, signatureAgent: 'https://agent.example', contentDigest: contentDigest as never },
+      ).catch((e: unknown) => e);
+      expect((error as Error).message, JSON.stringify(contentDigest)).toMatch(/^contentDigest must be /);
     }
   });
 });
