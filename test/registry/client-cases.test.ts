@@ -23,7 +23,7 @@ import { DirectoryClient } from '../../src/directory';
 import type { DirectoryClientOptions } from '../../src/directory';
 import { createSignatureAgentCardHandler, RegistryClient } from '../../src/registry';
 import type { RegistryClientLimits, RegistryClientOptions, RegistryStatus } from '../../src/registry';
-import { testKey, TestClock } from '../directory/client-fixtures';
+import { signatureHeaders, testKey, TestClock } from '../directory/client-fixtures';
 import type { TestKey } from '../directory/client-fixtures';
 import { signedCardHeaders } from '../helpers/signed-card';
 
@@ -965,6 +965,91 @@ describe('close() and start() (close: no timer, no new fetch; a fetch under way 
     clock.advance(60);
     timers[0]!();
     await vi.waitFor(() => expect(w.count(REGISTRY)).toBe(2));
+    c.close();
+  });
+});
+
+describe('close() while the registry is being fetched or its signature checked: nothing it brings is kept', () => {
+  it('a registry fetch that fails after close() leaves no lastError', async () => {
+    const w = web();
+    const clock = new TestClock();
+    let answer!: (r: Response) => void;
+    w.routes.set(REGISTRY, () => new Promise<Response>((r) => (answer = r)));
+    const c = client(w, clock.now);
+    const done = c.refresh();
+    await vi.waitFor(() => expect(w.count(REGISTRY)).toBe(1));
+    c.close();
+    answer(status(503));
+    const s = await done;
+    expect(s).toMatchObject({ loaded: false, stale: false, entries: 0 });
+    expect('lastError' in s).toBe(false);
+  });
+
+  it("close() while the operator's card is fetched: neither the registry nor the card's failure is kept", async () => {
+    const OPERATOR = 'https://operator.example/card';
+    const text = `data:application/json,${encodeURIComponent(JSON.stringify({ client_name: 'A' }))}\n`;
+    for (const card of ['good', 'gone'] as const) {
+      const w = web();
+      const clock = new TestClock();
+      const headers = await signatureHeaders(text, REGISTRY, [a], clock);
+      w.routes.set(REGISTRY, () => textResponse(text, headers));
+      let answer!: (r: Response) => void;
+      w.routes.set(OPERATOR, () => new Promise<Response>((r) => (answer = r)));
+      const c = client(w, clock.now, { operator: { card: OPERATOR } });
+      const done = c.refresh();
+      await vi.waitFor(() => expect(w.count(OPERATOR)).toBe(1));
+      c.close();
+      answer(card === 'good' ? jsonResponse({ client_id: OPERATOR, jwks: { keys: [a.publicJwk] } }) : status(404));
+      const s = await done;
+      expect(s, card).toMatchObject({ loaded: false, stale: false, entries: 0 });
+      expect('lastError' in s, card).toBe(false);
+    }
+  });
+});
+
+describe("the operator's signature over time", () => {
+  it('an unchanged registry text is not judged again: its signature expiring later does not refuse it', async () => {
+    const w = web();
+    const clock = new TestClock();
+    const text = `data:application/json,${encodeURIComponent(JSON.stringify({ client_name: 'A' }))}\n`;
+    const headers = await signatureHeaders(text, REGISTRY, [a], clock, { created: clock.seconds, expires: clock.seconds + 60 });
+    w.routes.set(REGISTRY, () => textResponse(text, headers));
+    const c = client(w, clock.now, { operator: { keys: [a.publicJwk] } });
+    expect(await c.refresh()).toMatchObject({ loaded: true, stale: false, entries: 1 });
+    clock.advance(600);
+    const again = await c.refresh();
+    expect(w.count(REGISTRY)).toBe(2);
+    expect(again).toMatchObject({ loaded: true, stale: false, entries: 1 });
+    expect('lastError' in again).toBe(false);
+  });
+
+  it('a refused signature backs off like a failed fetch: 30 s, then 60 s', async () => {
+    const w = web();
+    const clock = new TestClock();
+    w.routes.set(REGISTRY, () => textResponse('# unsigned\n'));
+    const c = client(w, clock.now, { operator: { keys: [a.publicJwk] } });
+    const first = await c.refresh();
+    expect(first.lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
+    expect(first.nextRefreshAtMs).toBe(clock.t + 30_000);
+    clock.advance(1);
+    const second = await c.refresh();
+    expect(second.lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
+    expect(second.nextRefreshAtMs).toBe(clock.t + 60_000);
+  });
+});
+
+describe('start() after a failed first load', () => {
+  it('fetches the registry at once: nothing is loaded yet, whatever the back-off says', async () => {
+    const w = web();
+    const clock = new TestClock();
+    w.routes.set(REGISTRY, () => status(503));
+    const c = client(w, clock.now);
+    expect(await c.refresh()).toMatchObject({ loaded: false });
+    w.routes.set(REGISTRY, () => textResponse('# now up\n'));
+    c.start();
+    // refresh() joins the run start() began.
+    expect(await c.refresh()).toMatchObject({ loaded: true, stale: false });
+    expect(w.count(REGISTRY)).toBe(2);
     c.close();
   });
 });

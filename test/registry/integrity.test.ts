@@ -12,7 +12,7 @@ import { DirectoryClient } from '../../src/directory';
 import { RegistryClient } from '../../src/registry';
 import type { RegistryClientOptions } from '../../src/registry';
 import { closeAllLoopbackServers, startLoopbackServer } from '../helpers/loopback';
-import { send, signatureHeaders, TestClock, testKey } from '../directory/client-fixtures';
+import { recordingFetch, send, signatureHeaders, TestClock, testKey } from '../directory/client-fixtures';
 import type { TestKey } from '../directory/client-fixtures';
 
 afterEach(closeAllLoopbackServers);
@@ -264,5 +264,179 @@ describe('operator option checks', () => {
     for (const operator of bad) {
       expect(() => new RegistryClient({ url, operator: operator as never }), JSON.stringify(operator)).toThrow(TypeError);
     }
+  });
+});
+
+describe('operator option errors say what is wrong', () => {
+  const url = 'https://registry.example/bots.txt';
+  const make =
+    (operator: unknown, allowHttp = false) =>
+    () =>
+      new RegistryClient({ url, operator: operator as never, directory: new DirectoryClient({ allow: { http: allowHttp } }) });
+  it('neither an object, nor exactly one of keys and card, nor a non-empty key list, nor a bad key', () => {
+    for (const operator of [null, 'x', 7]) expect(make(operator), String(operator)).toThrow(new TypeError('options.operator must be { keys } or { card }'));
+    for (const operator of [{}, { keys: [], card: 'x' }]) {
+      expect(make(operator), JSON.stringify(operator)).toThrow(new TypeError('options.operator must be { keys } or { card }, not both'));
+    }
+    for (const operator of [{ keys: [] }, { keys: 'k' }]) {
+      expect(make(operator), JSON.stringify(operator)).toThrow(
+        new TypeError('options.operator.keys must be a non-empty array of public JWKs or verifying keys'),
+      );
+    }
+    expect(make({ keys: [{ kty: 'oct', k: 'AA' }] })).toThrow(/^options\.operator\.keys\[0\] \S/);
+  });
+
+  it('card: an absolute https URL; http only when the directory client allows http; never another scheme', () => {
+    const message = new TypeError("options.operator.card must be the absolute https URL of the operator's Signature Agent Card");
+    for (const card of ['not a url', 42, 'http://op.example/card', 'ftp://op.example/card']) expect(make({ card }), String(card)).toThrow(message);
+    expect(make({ card: 'ftp://op.example/card' }, true)).toThrow(message);
+    expect(make({ card: 'data:application/json,{}' }, true)).toThrow(message);
+    expect(make({ card: 'https://op.example/card' })).not.toThrow();
+    expect(make({ card: 'http://op.example/card' }, true)).not.toThrow();
+  });
+});
+
+describe('what counts as a signed registry response', () => {
+  it('a Signature-Input field alone, or a Signature field alone, marks the response signed', async () => {
+    const clock = new TestClock();
+    const { origin, served } = await serve(clock);
+    const url = `${origin}/bots.txt`;
+    const unchecked = {
+      level: 'warning',
+      code: 'registry-signature-unchecked',
+      message: 'the registry response is signed, but no operator is configured to check it (options.operator)',
+    };
+    for (const headers of [{ 'signature-input': 'sig1=("content-digest");created=1' }, { signature: 'sig1=:AAAA:' }]) {
+      served.registry = { text: registryText('A'), headers };
+      const status = await client(clock, url).refresh();
+      expect(status.diagnostics, JSON.stringify(headers)).toContainEqual(unchecked);
+    }
+    // With an operator, a Signature field alone is judged (and fails), not refused as unsigned.
+    const operator = await testKey();
+    served.registry = { text: registryText('A'), headers: { signature: 'sig1=:AAAA:' } };
+    const judged = await client(clock, url, { operator: { keys: [operator.publicJwk] } }).refresh();
+    expect(judged.lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
+    expect(judged.lastError?.message).toMatch(/^no signature of the registry operator verifies/);
+  });
+
+  it('signatures with another tag are skipped: their warnings neither name the refusal nor join the listed diagnostics', async () => {
+    const clock = new TestClock();
+    const operator = await testKey();
+    const { origin, served } = await serve(clock);
+    const url = `${origin}/bots.txt`;
+    const text = registryText('A');
+    const sign = (tag: string) =>
+      signResponse(
+        { status: 200, headers: { 'content-type': 'text/plain' }, body: text },
+        { key: operator.privateJwk, request: { method: 'GET', url, headers: {} }, components: ['"@authority";req', '"content-digest"'], tag, now: clock.now },
+      );
+    served.registry = { text, headers: { ...(await sign('something-else')) } };
+    const refused = await client(clock, url, { operator: { keys: [operator.publicJwk] } }).refresh();
+    expect(refused.lastError).toEqual({ code: 'ERR_REGISTRY_SIGNATURE', message: 'no signature of the registry operator verifies' });
+
+    // The operator's good signature beside one with another tag: listed, and the skipped one is not an error finding.
+    const good = await signatureHeaders(text, url, [operator], clock);
+    const other = await sign('something-else');
+    served.registry = {
+      text,
+      headers: {
+        'content-digest': good['content-digest']!,
+        'signature-input': `${good['signature-input']!}, ${other['signature-input']!.replace(/^sig1=/, 'other=')}`,
+        signature: `${good['signature']!}, ${other['signature']!.replace(/^sig1=/, 'other=')}`,
+      },
+    };
+    const listed = await client(clock, url, { operator: { keys: [operator.publicJwk] } }).refresh();
+    expect(listed).toMatchObject({ loaded: true, entries: 1 });
+    expect(listed.lastError).toBeUndefined();
+    expect(listed.diagnostics.map((d) => d.code)).not.toContain('response-signature-tag');
+  });
+
+  it('two different findings are each named once in the refusal', async () => {
+    const clock = new TestClock();
+    const [operator, stranger] = [await testKey(), await testKey()];
+    const { origin, served } = await serve(clock);
+    const url = `${origin}/bots.txt`;
+    const text = registryText('A');
+    const old = await signatureHeaders(text, url, [operator], clock, { created: clock.seconds - 7200, expires: clock.seconds - 3600 });
+    const unknown = await signatureHeaders(text, url, [stranger, stranger], clock);
+    served.registry = {
+      text,
+      headers: {
+        'content-digest': old['content-digest']!,
+        'signature-input': `${unknown['signature-input']!}, ${old['signature-input']!.replace(/^binding1=/, 'binding3=')}`,
+        signature: `${unknown['signature']!}, ${old['signature']!.replace(/^binding1=/, 'binding3=')}`,
+      },
+    };
+    const status = await client(clock, url, { operator: { keys: [operator.publicJwk] } }).refresh();
+    expect(status.lastError).toEqual({
+      code: 'ERR_REGISTRY_SIGNATURE',
+      message: 'no signature of the registry operator verifies (response-signature-unknown-key, response-signature-expired)',
+    });
+  });
+});
+
+describe("the operator's card (over an injected fetch)", () => {
+  const REG = 'https://registry.example/bots.txt';
+  const CARD = 'https://operator.example/card';
+  const json = (body: unknown, maxAge = 600) =>
+    new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': `max-age=${maxAge}` } });
+
+  async function setup(cardAnswer: (operator: TestKey) => Response) {
+    const clock = new TestClock();
+    const operator = await testKey();
+    const registry = { current: await signed(registryText('A'), REG, [operator], clock) };
+    const fetch = recordingFetch({
+      [REG]: () => new Response(registry.current.text, { status: 200, headers: { 'content-type': 'text/plain', ...registry.current.headers } }),
+      [CARD]: () => cardAnswer(operator),
+      'https://operator.example/moved': () => json({ client_id: CARD, jwks: { keys: [operator.publicJwk] } }),
+    });
+    const directory = new DirectoryClient({ fetch, now: clock.now, random: () => 1 });
+    const client = new RegistryClient({ url: REG, directory, now: clock.now, minIntervalSeconds: 0, operator: { card: CARD } });
+    const cardFetches = () => fetch.mock.calls.filter(([u]) => u === CARD).length;
+    return { clock, operator, registry, client, cardFetches };
+  }
+
+  it('a card that cannot be fetched, or lists no key, refuses the registry and says which', async () => {
+    const missing = await setup(() => new Response(null, { status: 404 }));
+    const a = await missing.client.refresh();
+    expect(a.loaded).toBe(false);
+    expect(a.lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
+    expect(a.lastError?.message).toMatch(/^the operator's card could not be fetched \(ERR_[A-Z_]+\)$/);
+
+    const keyless = await setup(() => json({ client_id: CARD, client_name: 'Operator' }));
+    const b = await keyless.client.refresh();
+    expect(b.loaded).toBe(false);
+    expect(b.lastError).toEqual({ code: 'ERR_REGISTRY_SIGNATURE', message: "the operator's card lists no usable key" });
+  });
+
+  it('a key directory or a card without client_id at the card URL is refused as a card', async () => {
+    const bodies = [(op: TestKey) => ({ keys: [op.publicJwk] }), (op: TestKey) => ({ client_name: 'Operator', jwks: { keys: [op.publicJwk] } })];
+    for (const [i, body] of bodies.entries()) {
+      const status = await (await setup((op) => json(body(op)))).client.refresh();
+      expect(status.loaded, `body ${i}`).toBe(false);
+      expect(status.lastError, `body ${i}`).toEqual({ code: 'ERR_REGISTRY_SIGNATURE', message: "the operator's card is refused (ERR_CARD_INVALID)" });
+    }
+  });
+
+  it('the card is fetched without following a redirect', async () => {
+    const moved = await setup(() => new Response(null, { status: 302, headers: { location: 'https://operator.example/moved' } }));
+    const status = await moved.client.refresh();
+    expect(status.loaded).toBe(false);
+    expect(status.lastError?.message).toMatch(/^the operator's card could not be fetched/);
+  });
+
+  it('the card is kept while fresh and fetched again once its max-age has passed, to the millisecond', async () => {
+    const s = await setup((op) => json({ client_id: CARD, jwks: { keys: [op.publicJwk] } }));
+    expect(await s.client.refresh()).toMatchObject({ loaded: true, entries: 1 });
+    expect(s.cardFetches()).toBe(1);
+    // A new registry text every time, so that its signature is judged again.
+    s.clock.t += 599_999;
+    s.registry.current = await signed(registryText('A', 'B'), REG, [s.operator], s.clock);
+    expect(await s.client.refresh()).toMatchObject({ entries: 2, stale: false });
+    expect(s.cardFetches()).toBe(1);
+    s.clock.t += 1;
+    s.registry.current = await signed(registryText('A', 'B', 'C'), REG, [s.operator], s.clock);
+    expect(await s.client.refresh()).toMatchObject({ entries: 3, stale: false });
+    expect(s.cardFetches()).toBe(2);
   });
 });
