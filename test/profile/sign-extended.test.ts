@@ -17,18 +17,20 @@ const signingKey = async (): Promise<SigningKey> => (key ??= await importSigning
 const URL_ = 'https://example.com/x';
 const AGENT = 'https://agent.example';
 const INPUT1 = 'sig1=("@authority");created=1';
-const options = async (extra: Partial<SignRequestOptions> = {}): Promise<SignRequestOptions> => ({
+/** Options, some of them set to undefined (left out). */
+type Extra = { [K in keyof SignRequestOptions]?: SignRequestOptions[K] | undefined };
+const options = async (extra: Extra = {}): Promise<SignRequestOptions> => ({
   key: await signingKey(),
   now: at(T0),
   nonce: 'n',
   signatureAgent: AGENT,
-  ...extra,
+  ...(extra as Partial<SignRequestOptions>),
 });
 const labelOf = (headers: { 'signature-input': string }): string => headers['signature-input'].split(', ').at(-1)!.split('=')[0]!;
 
 describe('labels taken by the signature fields on the request', () => {
   it('the first free sig<n> among Signature-Input, Signature and (when a member is added) Signature-Agent', async () => {
-    const cases: Array<[string, Record<string, string>, Partial<SignRequestOptions>, string]> = [
+    const cases: Array<[string, Record<string, string>, Extra, string]> = [
       ['an input', { 'signature-input': INPUT1 }, {}, 'sig2'],
       ['a signature', { signature: 'sig1=:AAAA:, sig2=:AAAA:' }, {}, 'sig3'],
       ['an agent member', { 'signature-agent': 'sig1="https://a.example", sig2="https://b.example"' }, {}, 'sig3'],

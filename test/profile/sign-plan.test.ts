@@ -184,9 +184,9 @@ describe('the common request signs without the rarer steps (sign/extended.ts)', 
   const AGENT = 'https://agent.example';
   const fixed = { signatureAgent: AGENT, now: at(T0), nonce: 'n' } as const;
 
-  async function both(request: unknown, extra: Partial<SignRequestOptions> = {}) {
+  async function both(request: unknown, extra: { [K in keyof SignRequestOptions]?: SignRequestOptions[K] | undefined } = {}) {
     const k = await signingKey();
-    const options: SignRequestOptions = { key: k, ...fixed, ...extra };
+    const options = { key: k, ...fixed, ...extra } as SignRequestOptions;
     const fast = signWithKey(request as never, options, k, undefined);
     const full = await signWithKey(request as never, options, k, undefined, extendedSigning)!;
     return { fast: fast === undefined ? undefined : await fast, full, options };
@@ -206,7 +206,7 @@ describe('the common request signs without the rarer steps (sign/extended.ts)', 
       expect(fast, what).toEqual(full);
       expect(fast, what).toEqual(await signedByHttpsig(request, options, await signingKey()));
     }
-    const options: Array<[string, Partial<SignRequestOptions>]> = [
+    const options: Array<[string, { [K in keyof SignRequestOptions]?: SignRequestOptions[K] | undefined }]> = [
       ['label sig1', { label: 'sig1' }],
       ['no nonce', { nonce: false }],
       ['a plain other tag', { tag: 'other-tag' }],
@@ -300,7 +300,7 @@ describe('the request as it will be sent', () => {
     const before = [...message.headers.entries()];
     const digest = 'sha-256=:RBNvo1WzZ4oRRq0W9+hknpT7T8If536DEMBg9hyq/4o=:';
     const options = { key: k, signatureAgent: 'https://agent.example', now: at(T0), nonce: 'n', components: ['@method', 'accept'] };
-    const ours = await signRequest(message, { ...options, contentDigest: { value: digest } });
+    const ours = await signRequest(message as never, { ...options, contentDigest: { value: digest } });
     expect([...message.headers.entries()]).toEqual(before);
     const sent = { method: 'POST', url: 'https://example.com/p', headers: { accept: '*/*', 'content-digest': digest } };
     const expected = await signedByHttpsig(sent, { ...options, components: [...options.components, 'content-digest'] }, k);
