@@ -381,7 +381,7 @@ describe("the operator's card (over an injected fetch)", () => {
   const json = (body: unknown, maxAge = 600) =>
     new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': `max-age=${maxAge}` } });
 
-  async function setup(cardAnswer: (operator: TestKey) => Response) {
+  async function setup(cardAnswer: (operator: TestKey) => Response, maxRedirects = 0) {
     const clock = new TestClock();
     const operator = await testKey();
     const registry = { current: await signed(registryText('A'), REG, [operator], clock) };
@@ -390,7 +390,7 @@ describe("the operator's card (over an injected fetch)", () => {
       [CARD]: () => cardAnswer(operator),
       'https://operator.example/moved': () => json({ client_id: CARD, jwks: { keys: [operator.publicJwk] } }),
     });
-    const directory = new DirectoryClient({ fetch, now: clock.now, random: () => 1 });
+    const directory = new DirectoryClient({ fetch, now: clock.now, random: () => 1, limits: { maxRedirects } });
     const client = new RegistryClient({ url: REG, directory, now: clock.now, minIntervalSeconds: 0, operator: { card: CARD } });
     const cardFetches = () => fetch.mock.calls.filter(([u]) => u === CARD).length;
     return { clock, operator, registry, client, cardFetches };
@@ -418,8 +418,8 @@ describe("the operator's card (over an injected fetch)", () => {
     }
   });
 
-  it('the card is fetched without following a redirect', async () => {
-    const moved = await setup(() => new Response(null, { status: 302, headers: { location: 'https://operator.example/moved' } }));
+  it('the card is fetched without following a redirect, even when the directory client follows them elsewhere', async () => {
+    const moved = await setup(() => new Response(null, { status: 302, headers: { location: 'https://operator.example/moved' } }), 2);
     const status = await moved.client.refresh();
     expect(status.loaded).toBe(false);
     expect(status.lastError?.message).toMatch(/^the operator's card could not be fetched/);
