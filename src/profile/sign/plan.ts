@@ -184,10 +184,8 @@ export function prepare(
   let base: string;
   if (ids === undefined) {
     // "@authority" and our own member (its value is the member we just made, RFC 9421 §2.1.2).
-    const url = message?.url;
-    const authority = plainAuthority ?? (url === undefined ? undefined : parseTargetUri(url)?.authority);
-    // Without one, the message's own answer (its error: no URL, not an absolute URI).
-    base = AUTHORITY + ': ' + (authority ?? messageTarget(message!).authority) + '\n';
+    // A request read as a message: its target (or its typed error: no URL, not an absolute URI).
+    base = AUTHORITY + ': ' + (plainAuthority ?? messageTarget(message!).authority) + '\n';
     if (agentComponent !== undefined) base += agentComponent + ': ' + ownMember!.slice(label.length + 1) + '\n';
     base += '"@signature-params": ' + paramsText;
   } else {
