@@ -815,18 +815,22 @@ describe('cards (§4.1 CIMD-Based Discovery, §5 Security Considerations)', () =
   });
 });
 
+/** A client closed while its first registry fetch is under way, which then answers `response`: the web and what refresh() gave. */
+async function closedDuringRegistryFetch(response: Response): Promise<{ w: ReturnType<typeof web>; s: Awaited<ReturnType<RegistryClient['refresh']>> }> {
+  const w = web();
+  let answer!: (r: Response) => void;
+  w.routes.set(REGISTRY, () => new Promise<Response>((r) => (answer = r)));
+  const c = client(w, new TestClock().now);
+  const done = c.refresh();
+  await vi.waitFor(() => expect(w.count(REGISTRY)).toBe(1));
+  c.close();
+  answer(response);
+  return { w, s: await done };
+}
+
 describe('close() and start() (close: no timer, no new fetch; a fetch under way is ignored)', () => {
   it('close() during the registry fetch: nothing is installed and no card is fetched', async () => {
-    const w = web();
-    const clock = new TestClock();
-    let answer!: (r: Response) => void;
-    w.routes.set(REGISTRY, () => new Promise<Response>((r) => (answer = r)));
-    const c = client(w, clock.now);
-    const done = c.refresh();
-    await vi.waitFor(() => expect(w.count(REGISTRY)).toBe(1));
-    c.close();
-    answer(textResponse(`${CARDS}/a\n`));
-    const s = await done;
+    const { w, s } = await closedDuringRegistryFetch(textResponse(`${CARDS}/a\n`));
     expect(s).toMatchObject({ loaded: false, entries: 0 });
     expect('nextRefreshAtMs' in s).toBe(false);
     expect(w.calls.map((x) => x.url)).toEqual([REGISTRY]);
@@ -971,16 +975,7 @@ describe('close() and start() (close: no timer, no new fetch; a fetch under way 
 
 describe('close() while the registry is being fetched or its signature checked: nothing it brings is kept', () => {
   it('a registry fetch that fails after close() leaves no lastError', async () => {
-    const w = web();
-    const clock = new TestClock();
-    let answer!: (r: Response) => void;
-    w.routes.set(REGISTRY, () => new Promise<Response>((r) => (answer = r)));
-    const c = client(w, clock.now);
-    const done = c.refresh();
-    await vi.waitFor(() => expect(w.count(REGISTRY)).toBe(1));
-    c.close();
-    answer(status(503));
-    const s = await done;
+    const { s } = await closedDuringRegistryFetch(status(503));
     expect(s).toMatchObject({ loaded: false, stale: false, entries: 0 });
     expect('lastError' in s).toBe(false);
   });
