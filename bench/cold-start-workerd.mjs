@@ -77,6 +77,17 @@ export default { async fetch(request) {
   const r = await verifyRequest(request, options);
   return new Response(r.outcome, { status: r.outcome === 'verified' ? 200 : 401 });
 } };`,
+  // examples/cloudflare-worker's shape (createVerifier with a DirectoryClient), with the key
+  // given statically too so that the first request verifies without a network.
+  'botsig createVerifier + DirectoryClient': `import { challengeResponse, createVerifier } from 'botsig';
+import { DirectoryClient } from 'botsig/directory';
+let verifier;
+export default { async fetch(request) {
+  verifier ??= createVerifier({ mode: 'enforce', keys: [${jwk}], directory: new DirectoryClient(), nonce: { policy: 'optional' } });
+  const { result, challenge } = await verifier.handle(request);
+  if (challenge !== undefined) return challengeResponse(challenge);
+  return new Response(result.outcome, { status: result.outcome === 'verified' ? 200 : 401 });
+} };`,
   'botsig signRequest + verifyRequest': `import { signRequest, verifyRequest } from 'botsig';
 const options = { keys: [${jwk}] };
 export default { async fetch(request) {
@@ -97,7 +108,7 @@ async function bundle(contents, format = 'esm') {
     minify: true,
     splitting: false,
     logLevel: 'silent',
-    alias: { botsig: join(root, 'dist', 'index.js') },
+    alias: { botsig: join(root, 'dist', 'index.js'), 'botsig/directory': join(root, 'dist', 'directory.js') },
     nodePaths: [join(root, 'node_modules')],
   });
   return result.outputFiles[0].text;

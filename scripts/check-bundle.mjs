@@ -46,8 +46,21 @@ export const SIZE_CASES = {
   verifier: "import { verifyRequest } from 'botsig'; globalThis.x = verifyRequest;",
   both: "import { signRequest, verifyRequest } from 'botsig'; globalThis.x = [signRequest, verifyRequest];",
   discovery: "import { verifyRequest } from 'botsig'; import { DirectoryClient } from 'botsig/directory'; globalThis.x = [verifyRequest, DirectoryClient];",
+  // examples/cloudflare-worker as it is written.
+  origin:
+    "import { challengeResponse, createVerifier } from 'botsig'; import { DirectoryClient } from 'botsig/directory'; globalThis.x = [challengeResponse, createVerifier, DirectoryClient];",
+  delegation:
+    "import { verifyRequest } from 'botsig'; import { DirectoryClient, certificateDelegation } from 'botsig/directory'; globalThis.x = [verifyRequest, DirectoryClient, certificateDelegation];",
   all: "import * as b from 'botsig'; globalThis.x = b;",
 };
+
+/**
+ * The cases that must not carry the X.509 code of delegation by certificate (the
+ * optional ASN.1 packages and the chain checks): it comes with `certificateDelegation`,
+ * which these do not import.
+ */
+export const WITHOUT_X509 = ['signer', 'verifier', 'both', 'discovery', 'origin'];
+const X509_INPUT = /(?:^|\/)(?:node_modules\/(?:asn1js|@peculiar)\/|src\/directory\/delegation\/(?:path|anchors|asn|certificate|signatures)\.ts)/;
 
 /** The isomorphic entries: package subpath → built file (what `browser`, `workerd` and `import` select). */
 const ISOMORPHIC_ENTRIES = {
@@ -276,6 +289,12 @@ export async function measureSizes(dist = join(ROOT, 'dist')) {
     };
     out[name] = {
       worker,
+      // Inputs that put bytes in the file (esbuild lists tree-shaken ones too, at 0 bytes).
+      x509: Object.values(single.metafile.outputs).flatMap((o) =>
+        Object.entries(o.inputs)
+          .filter(([k, v]) => v.bytesInOutput > 0 && X509_INPUT.test(k))
+          .map(([k]) => k),
+      ),
       initial: sizeOf(reach(['import-statement'])),
       total: sizeOf(reach(['import-statement', 'dynamic-import'])),
     };
@@ -284,6 +303,14 @@ export async function measureSizes(dist = join(ROOT, 'dist')) {
 }
 
 const PARTS = ['worker', 'initial', 'total'];
+
+/** One message per case of {@link WITHOUT_X509} whose Worker file holds X.509 code, naming the first input. */
+export function x509Leaks(sizes) {
+  return WITHOUT_X509.filter((name) => sizes[name]?.x509.length > 0).map(
+    (name) =>
+      `${name}: the Worker file carries the X.509 code of delegation (${sizes[name].x509[0]}, ${sizes[name].x509.length} inputs) without importing certificateDelegation`,
+  );
+}
 
 /** Compares measured sizes with the budgets; one message per overrun or missing budget. */
 export function overBudget(sizes, budgets) {
@@ -389,9 +416,14 @@ async function main(argv) {
   const sizes = await measureSizes(dist);
   const overruns = overBudget(sizes, file.budgets);
   const missed = overTarget(sizes, file.budgets);
+  const leaks = x509Leaks(sizes);
   if (json) {
     console.log(
-      JSON.stringify({ dist, nodeIsms: problems, allowedNodeIsms: allowedHits, sizes, budgets: file.budgets, overruns, missedTargets: missed }, null, 2),
+      JSON.stringify(
+        { dist, nodeIsms: problems, allowedNodeIsms: allowedHits, sizes, budgets: file.budgets, overruns, missedTargets: missed, x509Leaks: leaks },
+        null,
+        2,
+      ),
     );
   } else {
     const entries = Object.values(ISOMORPHIC_ENTRIES).map((f) => relative(process.cwd(), join(dist, f)) || f);
@@ -401,9 +433,10 @@ async function main(argv) {
     for (const p of allowedHits) console.log(`allowed  ${p}`);
     console.log(table(sizes, file.budgets, markdown));
     for (const o of overruns) console.log(`OVER BUDGET ${o}`);
+    for (const o of leaks) console.log(`X.509 LEAK ${o}`);
     for (const o of missed) console.log(`${targets ? 'OVER TARGET' : 'target not met'} ${o}`);
   }
-  return problems.length + overruns.length + (targets ? missed.length : 0) === 0 ? 0 : 1;
+  return problems.length + overruns.length + leaks.length + (targets ? missed.length : 0) === 0 ? 0 : 1;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

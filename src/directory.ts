@@ -38,9 +38,20 @@ export { buildStaticDirectory, caddySnippet, nginxLocation, staticHeadersFile, v
 export type { StaticDirectory, StaticDirectoryOptions } from './directory/static-host';
 export type { KeySwitchOptions, KeySwitchPlan, KeySwitchStep, RotationKey, RotationOptions, RotationPlan } from './directory/rotation';
 
+// Delegation by certificate: `certificateDelegation()` is the `delegation` option of a
+// DirectoryClient, and the only way the client reaches the X.509 code.
+export { certificateDelegation } from './directory/delegation/options';
 export { TrustAnchors } from './directory/delegation/anchors';
 export { verifyDelegation } from './directory/delegation/path';
 export { decodeCertificates } from './directory/delegation/der';
 export { DELEGATION_FORMS, DEFAULT_MAX_CHAIN_LENGTH } from './directory/delegation/types';
-export type { CertificateFetcher, DelegatedKeyInput, DelegationFailureReason, DelegationOptions, DelegationOutcome } from './directory/delegation/types';
+export type {
+  CertificateDelegation,
+  CertificateFetcher,
+  DelegatedKeyInput,
+  DelegationContext,
+  DelegationFailureReason,
+  DelegationOptions,
+  DelegationOutcome,
+} from './directory/delegation/types';
 export type { VerifyDelegationOptions } from './directory/delegation/path';

@@ -98,7 +98,7 @@ export class DirectoryClient implements KeyDirectory {
   /**
    * @throws TypeError when an option has the wrong type or is out of range
    *   (e.g. `negativeTtlSeconds` above 300, `minTtlSeconds` above `maxTtlSeconds`,
-   *   empty or malformed `delegation.trustAnchors`, `requireDelegation` without `delegation`).
+   *   a `delegation` that is not what `certificateDelegation()` returns, `requireDelegation` without `delegation`).
    */
   constructor(options: DirectoryClientOptions = {}) {
     const s = settingsFrom(options);
@@ -122,8 +122,8 @@ export class DirectoryClient implements KeyDirectory {
     this.inline = new InlineDirectories(ctx);
     const max = s.maxEntries * 4;
     this.targets = { directory: new BoundedMap(max), jwks_uri: new BoundedMap(max), cimd: new BoundedMap(max) };
-    // Start loading the X.509 packages and parsing the anchors now, off the request path.
-    s.delegation?.anchors.load().catch(() => undefined);
+    // Start parsing the trust anchors now, off the request path (a failure is reported per key).
+    s.delegation?.preload().catch(() => undefined);
   }
 
   /**

@@ -13,8 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applySignatureHeaders, signRequest, verifyRequest, MemoryNonceStore } from '../../src/index';
 import type { Jwk } from '../../src/index';
-import { DirectoryClient, createDirectoryHandler } from '../../src/directory';
-import type { DirectoryClientKey, DirectoryClientOptions, FetchLike, DelegationOptions } from '../../src/directory';
+import { DirectoryClient, certificateDelegation, createDirectoryHandler } from '../../src/directory';
+import type { CertificateDelegation, DirectoryClientKey, DirectoryClientOptions, FetchLike } from '../../src/directory';
 import { importSigningKey, signMessage } from '../../src/httpsig';
 import { createGuardedFetch } from '../../src/node/guarded-fetch';
 import { agentKey, days, intermediateCa, leafFor, mint, pemBundle, privateKeyPem, rootCa, withX5c, type AgentKey, type Cert } from '../helpers/certs';
@@ -86,7 +86,7 @@ function client(options: DirectoryClientOptions = {}, fetch: Recorder = loopback
   return new DirectoryClient({ now: clock.now, allow: { http: true, loopback: true }, fetch, ...options });
 }
 
-const delegation = (): DelegationOptions => ({ trustAnchors: [pki.root.pem] });
+const delegation = (): CertificateDelegation => certificateDelegation({ trustAnchors: [pki.root.pem] });
 
 function onlyKey(keys: readonly DirectoryClientKey[]): DirectoryClientKey {
   expect(keys).toHaveLength(1);
@@ -245,7 +245,7 @@ describe('AIA CA Issuers through the guarded fetch (SPEC 5.5 rule 2, 4.4)', () =
     serveDirectory(withX5c(pki.key, leaf));
     const r = await client({ delegation: delegation() }).resolve(member(http.origin));
     expect(codes(r.diagnostics)).toContain('delegation-fetch-failed');
-    const noAia = await client({ delegation: { trustAnchors: [pki.root.pem], forms: ['x5c'] } }).resolve(member(http.origin));
+    const noAia = await client({ delegation: certificateDelegation({ trustAnchors: [pki.root.pem], forms: ['x5c'] }) }).resolve(member(http.origin));
     expect(codes(noAia.diagnostics)).toContain('delegation-untrusted-root');
     expect(http.count('/ca/missing.cer')).toBe(1);
   });
@@ -435,14 +435,26 @@ describe('inline data: directories (SPEC 5.5 rule 5, SPEC 2.3)', () => {
 describe('configuration', () => {
   it('validates delegation options up front (TypeError)', () => {
     expect(() => new DirectoryClient({ requireDelegation: true })).toThrow(/requireDelegation needs delegation/);
-    expect(() => new DirectoryClient({ delegation: { trustAnchors: [] } })).toThrow(TypeError);
-    expect(() => new DirectoryClient({ delegation: { trustAnchors: ['not a certificate'] } })).toThrow(TypeError);
-    expect(() => new DirectoryClient({ delegation: { trustAnchors: [pki.root.pem], maxChainLength: 99 } })).toThrow(TypeError);
+    expect(() => certificateDelegation({ trustAnchors: [] })).toThrow(TypeError);
+    expect(() => certificateDelegation({ trustAnchors: ['not a certificate'] })).toThrow(TypeError);
+    expect(() => certificateDelegation({ trustAnchors: [pki.root.pem], maxChainLength: 99 })).toThrow(TypeError);
+  });
+
+  it('delegation takes what certificateDelegation() returns; the bare options say how to migrate', () => {
+    const bare = { trustAnchors: [pki.root.pem] } as unknown as CertificateDelegation;
+    expect(() => new DirectoryClient({ delegation: bare })).toThrow(/certificateDelegation\(\{ trustAnchors, ... \}\) from 'botsig\/directory'/);
+    for (const bad of [null, 42, 'x', {}, { check: () => undefined }, { preload: () => undefined }]) {
+      expect(() => new DirectoryClient({ delegation: bad as unknown as CertificateDelegation })).toThrow(/delegation must be what certificateDelegation\(\)/);
+    }
+    // Another object with both methods is taken as it is (a delegation scheme of the caller's own).
+    expect(() => new DirectoryClient({ delegation: { check: async () => ({ ok: false }) as never, preload: async () => undefined } })).not.toThrow();
   });
 
   it('an anchor that has the shape of DER but does not parse is reported on the keys it affects', async () => {
     serveDirectory(withX5c(pki.key, pki.leaf, pki.inter));
-    const r = await client({ delegation: { trustAnchors: [new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x01])] } }).resolve(member(http.origin));
+    const r = await client({ delegation: certificateDelegation({ trustAnchors: [new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x01])] }) }).resolve(
+      member(http.origin),
+    );
     expect(onlyKey(r.keys).proof).toBe('unsigned');
     expect(r.diagnostics.find((d) => d.code === 'delegation-unavailable')?.message).toMatch(/misconfigured/);
   });

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Jwk } from '../../src/index';
-import { DirectoryClient } from '../../src/directory';
+import { DirectoryClient, certificateDelegation } from '../../src/directory';
 import { projectVectors } from '../helpers/vectors';
 import { closeAllLoopbackServers, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
 import { DIRECTORY_TYPE, member, send, TestClock } from './client-fixtures';
@@ -57,7 +57,7 @@ describe('delegation is loaded lazily and needs no Reflect polyfill', () => {
       now: clock.now,
       fetch: loopback,
       allow: { http: true, loopback: true },
-      delegation: { trustAnchors: [file.certificates.root.b64] },
+      delegation: certificateDelegation({ trustAnchors: [file.certificates.root.b64] }),
     });
     const r = await c.resolve(member(srv.origin));
     expect(r.keys.map((k) => [k.proof, k.chain])).toEqual([['delegated', ['CN=sub.example.com', 'CN=example.com']]]);

@@ -5,7 +5,7 @@
  * (installing the packages later is enough).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { verifyDelegation, TrustAnchors, DirectoryClient } from '../../src/directory';
+import { verifyDelegation, TrustAnchors, DirectoryClient, certificateDelegation } from '../../src/directory';
 import { DIRECTORY_TYPE, member } from './client-fixtures';
 
 const state = vi.hoisted(() => ({ installed: false }));
@@ -30,7 +30,7 @@ describe('delegation without the optional packages', () => {
     expect(!missing.ok && missing.reason).toBe('unavailable');
     expect(!missing.ok && missing.error.message).toMatch(/@peculiar\/asn1-ecc/);
 
-    const c = new DirectoryClient({ now: at, delegation: { trustAnchors: [ROOT] } });
+    const c = new DirectoryClient({ now: at, delegation: certificateDelegation({ trustAnchors: [ROOT] }) });
     const data = `data:${DIRECTORY_TYPE};base64,${Buffer.from(JSON.stringify({ keys: [JWK] })).toString('base64')}`;
     await expect(c.resolve(member(data))).rejects.toMatchObject({ code: 'ERR_DELEGATION_INVALID', message: expect.stringMatching(/install them/) });
 

@@ -13,12 +13,12 @@ import {
   decodeCertificates,
   TrustAnchors,
   verifyDelegation,
+  certificateDelegation,
   type VerifyDelegationOptions,
   type CertificateFetcher,
   type DelegationOutcome,
   parseDirectorySync,
 } from '../../src/directory';
-import { prepareDelegation } from '../../src/directory/delegation/options';
 import { projectVectors } from '../helpers/vectors';
 import { agentKey, days, intermediateCa, KU, leafFor, mint, pemBundle, rootCa, withX5c, type AgentKey, type Cert } from '../helpers/certs';
 
@@ -393,12 +393,18 @@ describe('trust anchors, configuration and certificate resources', () => {
     await expect(bogus.load()).rejects.toThrow(TypeError);
   });
 
-  it('prepareDelegation validates forms and maxChainLength', () => {
-    expect(prepareDelegation({ trustAnchors: ['MAMCAQE='] }).forms).toEqual(new Set(['x5c', 'aia', 'x5u']));
-    expect(() => prepareDelegation({ trustAnchors: ['MAMCAQE='], forms: ['x5t' as 'x5c'] })).toThrow(TypeError);
-    expect(() => prepareDelegation({ trustAnchors: ['MAMCAQE='], forms: [] })).toThrow(TypeError);
-    expect(() => prepareDelegation({ trustAnchors: ['MAMCAQE='], maxChainLength: 0 })).toThrow(TypeError);
-    expect(() => prepareDelegation({ trustAnchors: ['MAMCAQE='], maxChainLength: 17 })).toThrow(TypeError);
+  it('certificateDelegation validates its options when it is called', () => {
+    const made = certificateDelegation({ trustAnchors: ['MAMCAQE='] });
+    expect(typeof made.check).toBe('function');
+    expect(typeof made.preload).toBe('function');
+    expect(Object.isFrozen(made)).toBe(true);
+    expect(() => certificateDelegation(undefined as never)).toThrow(/delegation must be an object with trustAnchors/);
+    expect(() => certificateDelegation({ trustAnchors: [] })).toThrow(/trustAnchors must be a non-empty array/);
+    expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], forms: ['x5t' as 'x5c'] })).toThrow(/entries must be x5c, aia or x5u/);
+    expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], forms: [] })).toThrow(/non-empty array of x5c, aia, x5u/);
+    expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], maxChainLength: 0 })).toThrow(/from 1 to 16/);
+    expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], maxChainLength: 17 })).toThrow(/from 1 to 16/);
+    expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], maxChainLength: 16 })).not.toThrow();
   });
 
   it('decodeCertificates: DER, PEM bundles; refuses other content with ERR_DELEGATION_INVALID', async () => {

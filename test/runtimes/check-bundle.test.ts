@@ -16,12 +16,14 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function fakeDist(index: string, httpsig = 'export const parseSignature = () => 1;'): string {
+const DIRECTORY = 'export class DirectoryClient {}\nexport const certificateDelegation = () => 5;\n';
+
+function fakeDist(index: string, httpsig = 'export const parseSignature = () => 1;', directory = DIRECTORY): string {
   const dir = mkdtempSync(join(tmpdir(), 'botsig-check-'));
   dirs.push(dir);
   writeFileSync(join(dir, 'index.js'), index);
   writeFileSync(join(dir, 'httpsig.js'), httpsig);
-  writeFileSync(join(dir, 'directory.js'), 'export class DirectoryClient {}\n');
+  writeFileSync(join(dir, 'directory.js'), directory);
   writeFileSync(join(dir, 'sync.js'), 'export const signRequestSync = () => 3;\n');
   writeFileSync(join(dir, 'noble.js'), 'export const withNobleFallback = () => 4;\n');
   writeFileSync(join(dir, 'registry.js'), 'export class RegistryClient {}\n');
@@ -36,7 +38,7 @@ function check(dist: string): Promise<{ code: number; out: string }> {
   });
 }
 
-const EXPORTS = 'export const signRequest = () => 1, verifyRequest = () => 2;\n';
+const EXPORTS = 'export const signRequest = () => 1, verifyRequest = () => 2, createVerifier = () => 3, challengeResponse = () => 4;\n';
 
 describe('scripts/check-bundle.mjs', () => {
   it('passes a build whose only "process" and "Buffer" are methods, keys, strings and locals', async () => {
@@ -52,7 +54,17 @@ describe('scripts/check-bundle.mjs', () => {
     const r = await check(dist);
     expect(r.out).toContain('no Node builtin imports, no process/Buffer/global references');
     expect(r.out).not.toContain('NODE-ISM');
+    expect(r.out).not.toContain('X.509 LEAK');
     expect(r.code, r.out).toBe(0);
+  }, 60_000);
+
+  it('fails when a DirectoryClient that is given no delegation carries the ASN.1 code', async () => {
+    const leaking = `import { fromBER } from 'asn1js';\nexport class DirectoryClient { parse(b) { return fromBER(b); } }\nexport const certificateDelegation = () => 5;\n`;
+    const r = await check(fakeDist(EXPORTS, undefined, leaking));
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/X\.509 LEAK discovery: the Worker file carries the X\.509 code of delegation \(node_modules\/asn1js\//);
+    expect(r.out).toMatch(/X\.509 LEAK origin:/);
+    expect(r.out).not.toMatch(/X\.509 LEAK (signer|verifier|both):/);
   }, 60_000);
 
   it('fails on node: and bare builtin imports, require of a builtin, and process/Buffer/global references', async () => {

@@ -15,14 +15,13 @@ import { isBotsigError } from '../../core/errors';
 import { importVerifyingKey } from '../../crypto/keys/verifying';
 import type { VerifyingKey } from '../../crypto/types';
 import type { DirectoryCacheEntry } from '../cache';
-import { hasCertificateChain } from '../delegation/options';
 import type { DirectoryKey } from '../document/key-rules';
 import { directoryMediaTypeKind } from '../document/media-type';
 import { isWellKnownUrl, parseDirectorySync } from '../document/parse';
 import type { DirectorySource } from '../document/parse';
 import { verifyDirectoryResponse } from '../response-signatures';
 import type { KeyProof } from '../response-signatures';
-import { delegateKey } from './delegation';
+import { delegateKey, hasCertificateChain } from './delegation';
 import type { Built, CandidateKey, ClientContext, DirectoryClientKey, State } from './types';
 
 /** A stored directory or JWK Set (a `directory` or `jwks_uri` member) turned into keys. */

@@ -22,8 +22,6 @@ import { tryParseUrl } from '../../core/url';
 import { importVerifyingKey } from '../../crypto/keys/verifying';
 import type { Jwk, VerifyingKey } from '../../crypto/types';
 import type { SignatureAgentMember } from '../../profile/signature-agent/types';
-import { hasCertificateChain } from '../delegation/options';
-import { verifyDelegation } from '../delegation/path';
 import type { CertificateFetcher, DelegationFailureReason, DelegationOutcome } from '../delegation/types';
 import { parseDirectorySync } from '../document/parse';
 import { computeFreshness } from '../http-cache';
@@ -141,6 +139,11 @@ async function downloadCertificate(ctx: FetchContext, url: string, purpose: 'aia
 // ---------------------------------------------------------------------------
 // One key's chain
 
+/** True when the key entry carries a chain (`x5c` or `x5u`, RFC 7517 §4.6–4.7) at all. */
+export function hasCertificateChain(key: Pick<Jwk, 'x5c' | 'x5u'>): boolean {
+  return (Array.isArray(key.x5c) && key.x5c.length > 0) || typeof key.x5u === 'string';
+}
+
 /**
  * Distinct certificate URLs (AIA, x5u) one directory or inline member may make
  * the client fetch: a document lists up to `maxKeys` keys, each with a chain of
@@ -167,14 +170,7 @@ export async function delegateKey(ctx: Pick<ClientContext, 's' | 'fetchCertifica
     return ctx.fetchCertificate(url, purpose);
   };
   try {
-    return await verifyDelegation(jwk, {
-      anchors: d.anchors,
-      forms: d.forms,
-      maxChainLength: d.maxChainLength,
-      now: ctx.s.now,
-      clockSkewSeconds: ctx.s.skewSeconds,
-      fetch,
-    });
+    return await d.check(jwk, { now: ctx.s.now, clockSkewSeconds: ctx.s.skewSeconds, fetch });
   } catch (error) {
     // A trust anchor that does not parse: a configuration error, reported on every key it affects.
     const message = error instanceof Error ? error.message : 'unknown error';
@@ -220,7 +216,7 @@ export class InlineDirectories {
       return Promise.reject(
         new BotsigError(
           'ERR_DELEGATION_INVALID',
-          'an inline data: directory is trusted only through a certificate chain to a trust anchor (SPEC 5.5 rule 5); configure delegation.trustAnchors to accept such keys',
+          'an inline data: directory is trusted only through a certificate chain to a trust anchor (SPEC 5.5 rule 5); configure delegation (certificateDelegation) to accept such keys',
         ),
       );
     }

@@ -13,9 +13,7 @@ import type { Clock } from '../../core/time';
 import { tryParseUrl } from '../../core/url';
 import { MemoryDirectoryCache } from '../cache';
 import type { DirectoryCache } from '../cache';
-import { prepareDelegation } from '../delegation/options';
-import type { PreparedDelegation } from '../delegation/options';
-import type { DelegationOptions } from '../delegation/types';
+import type { CertificateDelegation } from '../delegation/types';
 import { DEFAULT_MAX_KEYS } from '../document/parse';
 import { OUTBOUND_DEFAULTS } from '../outbound';
 import type { OutboundSettings } from '../outbound';
@@ -105,12 +103,13 @@ export interface DirectoryClientOptions {
    */
   readonly requireProof?: boolean;
   /**
-   * Delegation by certificate (SPEC 5.5): the trust anchors, the accepted forms
-   * (`x5c`, `aia`, `x5u`; default all) and the longest chain. Without it, `x5c`
-   * and `x5u` are ignored and inline `data:` directories are refused. Loads the
-   * optional `@peculiar/asn1-*` packages on first use.
+   * Delegation by certificate (SPEC 5.5): `certificateDelegation({ trustAnchors, forms?,
+   * maxChainLength? })`. Without it, `x5c` and `x5u` are ignored and inline `data:`
+   * directories are refused. The X.509 code (and the optional `@peculiar/asn1-*` packages
+   * it loads on first use) comes with `certificateDelegation`: a bundle that does not
+   * import it does not carry it.
    */
-  readonly delegation?: DelegationOptions;
+  readonly delegation?: CertificateDelegation;
   /**
    * Keep only keys accepted through delegation: keys without a chain, or whose
    * chain fails, are left out with an error diagnostic. Default false: a key
@@ -220,7 +219,7 @@ export interface Settings {
   readonly outbound: OutboundSettings;
   readonly inlineUnverified: boolean;
   readonly requireProof: boolean;
-  readonly delegation: PreparedDelegation | undefined;
+  readonly delegation: CertificateDelegation | undefined;
   readonly requireDelegation: boolean;
   readonly defaultTtlSeconds: number;
   readonly minTtlSeconds: number;
@@ -303,7 +302,7 @@ export function settingsFrom(options: DirectoryClientOptions): Settings {
   const minTtlSeconds = seconds(options.minTtlSeconds, 'minTtlSeconds', d.minTtlSeconds, 31_536_000);
   const maxTtlSeconds = seconds(options.maxTtlSeconds, 'maxTtlSeconds', d.maxTtlSeconds, 31_536_000);
   if (minTtlSeconds > maxTtlSeconds) throw new TypeError('minTtlSeconds must not exceed maxTtlSeconds');
-  const delegation = options.delegation === undefined ? undefined : prepareDelegation(options.delegation);
+  const delegation = options.delegation === undefined ? undefined : delegationOption(options.delegation);
   const requireDelegation = flag(options.requireDelegation, 'requireDelegation');
   if (requireDelegation && delegation === undefined) throw new TypeError('requireDelegation needs delegation (trust anchors)');
   return {
@@ -347,4 +346,20 @@ export function settingsFrom(options: DirectoryClientOptions): Settings {
     maxEntries: positiveInt(options.maxEntries, 'maxEntries', d.maxEntries, 1_000_000),
     random: options.random ?? Math.random,
   };
+}
+
+/**
+ * The `delegation` option: what `certificateDelegation()` returns (or another object with
+ * its two methods). The options object botsig 0.1 took (`{ trustAnchors }`) is refused
+ * with the way to migrate: accepting it would put the X.509 code in every bundle.
+ */
+function delegationOption(value: unknown): CertificateDelegation {
+  if (typeof value === 'object' && value !== null) {
+    const d = value as Partial<Record<keyof CertificateDelegation, unknown>>;
+    if (typeof d.check === 'function' && typeof d.preload === 'function') return value as CertificateDelegation;
+    if ('trustAnchors' in value) {
+      throw new TypeError("delegation takes certificateDelegation({ trustAnchors, ... }) from 'botsig/directory', not the options themselves");
+    }
+  }
+  throw new TypeError("delegation must be what certificateDelegation() ('botsig/directory') returns");
 }

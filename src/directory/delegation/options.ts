@@ -1,29 +1,32 @@
 /**
- * Delegation options validated once (what a `DirectoryClient` keeps), and the
- * cheap check a client runs on each key before asking for path validation.
+ * `certificateDelegation`: delegation by X.509 certificate (SPEC 5.5) as the value of
+ * a `DirectoryClient`'s `delegation` option. The client reaches the chain checks
+ * (`path.ts`, and through it the optional `@peculiar/asn1-*` packages) only through
+ * the object made here, so a Worker or browser bundle that never calls this function
+ * carries none of that code.
  */
-import type { Jwk } from '../../crypto/types';
 import { TrustAnchors } from './anchors';
+import { verifyDelegation } from './path';
 import { DEFAULT_MAX_CHAIN_LENGTH, DELEGATION_FORMS, MAX_CHAIN_LENGTH_LIMIT } from './types';
-import type { DelegationForm, DelegationOptions } from './types';
-
-/** Delegation settings after validation (what a `DirectoryClient` keeps). */
-export interface PreparedDelegation {
-  readonly anchors: TrustAnchors;
-  readonly forms: ReadonlySet<DelegationForm>;
-  readonly maxChainLength: number;
-}
+import type { CertificateDelegation, DelegatedKeyInput, DelegationContext, DelegationForm, DelegationOptions } from './types';
 
 /**
- * Validates {@link DelegationOptions} (synchronously: anchors are checked for
- * shape, parsed on first use).
+ * Delegation by certificate for a `DirectoryClient` (SPEC 5.5): keys whose `x5c` or
+ * `x5u` chain reaches one of `trustAnchors` are accepted through it (`proof:
+ * 'delegated'`, identified by the subject the chain vouches for), and inline `data:`
+ * directories become usable. Options are checked here, synchronously; the anchors are
+ * parsed on first use (the client starts that when it is created).
  *
- * @throws TypeError for a missing or empty `trustAnchors`, an unknown form, or
- *   a `maxChainLength` outside 1–16.
+ * @throws TypeError for a missing or empty `trustAnchors`, an entry that is not a
+ *   certificate (PEM, base64 DER or DER bytes), an unknown form, or a
+ *   `maxChainLength` outside 1–16.
  * @example
- * const prepared = prepareDelegation({ trustAnchors: [caPem], forms: ['x5c', 'aia'] });
+ * import { DirectoryClient, certificateDelegation } from 'botsig/directory';
+ * const directory = new DirectoryClient({
+ *   delegation: certificateDelegation({ trustAnchors: [caPem], forms: ['x5c', 'aia'] }),
+ * });
  */
-export function prepareDelegation(options: DelegationOptions): PreparedDelegation {
+export function certificateDelegation(options: DelegationOptions): CertificateDelegation {
   if (typeof options !== 'object' || options === null) throw new TypeError('delegation must be an object with trustAnchors');
   const anchors = new TrustAnchors(options.trustAnchors);
   let forms: Set<DelegationForm>;
@@ -40,10 +43,9 @@ export function prepareDelegation(options: DelegationOptions): PreparedDelegatio
   if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1 || max > MAX_CHAIN_LENGTH_LIMIT) {
     throw new TypeError(`delegation.maxChainLength must be an integer from 1 to ${MAX_CHAIN_LENGTH_LIMIT}`);
   }
-  return { anchors, forms, maxChainLength: max };
-}
-
-/** True when the key entry carries a chain (`x5c` or `x5u`, RFC 7517 §4.6–4.7) at all. */
-export function hasCertificateChain(key: Pick<Jwk, 'x5c' | 'x5u'>): boolean {
-  return (Array.isArray(key.x5c) && key.x5c.length > 0) || typeof key.x5u === 'string';
+  return Object.freeze({
+    preload: () => anchors.load(),
+    check: (key: DelegatedKeyInput, context: DelegationContext) =>
+      verifyDelegation(key, { anchors, forms, maxChainLength: max, now: context.now, clockSkewSeconds: context.clockSkewSeconds, fetch: context.fetch }),
+  });
 }

@@ -4,6 +4,7 @@
  * about a key, why a chain is refused, and the fetcher the client lends.
  */
 import type { BotsigError } from '../../core/errors';
+import type { Clock } from '../../core/time';
 import type { Jwk } from '../../crypto/types';
 
 // The result types live with the verification results that carry them (profile layer).
@@ -19,7 +20,7 @@ export const DEFAULT_MAX_CHAIN_LENGTH = 5;
 /** Hard ceiling on `maxChainLength` (also the `x5c` ceiling of the directory parser). */
 export const MAX_CHAIN_LENGTH_LIMIT = 16;
 
-/** Verifier configuration for delegation (a `DirectoryClient` option). */
+/** What {@link certificateDelegation} takes: the verifier's trust anchors and limits. */
 export interface DelegationOptions {
   /**
    * The certificates the verifier trusts: PEM text (one or several
@@ -87,3 +88,31 @@ export type CertificateFetcher = (url: string, purpose: 'aia' | 'x5u') => Promis
 
 /** The key members delegation reads. */
 export type DelegatedKeyInput = Pick<Jwk, 'kty' | 'crv' | 'x' | 'y' | 'n' | 'e' | 'x5c' | 'x5u'>;
+
+/** What a {@link CertificateDelegation} is given for one key by the client that asks. */
+export interface DelegationContext {
+  /** The verification time. */
+  readonly now: Clock;
+  /** Tolerance on `notBefore`/`notAfter`, in seconds. */
+  readonly clockSkewSeconds: number;
+  /** Certificate resources (AIA, `x5u`), fetched through the client's guards. */
+  readonly fetch: CertificateFetcher;
+}
+
+/**
+ * The `delegation` option of a `DirectoryClient` (SPEC 5.5): checks the certificate
+ * chain of a key entry. `certificateDelegation()` makes the X.509 one; the client
+ * reaches X.509 code only through this object, so an application that does not
+ * configure delegation does not ship it.
+ */
+export interface CertificateDelegation {
+  /** Starts parsing the trust anchors (and loading the X.509 packages) ahead of the first chain. */
+  preload(): Promise<void>;
+  /**
+   * The chain of `key` (`x5c` or `x5u`) checked against the trust anchors. Never rejects
+   * for a bad chain: the reason comes back in the outcome.
+   *
+   * @throws TypeError (rejects) when a trust anchor cannot be parsed.
+   */
+  check(key: DelegatedKeyInput, context: DelegationContext): Promise<DelegationOutcome>;
+}
