@@ -1,9 +1,9 @@
 /**
  * What signing with one key remembers (src/profile/sign/signer-state.ts): the last request's
- * Signature-Agent member and label component, and the component texts it was asked to cover.
- * A crawler that changes any of them between requests on the same key gets exactly what a
- * fresh key object would give: each signature is compared byte for byte with the generic
- * RFC 9421 signer (./sign-oracle.ts), which remembers nothing.
+ * Signature-Agent member. A crawler that changes its agent, label or component list between
+ * requests on the same key gets exactly what a fresh key object would give: each signature is
+ * compared byte for byte with the generic RFC 9421 signer (./sign-oracle.ts), which remembers
+ * nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { importSigningKey, signRequest } from '../../src/index';
@@ -73,7 +73,23 @@ describe('one key, requests that differ', () => {
     await inTurn(key, [{}]);
   });
 
-  it('component texts: each parsed as written, many of them and long ones too (beyond what a key keeps parsed)', async () => {
+  it('an agent object changed in place between requests: its new URL, not the last member', async () => {
+    const key = await fresh();
+    const agent: { url: string; type?: 'directory' | 'jwks_uri' } = { url: 'https://one.example' };
+    const first = await inTurn(key, [{ signatureAgent: agent }, { signatureAgent: agent }]);
+    agent.url = 'https://two.example';
+    const second = await inTurn(key, [{ signatureAgent: agent }]);
+    agent.type = 'directory';
+    const third = await inTurn(key, [{ signatureAgent: agent }]);
+    expect([...first, ...second, ...third].map((s) => s.split(' | ')[0])).toEqual([
+      'sig1="https://one.example/.well-known/http-message-signatures-directory"',
+      'sig1="https://one.example/.well-known/http-message-signatures-directory"',
+      'sig1="https://two.example/.well-known/http-message-signatures-directory"',
+      'sig1="https://two.example"',
+    ]);
+  });
+
+  it('component texts: each parsed as written, many of them and long ones too', async () => {
     const key = await fresh();
     const names = Array.from({ length: 70 }, (_, i) => `x-h${i}`);
     const long = `x-${'a'.repeat(300)}`;

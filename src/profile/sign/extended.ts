@@ -19,13 +19,6 @@ import { toReceivedMessage, type HttpMessage, type MessageInput } from '../../ht
 import { isValidLabel, nextLabel, parseSignatureDictionary, parseSignatureInput } from '../../httpsig/signature-input';
 import type { SignatureInput } from '../../httpsig/signature-types';
 import { signatureAgentUrl } from './agent-member';
-import type { ParsedComponent, SignerState } from './signer-state';
-
-/** A requested component identifier, parsed, with its canonical text. */
-function parsedComponent(text: string): ParsedComponent {
-  const id = parseComponentIdentifier(text);
-  return { id, canonical: serializeComponentIdentifier(id) };
-}
 
 /** What the signer learns from the signature fields already on a request. */
 export interface ExistingSignatures {
@@ -91,7 +84,7 @@ function existingAgentKeys(value: string): string[] {
  * The covered components from the requested texts, parsed, in order, each once (asking for
  * `@authority` twice is not an error for the caller), with their canonical texts; a covered
  * signature brings its Signature-Input member and all it covers (draft -01, "Multiple
- * Signatures"). Texts are parsed once per signing key (`signer`).
+ * Signatures").
  *
  * @throws BotsigError `ERR_COMPONENT_INVALID` for a text that is not an identifier,
  *   `ERR_REQUIRED_COMPONENT` for a `web-bot-auth` signature (`profile`) covering neither
@@ -101,14 +94,14 @@ function componentList(
   requested: readonly string[],
   profile: boolean,
   inputs: ReadonlyMap<string, SignatureInput> | undefined,
-  signer: SignerState,
 ): { ids: ComponentIdentifier[]; idTexts: string[] } {
   let ids: ComponentIdentifier[] = [];
   let idTexts: string[] = [];
   let coversAuthority = false;
   let chained = false;
   for (const text of requested) {
-    const { id, canonical } = signer.component(text, parsedComponent);
+    const id = parseComponentIdentifier(text);
+    const canonical = serializeComponentIdentifier(id);
     if (idTexts.includes(canonical)) continue;
     idTexts.push(canonical);
     ids.push(id);

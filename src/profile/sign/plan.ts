@@ -3,8 +3,8 @@
  * complete header values. One code path for every request `signRequest` accepts; what
  * nearly every agent signs (a fresh request, the profile's own components) costs no
  * parsing: the existing signature fields are looked up and found absent, the
- * Signature-Agent member and its component come from the key's memo
- * (`signer-state.ts`), and the two component lines are written directly. Other
+ * Signature-Agent member comes from the key's memo (`signer-state.ts`), and the two
+ * component lines are written directly. Other
  * components go through the one base builder of `httpsig/base.ts`; signatures already
  * on the request are parsed for their labels (and for chaining).
  *
@@ -137,7 +137,8 @@ export function prepare(
     ownMember = signer.memberFor(label, options.signatureAgent, extended?.signatureAgentUrl ?? plainAgentUrl);
     if (ownMember === undefined) return undefined; // not a plain origin: the full check is in `extended`
     signatureAgentValue = existingAgent === undefined ? ownMember : `${existingAgent}, ${ownMember}`;
-    agentComponent = signer.agentComponentFor(label);
+    // The label is a Structured Field key (checked above): nothing to escape.
+    agentComponent = '"signature-agent";key="' + label + '"';
   }
 
   // The covered components: the profile's own (@authority, our member) unless replaced, the caller's, Content-Digest.
@@ -156,8 +157,7 @@ export function prepare(
     // SPEC 5.2 rule 1: the member is covered even when the caller replaces the list.
     if (options.replaceComponents && agentComponent !== undefined) requested.push(agentComponent);
     if (contentDigest !== undefined) requested.push('"content-digest"');
-    signer ??= signerStateFor(key);
-    ({ ids, idTexts } = extended!.componentList(requested, profile, found?.inputs, signer));
+    ({ ids, idTexts } = extended!.componentList(requested, profile, found?.inputs));
   }
 
   const nowSeconds = Math.floor((options.now ?? systemClock)() / 1000);

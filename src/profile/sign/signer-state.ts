@@ -1,25 +1,14 @@
 /**
- * What signing remembers between requests. A crawler signs with one key, for one
- * agent, under the same label (nearly always `sig1`) on every request: that state
- * hangs off the signing key ({@link SignerState}: its provider internals, its
- * label's component, its own Signature-Agent member, the component identifiers it
- * was asked to cover). Nothing is kept process-wide.
+ * What signing with one key remembers between requests: the key's provider internals
+ * (looked up once, so signing costs no lookup of its own) and the last request's own
+ * Signature-Agent member. A crawler signs with one key, for one agent, under the same
+ * label on every request: checking and serialising its `signatureAgent` once is what
+ * keeps the README's way of signing within 1.10× a bare `crypto.sign`. The state hangs
+ * off the signing key ({@link signerStateFor}); nothing is kept process-wide.
  */
 import { signBaseWith, signingInternals } from '../../crypto/keys/base';
 import { type SignInternals } from '../../crypto/keys/objects';
 import type { SigningKey } from '../../crypto/types';
-import type { ComponentIdentifier } from '../../httpsig/components';
-
-/** A requested component identifier, parsed, with its canonical serialisation. */
-export interface ParsedComponent {
-  readonly id: ComponentIdentifier;
-  readonly canonical: string;
-}
-
-// Component texts one key remembers parsed: a signer covers a handful of its own; one
-// that varies them freely parses the others on every request.
-const MAX_PARSED_COMPONENTS = 64;
-const MAX_PARSED_COMPONENT_LENGTH = 256;
 
 /**
  * The URL sent for a `signatureAgent` value (`./agent-member.ts`, `signatureAgentUrl`), or
@@ -27,30 +16,14 @@ const MAX_PARSED_COMPONENT_LENGTH = 256;
  */
 export type AgentUrlOf = (agent: unknown) => string | undefined;
 
-/** `label="<url>"` (draft -01: no parameters). The URL needs no escaping: it is a URI. */
-function member(label: string, url: string, type: string | undefined, urlOf: AgentUrlOf): string | undefined {
-  const sent = urlOf(type === undefined ? url : { url, type });
-  return sent === undefined ? undefined : label + '="' + sent + '"';
-}
-
-/**
- * Signing with one key: the key's provider internals (looked up once, so signing
- * costs no lookup of its own), and the last request's label component and own
- * Signature-Agent member.
- */
+/** Signing with one key. */
 export class SignerState {
   readonly key: SigningKey;
   private readonly internals: SignInternals | undefined;
-  // `"signature-agent";key="<label>"` for the last label.
-  private agentLabel: string | undefined = undefined;
-  private agentComponent = '';
-  // The member of the last request: a crawler sends the same one every time.
-  private ownLabel = '';
-  private ownUrl = '';
-  private ownType: string | undefined = undefined;
-  private ownMember = '';
-  // The caller's component texts, parsed (identifiers are shared between signatures, never modified).
-  private readonly parsed = new Map<string, ParsedComponent>();
+  // The last member made for a `signatureAgent` string, with that string and its label.
+  private lastAgent: string | undefined;
+  private lastLabel: string | undefined;
+  private lastMember: string | undefined;
 
   constructor(key: SigningKey) {
     this.key = key;
@@ -62,45 +35,24 @@ export class SignerState {
     return signBaseWith(this.key, this.internals, base);
   }
 
-  /** `"signature-agent";key="<label>"` for a label already checked (a Structured Field key: nothing to escape). */
-  agentComponentFor(label: string): string {
-    if (label !== this.agentLabel) {
-      this.agentComponent = '"signature-agent";key="' + label + '"';
-      this.agentLabel = label;
-    }
-    return this.agentComponent;
-  }
-
-  /** `text` as `parse` reads it, parsed once for this key (up to 64 texts of at most 256 characters). */
-  component(text: string, parse: (text: string) => ParsedComponent): ParsedComponent {
-    let hit = this.parsed.get(text);
-    if (hit === undefined) {
-      hit = parse(text);
-      if (this.parsed.size < MAX_PARSED_COMPONENTS && text.length <= MAX_PARSED_COMPONENT_LENGTH) this.parsed.set(text, hit);
-    }
-    return hit;
-  }
-
   /**
-   * Our own Signature-Agent member `label="<url>"` for `signatureAgent` (a string or
-   * `{ url, type }`), the URL from `urlOf` (checked and serialised again only when the
-   * label, type or URL differs from the last request's); `undefined` when `urlOf` does not decide it.
+   * Our own Signature-Agent member `label="<url>"` (draft -01: no parameters; the URL is a
+   * URI, nothing to escape) for `agent`, the URL from `urlOf`; `undefined` when `urlOf` does
+   * not decide it. A string agent under the same label as the last request's gives the last
+   * member without checking the URL again; an object (`{ url, type }`, which its owner may
+   * change in place) is checked every time.
    */
   memberFor(label: string, agent: unknown, urlOf: AgentUrlOf): string | undefined {
-    const url = typeof agent === 'string' ? agent : typeof agent === 'object' && agent !== null ? (agent as { url?: unknown }).url : undefined;
-    const type = typeof agent === 'object' && agent !== null ? (agent as { type?: unknown }).type : undefined;
-    if (typeof url !== 'string' || (type !== undefined && typeof type !== 'string')) {
-      const sent = urlOf(agent);
-      return sent === undefined ? undefined : label + '="' + sent + '"';
+    if (agent === this.lastAgent && label === this.lastLabel) return this.lastMember;
+    const sent = urlOf(agent);
+    if (sent === undefined) return undefined;
+    const member = label + '="' + sent + '"';
+    if (typeof agent === 'string') {
+      this.lastAgent = agent;
+      this.lastLabel = label;
+      this.lastMember = member;
     }
-    if (label === this.ownLabel && url === this.ownUrl && type === this.ownType && this.ownMember !== '') return this.ownMember;
-    const own = member(label, url, type, urlOf);
-    if (own === undefined) return undefined;
-    this.ownLabel = label;
-    this.ownUrl = url;
-    this.ownType = type;
-    this.ownMember = own;
-    return own;
+    return member;
   }
 }
 
