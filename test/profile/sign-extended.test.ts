@@ -84,6 +84,16 @@ describe('component lists', () => {
     expect(out).toEqual(await signedByHttpsig(request, await options({ components: ['@method', '@path'] }), await signingKey()));
   });
 
+  it('one component with its parameters in another order is the same component (RFC 9421 §2): covered once, as first written', async () => {
+    const request = { method: 'GET', url: URL_, headers: { 'x-d': 'a=1, b=2' } };
+    const out = await signRequest(request, await options({ components: ['"x-d";sf;key="a"', '"x-d";key="a";sf', '"x-d";key="b"'] }));
+    expect(out['signature-input']).toMatch(/^sig1=\("@authority" "signature-agent";key="sig1" "x-d";sf;key="a" "x-d";key="b"\);/);
+    expect(out).toEqual(await signedByHttpsig(request, await options({ components: ['"x-d";sf;key="a"', '"x-d";key="b"'] }), await signingKey()));
+    // The same in signRequestSync.
+    const sync = signRequestSync(request, { ...(await options({ components: ['"x-d";key="a";sf', '"x-d";sf;key="a"'] })), key: (await keyPair()).privateJwk });
+    expect(sync['signature-input']).toMatch(/^sig1=\("@authority" "signature-agent";key="sig1" "x-d";key="a";sf\);/);
+  });
+
   it('a web-bot-auth signature covers @authority or @target-uri; another tag need not', async () => {
     await expectCode(signRequest({ url: URL_ }, await options({ replaceComponents: true, components: ['@method'] })), 'ERR_REQUIRED_COMPONENT');
     const target = await signRequest({ url: URL_ }, await options({ replaceComponents: true, components: ['@target-uri'] }));

@@ -82,9 +82,9 @@ function existingAgentKeys(value: string): string[] {
 
 /**
  * The covered components from the requested texts, parsed, in order, each once (asking for
- * `@authority` twice is not an error for the caller), with their canonical texts; a covered
- * signature brings its Signature-Input member and all it covers (draft -01, "Multiple
- * Signatures").
+ * `@authority` twice, or for one component with its parameters in another order, is not an
+ * error for the caller: RFC 9421 §2), with their canonical texts; a covered signature brings
+ * its Signature-Input member and all it covers (draft -01, "Multiple Signatures").
  *
  * @throws BotsigError `ERR_COMPONENT_INVALID` for a text that is not an identifier,
  *   `ERR_REQUIRED_COMPONENT` for a `web-bot-auth` signature (`profile`) covering neither
@@ -95,27 +95,13 @@ function componentList(
   profile: boolean,
   inputs: ReadonlyMap<string, SignatureInput> | undefined,
 ): { ids: ComponentIdentifier[]; idTexts: string[] } {
-  let ids: ComponentIdentifier[] = [];
-  let idTexts: string[] = [];
-  let coversAuthority = false;
-  let chained = false;
-  for (const text of requested) {
-    const id = parseComponentIdentifier(text);
-    const canonical = serializeComponentIdentifier(id);
-    if (idTexts.includes(canonical)) continue;
-    idTexts.push(canonical);
-    ids.push(id);
-    if (id.name === '@authority' || id.name === '@target-uri') coversAuthority = true;
-    else if (id.name === 'signature') chained = true;
-  }
-  if (profile && !coversAuthority) {
+  const parsed = requested.map(parseComponentIdentifier);
+  if (profile && !parsed.some((id) => id.name === '@authority' || id.name === '@target-uri')) {
     throw new BotsigError('ERR_REQUIRED_COMPONENT', 'a web-bot-auth signature must cover @authority or @target-uri (SPEC 5.1)');
   }
-  if (chained) {
-    ids = withChainedComponents(ids, (req) => (req ? undefined : inputs));
-    idTexts = ids.map(serializeComponentIdentifier);
-  }
-  return { ids, idTexts };
+  // Each component once, and a covered signature's own components with it.
+  const ids = withChainedComponents(parsed, (req) => (req ? undefined : inputs));
+  return { ids, idTexts: ids.map(serializeComponentIdentifier) };
 }
 
 /**
