@@ -404,7 +404,11 @@ describe('trust anchors, configuration and certificate resources', () => {
     expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], forms: [] })).toThrow(/non-empty array of x5c, aia, x5u/);
     expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], maxChainLength: 0 })).toThrow(/from 1 to 16/);
     expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], maxChainLength: 17 })).toThrow(/from 1 to 16/);
-    expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], maxChainLength: 16 })).not.toThrow();
+    expect(() => certificateDelegation(null as never)).toThrow(/delegation must be an object with trustAnchors/);
+    expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], maxChainLength: 1.5 })).toThrow(/from 1 to 16/);
+    expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], maxChainLength: '5' as never })).toThrow(/from 1 to 16/);
+    for (const maxChainLength of [1, 16]) expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], maxChainLength })).not.toThrow();
+    for (const form of ['x5c', 'aia', 'x5u'] as const) expect(() => certificateDelegation({ trustAnchors: ['MAMCAQE='], forms: [form] })).not.toThrow();
   });
 
   it('decodeCertificates: DER, PEM bundles; refuses other content with ERR_DELEGATION_INVALID', async () => {

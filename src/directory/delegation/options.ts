@@ -40,7 +40,7 @@ export function certificateDelegation(options: DelegationOptions): CertificateDe
     }
   }
   const max = options.maxChainLength ?? DEFAULT_MAX_CHAIN_LENGTH;
-  if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1 || max > MAX_CHAIN_LENGTH_LIMIT) {
+  if (!Number.isSafeInteger(max) || max < 1 || max > MAX_CHAIN_LENGTH_LIMIT) {
     throw new TypeError(`delegation.maxChainLength must be an integer from 1 to ${MAX_CHAIN_LENGTH_LIMIT}`);
   }
   return Object.freeze({
