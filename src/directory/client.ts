@@ -122,8 +122,13 @@ export class DirectoryClient implements KeyDirectory {
     this.inline = new InlineDirectories(ctx);
     const max = s.maxEntries * 4;
     this.targets = { directory: new BoundedMap(max), jwks_uri: new BoundedMap(max), cimd: new BoundedMap(max) };
-    // Start parsing the trust anchors now, off the request path (a failure is reported per key).
-    s.delegation?.preload().catch(() => undefined);
+    // Start parsing the trust anchors now, off the request path (a failure is reported per key,
+    // whether `preload` rejects, throws or returns something else).
+    const delegation = s.delegation;
+    if (delegation !== undefined)
+      Promise.resolve()
+        .then(() => delegation.preload())
+        .catch(() => undefined);
   }
 
   /**

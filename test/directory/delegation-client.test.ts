@@ -446,6 +446,18 @@ describe('configuration', () => {
     for (const bad of [null, 42, 'x', {}, { check: () => undefined }, { preload: () => undefined }]) {
       expect(() => new DirectoryClient({ delegation: bad as unknown as CertificateDelegation })).toThrow(/delegation must be what certificateDelegation\(\)/);
     }
+    // A preload that throws or answers without a promise does not break the client (failures show per key).
+    for (const preload of [
+      () => Promise.reject(new Error('x')),
+      (): never => {
+        throw new Error('x');
+      },
+      () => 42,
+    ]) {
+      expect(
+        () => new DirectoryClient({ delegation: { check: async () => ({ ok: false }) as never, preload } as unknown as CertificateDelegation }),
+      ).not.toThrow();
+    }
     // Another object with both methods is taken as it is (a delegation scheme of the caller's own).
     expect(() => new DirectoryClient({ delegation: { check: async () => ({ ok: false }) as never, preload: async () => undefined } })).not.toThrow();
   });
