@@ -125,10 +125,11 @@ export class DirectoryClient implements KeyDirectory {
     // Start parsing the trust anchors now, off the request path (a failure is reported per key,
     // whether `preload` rejects, throws or returns something else).
     const delegation = s.delegation;
-    if (delegation !== undefined)
+    if (delegation !== undefined) {
       Promise.resolve()
         .then(() => delegation.preload())
         .catch(() => undefined);
+    }
   }
 
   /**

@@ -95,7 +95,7 @@ function componentList(
   profile: boolean,
   inputs: ReadonlyMap<string, SignatureInput> | undefined,
 ): { ids: ComponentIdentifier[]; idTexts: string[] } {
-  const parsed = requested.map(parseComponentIdentifier);
+  const parsed = requested.map((text) => parseComponentIdentifier(text));
   if (profile && !parsed.some((id) => id.name === '@authority' || id.name === '@target-uri')) {
     throw new BotsigError('ERR_REQUIRED_COMPONENT', 'a web-bot-auth signature must cover @authority or @target-uri (SPEC 5.1)');
   }
