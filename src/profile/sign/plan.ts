@@ -64,7 +64,8 @@ export function signWithKey(
  * @throws TypeError for anything else.
  */
 export function contentDigestValue(option: unknown): string {
-  const value = typeof option === 'object' && option !== null ? (option as { value?: unknown }).value : undefined;
+  // Reading `value` of a number or a string gives undefined; only null and undefined would throw.
+  const value = (option as { value?: unknown } | null | undefined)?.value;
   if (typeof value !== 'string' || value === '' || !FIELD_VALUE.test(value)) {
     throw new TypeError("contentDigest must be 'sha-256', 'sha-512' or what contentDigestFor() resolves to ({ value: <Content-Digest field value> })");
   }
