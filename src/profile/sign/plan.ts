@@ -4,9 +4,9 @@
  * nearly every agent signs (a fresh request, the profile's own components) costs no
  * parsing: the existing signature fields are looked up and found absent, the
  * Signature-Agent member comes from the key's memo (`signer-state.ts`), and the two
- * component lines are written directly. Other
- * components go through the one base builder of `httpsig/base.ts`; signatures already
- * on the request are parsed for their labels (and for chaining).
+ * component lines are written directly. Other components go through the one base builder
+ * of `httpsig/base.ts`; signatures already on the request are parsed for their labels
+ * (and for chaining).
  *
  * Beside it: `check-options.ts` (the option checks), `signer-state.ts` (what signing
  * with one key remembers), `random-nonce.ts`, `agent-member.ts` (our Signature-Agent
