@@ -1,5 +1,5 @@
-// Cold start in workerd (Miniflare, no nodejs_compat): how long a new Worker takes from
-// `new Miniflare()` to the response of its first request, for an empty Worker, a Worker
+// Cold start in workerd (no nodejs_compat): how long a new Worker takes to answer its first
+// request, for an empty Worker, a Worker
 // verifying the request with web-bot-auth 0.1.3 (as its README shows), and Workers
 // verifying (and signing) with botsig. Each Worker is one file bundled the way wrangler
 // bundles it (esbuild --bundle --format=esm --platform=browser --minify, no code
@@ -7,6 +7,13 @@
 //
 //   node bench/cold-start-workerd.mjs [--runs 9] [--json FILE] [--code-volume]
 //
+// Two ways, each in its own table:
+// - through Miniflare (as `wrangler dev` runs a Worker): from `new Miniflare()` to the
+//   response. Before it starts workerd, Miniflare parses the script in Node (acorn, to
+//   find its imports), which costs about 0.16 ms per KB of minified code, every start;
+// - workerd alone (as the Workers runtime runs it): from spawning the `workerd` binary
+//   that Miniflare ships, with a text configuration embedding the script, to the response.
+//   No Node-side parse.
 // Every run starts a new workerd process; the Workers are interleaved, in rotated order,
 // so drifting load touches all. Reported: the median and range of the time to the
 // first response (start + compile + one request), its median minus the empty Worker's,
@@ -17,12 +24,18 @@
 // `{ verifyRequest }` bundle, and web-bot-auth's bundle repeated to the same size. When
 // both cost about the same, the start-up time goes with the volume of code, whatever it
 // does (measured: it does), and only a smaller bundle starts faster.
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { parse } from 'acorn';
 import * as esbuild from 'esbuild';
 import { Log, LogLevel, Miniflare } from 'miniflare';
 
@@ -149,12 +162,72 @@ async function once(name) {
   }
 }
 
-const names = Object.keys(scripts);
-const times = Object.fromEntries(names.map((n) => [n, []]));
-for (const n of names) await once(n); // one warm-up each (miniflare's own first start)
-for (let r = 0; r < RUNS; r++) {
-  const order = names.map((_, i) => names[(i + r) % names.length]);
-  for (const n of order) times[n].push(await once(n));
+// workerd alone: the binary Miniflare runs, a text configuration that embeds the script,
+// the port read from workerd's control pipe; the request carries the https scheme in a header
+// the socket is told to trust, so that the Worker sees the URL the signature was made for.
+const workerdPath = createRequire(createRequire(import.meta.url).resolve('miniflare')).resolve('workerd/bin/workerd');
+const scratch = mkdtempSync(join(tmpdir(), 'botsig-cold-'));
+const files = {};
+Object.keys(scripts).forEach((name, i) => {
+  writeFileSync(join(scratch, `worker${i}.mjs`), scripts[name]);
+  const config = join(scratch, `worker${i}.capnp`);
+  writeFileSync(
+    config,
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .w) ],
+  sockets = [ (name = "http", address = "127.0.0.1:0", http = (forwardedProtoHeader = "x-forwarded-proto"), service = "main") ],
+);
+const w :Workerd.Worker = (
+  modules = [ (name = "worker.mjs", esModule = embed "worker${i}.mjs") ],
+  compatibilityDate = "2025-01-01",
+);
+`,
+  );
+  files[name] = config;
+});
+
+function get(port, requestHeaders) {
+  const { pathname } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.get(
+      { host: '127.0.0.1', port, path: pathname, headers: { ...requestHeaders, host: new URL(url).host, 'x-forwarded-proto': 'https' } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+      },
+    );
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('no answer in 10 s')));
+  });
+}
+
+async function onceWorkerd(name) {
+  const t0 = performance.now();
+  const child = spawn(workerdPath, ['serve', files[name], '--control-fd=3'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    let port;
+    for await (const line of createInterface(child.stdio[3])) {
+      const message = JSON.parse(line);
+      if (message.event === 'listen') {
+        port = message.port;
+        break;
+      }
+    }
+    if (port === undefined) throw new Error(`${name}: workerd did not listen (${stderr.trim()})`);
+    const res = await get(port, name.startsWith('web-bot-auth') ? wbaHeaders : headers);
+    const ms = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`${name}: status ${res.status} (${res.body})`);
+    return ms;
+  } finally {
+    child.kill();
+    await exited;
+  }
 }
 
 const median = (xs) => {
@@ -162,21 +235,61 @@ const median = (xs) => {
   const m = s.length >> 1;
   return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-const empty = median(times.empty);
-const rows = names.map((n) => {
-  const t = times[n];
-  const size = Buffer.byteLength(scripts[n]);
-  const gzip = gzipSync(Buffer.from(scripts[n]), { level: 9 }).length;
-  return { worker: n, medianMs: median(t), minMs: Math.min(...t), maxMs: Math.max(...t), overEmptyMs: median(t) - empty, minified: size, gzip };
-});
-console.log(
-  `workerd cold start (Miniflare ${(await import('miniflare/package.json', { with: { type: 'json' } })).default.version}), ${RUNS} runs each, node ${process.version}`,
-);
-console.log('| Worker | to first response, median (range) | minus empty Worker | bundle minified / gzip |');
-console.log('|---|---:|---:|---:|');
-for (const r of rows) {
-  console.log(
-    `| ${r.worker} | ${r.medianMs.toFixed(1)} ms (${r.minMs.toFixed(1)}–${r.maxMs.toFixed(1)}) | ${r.overEmptyMs.toFixed(1)} ms | ${(r.minified / 1024).toFixed(1)} / ${(r.gzip / 1024).toFixed(1)} KiB |`,
-  );
+
+async function measure(once) {
+  const names = Object.keys(scripts);
+  const times = Object.fromEntries(names.map((n) => [n, []]));
+  for (const n of names) await once(n); // one warm-up each (the runner's own first start)
+  for (let r = 0; r < RUNS; r++) {
+    const order = names.map((_, i) => names[(i + r) % names.length]);
+    for (const n of order) times[n].push(await once(n));
+  }
+  const empty = median(times.empty);
+  const rows = names.map((n) => {
+    const t = times[n];
+    const size = Buffer.byteLength(scripts[n]);
+    const gzip = gzipSync(Buffer.from(scripts[n]), { level: 9 }).length;
+    return { worker: n, medianMs: median(t), minMs: Math.min(...t), maxMs: Math.max(...t), overEmptyMs: median(t) - empty, minified: size, gzip };
+  });
+  return { rows, times };
 }
-if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ runs: RUNS, rows, times }, null, 2));
+
+// What Miniflare does in Node before workerd sees the script: an acorn parse with these
+// options (miniflare's ModuleLocator), timed here warm, as in the repeated starts above.
+function parseMs(code) {
+  const t = [];
+  for (let i = 0; i < 25; i++) {
+    const t0 = performance.now();
+    parse(code, { ecmaVersion: 'latest', sourceType: 'module', locations: true });
+    t.push(performance.now() - t0);
+  }
+  return median(t.slice(5));
+}
+
+function print(title, rows, withParse) {
+  console.log(title);
+  const parseHead = withParse ? ' of it, the parse in Node |' : '';
+  console.log(`| Worker | to first response, median (range) | minus empty Worker |${parseHead} bundle minified / gzip |`);
+  console.log(`|---|---:|---:|${withParse ? '---:|' : ''}---:|`);
+  for (const r of rows) {
+    const parseCell = withParse ? ` ${r.parseMs.toFixed(1)} ms |` : '';
+    console.log(
+      `| ${r.worker} | ${r.medianMs.toFixed(1)} ms (${r.minMs.toFixed(1)}–${r.maxMs.toFixed(1)}) | ${r.overEmptyMs.toFixed(1)} ms |${parseCell} ${(r.minified / 1024).toFixed(1)} / ${(r.gzip / 1024).toFixed(1)} KiB |`,
+    );
+  }
+}
+
+let viaMiniflare;
+let alone;
+try {
+  viaMiniflare = await measure(once);
+  alone = await measure(onceWorkerd);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+for (const r of viaMiniflare.rows) r.parseMs = parseMs(scripts[r.worker]);
+const miniflareVersion = (await import('miniflare/package.json', { with: { type: 'json' } })).default.version;
+print(`Through Miniflare ${miniflareVersion}, ${RUNS} runs each, node ${process.version}`, viaMiniflare.rows, true);
+console.log();
+print(`workerd alone (${workerdPath.split('/').slice(-3).join('/')}), ${RUNS} runs each`, alone.rows);
+if (JSON_OUT !== undefined) writeFileSync(JSON_OUT, JSON.stringify({ runs: RUNS, miniflare: viaMiniflare, workerd: alone }, null, 2));
