@@ -1,5 +1,5 @@
 /**
- * `botsig/express`: Express 5 origin middleware. Re-exports only.
+ * `botsig/express`: Express 4 and 5 origin middleware. Re-exports only.
  */
 export { botsig } from './adapters/express';
 export type { ExpressBotsigMiddleware, ExpressBotsigOptions } from './adapters/express';

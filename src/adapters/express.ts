@@ -1,5 +1,5 @@
 /**
- * Express 5 origin middleware: `app.use(botsig())` verifies each request once
+ * Express 4 and 5 origin middleware: `app.use(botsig())` verifies each request once
  * and puts the {@link VerificationResult} on `req.botsig`. Express is used for
  * its types only; the middleware speaks `node:http`.
  */
@@ -25,7 +25,7 @@ export type ExpressBotsigOptions = VerifierOptions | Verifier;
 export type ExpressBotsigMiddleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => Promise<void>;
 
 /**
- * Express 5 middleware for Web Bot Auth (SPEC 5.3; RFC 9421 §3.2): sets
+ * Express 4 and 5 middleware for Web Bot Auth (SPEC 5.3; RFC 9421 §3.2): sets
  * `req.botsig`; in `enforce` mode answers 400 / 403 / 429 with
  * `Accept-Signature` (SPEC 7), or what `policy` decides, instead of calling the
  * next handler. `@authority` and `@scheme` come from the connection (`Host`,
