@@ -75,8 +75,6 @@ function encodeChunk(bytes: Uint8Array, start: number, stop: number, alphabet: U
   return String.fromCharCode.apply(null, chars);
 }
 
-export type Base64Alphabet = 'base64' | 'base64url' | 'either';
-
 function newBytes(n: number): Uint8Array {
   return new Uint8Array(n);
 }

@@ -77,8 +77,3 @@ export function item(value: BareItem, params?: Parameters): Item {
 export function innerList(items: Item[], params?: Parameters): InnerList {
   return { kind: 'inner-list', items, params: params ?? new Map() };
 }
-
-/** The parameter `name`, or `undefined` when absent. */
-export function getParam(params: Parameters, name: string): BareItem | undefined {
-  return params.get(name);
-}

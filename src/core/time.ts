@@ -3,11 +3,6 @@ export type Clock = () => number;
 
 export const systemClock: Clock = () => Date.now();
 
-/** Whole seconds since the epoch for a clock reading. */
-export function epochSeconds(ms: number): number {
-  return Math.floor(ms / 1000);
-}
-
 /** Accepts a Date or integer seconds since the epoch; returns integer seconds. */
 export function toEpochSeconds(value: Date | number, what: string): number {
   const s = value instanceof Date ? Math.floor(value.getTime() / 1000) : value;

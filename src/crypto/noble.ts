@@ -70,12 +70,6 @@ export function nobleEd25519Signer(seed: Uint8Array, publicKey?: Uint8Array): (d
   return (data) => ed.sign(data, seed);
 }
 
-/** The public key (`x`) of an Ed25519 seed. */
-export function nobleEd25519PublicKey(seed: Uint8Array): Uint8Array {
-  wireSha512();
-  return ed.getPublicKey(seed);
-}
-
 /** A fresh Ed25519 key pair as a private JWK (`kty`, `crv`, `x`, `d`), from `crypto.getRandomValues`. */
 export function nobleGenerateEd25519Jwk(): Jwk {
   wireSha512();

@@ -200,11 +200,6 @@ export function joseAlgToHttpSig(alg: string): AlgorithmName | undefined {
   return typeof alg === 'string' ? JOSE_TO_HTTPSIG.get(alg) : undefined;
 }
 
-/** The JOSE `alg` name of an RFC 9421 algorithm (e.g. `PS512` for `rsa-pss-sha512`). */
-export function httpSigAlgToJose(alg: AlgorithmName): string {
-  return algorithmSpec(alg).jose;
-}
-
 /**
  * Reads a JWK `alg` member written either as an RFC 9421 name or as a JOSE name.
  * Returns `undefined` when the member is absent or names nothing botsig supports.

@@ -6,9 +6,6 @@
 /** HTTP Signature Algorithms registry (RFC 9421 §6.2.2) names that botsig can use. */
 export type AlgorithmName = 'ed25519' | 'ecdsa-p256-sha256' | 'ecdsa-p384-sha384' | 'rsa-pss-sha512' | 'rsa-v1_5-sha256';
 
-/** Every registry name, including the ones botsig recognises and refuses (HMAC). */
-export type RegisteredAlgorithmName = AlgorithmName | 'hmac-sha256';
-
 /**
  * A WebCrypto key, as far as botsig's signatures need to name one: the DOM library's
  * `CryptoKey` and Node's `webcrypto.CryptoKey` both fit. Declared structurally so that

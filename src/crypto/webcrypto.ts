@@ -25,22 +25,19 @@ export function getSubtle(): SubtleCrypto {
 
 // RFC 8037 §A.1 public key: a known-good point to probe Ed25519 support with.
 const PROBE_X = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';
-let ed25519Support: Promise<boolean> | undefined;
 
 /**
- * Whether `crypto.subtle` implements Ed25519 (probed once, then remembered). Asked only
- * after an Ed25519 import failed (to name the cause) and by `withNobleFallback()`.
+ * Whether `crypto.subtle` implements Ed25519: one import of a known-good public key.
+ * Asked only after an Ed25519 import failed (to name the cause) and when a key pair is
+ * generated through `botsig/noble`, so it is not remembered: key imports are cached.
  */
-export function webCryptoHasEd25519(): Promise<boolean> {
-  ed25519Support ??= (async () => {
-    try {
-      await getSubtle().importKey('jwk', { kty: 'OKP', crv: 'Ed25519', x: PROBE_X }, { name: 'Ed25519' }, false, ['verify']);
-      return true;
-    } catch {
-      return false;
-    }
-  })();
-  return ed25519Support;
+export async function webCryptoHasEd25519(): Promise<boolean> {
+  try {
+    await getSubtle().importKey('jwk', { kty: 'OKP', crv: 'Ed25519', x: PROBE_X }, { name: 'Ed25519' }, false, ['verify']);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Maps a WebCrypto failure during import to a BotsigError (never leaks key material). */
@@ -125,8 +122,3 @@ export const webCryptoProvider: CryptoProvider = /* @__PURE__ */ Object.freeze({
     return webCryptoSigner(key, alg);
   },
 });
-
-/** For tests: forget the Ed25519 probe result (or force it). */
-export function resetWebCryptoEd25519Probe(value?: boolean): void {
-  ed25519Support = value === undefined ? undefined : Promise.resolve(value);
-}

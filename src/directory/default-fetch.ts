@@ -32,11 +32,6 @@ export function setDefaultDirectoryFetch(factory: DefaultFetchFactory | undefine
   registry.installed = factory;
 }
 
-/** True when a platform factory (the Node guarded fetch) is installed. */
-export function hasDefaultDirectoryFetch(): boolean {
-  return registry.installed !== undefined;
-}
-
 /** The fetch a client without `options.fetch` uses. */
 export function defaultDirectoryFetch(context: DefaultFetchContext): FetchLike {
   const installed = registry.installed;

@@ -249,11 +249,6 @@ export function parseHttpDate(value: string | null | undefined): number | undefi
   return undefined;
 }
 
-/** Formats milliseconds since the epoch as an IMF-fixdate (RFC 9110 §5.6.7). */
-export function formatHttpDate(ms: number): string {
-  return new Date(ms).toUTCString();
-}
-
 // ---------------------------------------------------------------------------
 // Freshness (RFC 9111 §4.2)
 

@@ -57,20 +57,3 @@ export const NONCE_ENTRY_OVERHEAD_BYTES = 96;
 export const NONCE_SCOPE_OVERHEAD_BYTES = 256;
 /** Bytes a site costs while it holds nonces or a shed mark, beyond its characters. */
 export const NONCE_SITE_OVERHEAD_BYTES = 384;
-
-/** What a held nonce is counted as, in bytes. */
-export function nonceEntryBytes(nonce: string): number {
-  return NONCE_ENTRY_OVERHEAD_BYTES + nonce.length;
-}
-
-/**
- * Default `maxEntries` of the memory nonce store before capacity was counted in bytes.
- * @deprecated Use `capacityBytes` ({@link DEFAULT_NONCE_STORE_CAPACITY_BYTES}).
- */
-export const DEFAULT_NONCE_STORE_MAX_ENTRIES = 100_000;
-/**
- * The per-agent quota of botsig 0.1's stores. It refused honest heavy agents and no
- * longer exists: fairness is by site, under memory pressure only.
- * @deprecated No effect.
- */
-export const DEFAULT_NONCE_STORE_MAX_ENTRIES_PER_SCOPE = 10_000;

@@ -23,7 +23,6 @@ import {
   serializeParameters,
 } from '../../src/httpsig';
 import type { BareItem, Item } from '../../src/httpsig';
-import { getParam } from '../../src/core/sf-items';
 import { toPlain } from './sf-test-helpers';
 
 function parseError(fn: () => unknown): BotsigError {
@@ -213,8 +212,8 @@ describe('RFC 9651 §4.2.3.2/§4.2.2: parameters and dictionaries', () => {
     expect(serializeDictionary(d)).toBe('a=3;x, b=2');
     const i = parseItem('t;b=1;c=2;b=3');
     expect(serializeItem(i)).toBe('t;b=3;c=2');
-    expect(getParam(i.params, 'b')).toEqual({ type: 'integer', value: 3 });
-    expect(getParam(i.params, 'z')).toBeUndefined();
+    expect(i.params.get('b')).toEqual({ type: 'integer', value: 3 });
+    expect(i.params.get('z')).toBeUndefined();
   });
 
   it('a member without "=" is Boolean true with its parameters, and is written back that way', () => {

@@ -1,16 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateKeyPair, ALGORITHMS, jwkThumbprint } from '../../src/index';
 import type { AlgorithmName } from '../../src/index';
 import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
-import { resetWebCryptoEd25519Probe } from '../../src/crypto/webcrypto';
 import { enc, withoutWebCryptoEd25519 } from './helpers';
 import { expectCode } from '../helpers/errors';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi'];
 // Only RSA keys leave the algorithm open, so only they carry alg (as the RFC 9421 name, SPEC 2.1 rule 2).
 const NAMED = new Set<AlgorithmName>(['rsa-pss-sha512', 'rsa-v1_5-sha256']);
-
-afterEach(() => resetWebCryptoEd25519Probe());
 
 describe('generateKeyPair', () => {
   for (const alg of ALGORITHMS) {

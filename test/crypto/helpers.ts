@@ -58,10 +58,9 @@ const isEd25519Param = (algorithm: unknown): boolean =>
  * Runs `fn` in a runtime whose WebCrypto has no Ed25519, as browsers before Chrome 137,
  * Firefox 129 and Safari 17: `importKey`, `generateKey`, `sign` and `verify` refuse the
  * algorithm name with a `NotSupportedError`, as those browsers do; everything else is the real
- * WebCrypto. The Ed25519 probe is forgotten before and after.
+ * WebCrypto.
  */
 export async function withoutWebCryptoEd25519<T>(fn: () => Promise<T>): Promise<T> {
-  const { resetWebCryptoEd25519Probe } = await import('../../src/crypto/webcrypto');
   const subtle = globalThis.crypto.subtle;
   const refuse = () => Promise.reject(new DOMException('Unrecognized algorithm name', 'NotSupportedError'));
   const saved = { importKey: subtle.importKey, generateKey: subtle.generateKey, sign: subtle.sign, verify: subtle.verify };
@@ -77,12 +76,10 @@ export async function withoutWebCryptoEd25519<T>(fn: () => Promise<T>): Promise<
   patch('generateKey', 0);
   patch('sign', 0);
   patch('verify', 0);
-  resetWebCryptoEd25519Probe();
   try {
     return await fn();
   } finally {
     // The methods live on SubtleCrypto.prototype: removing the own properties restores them.
     for (const name of Object.keys(saved)) delete (subtle as unknown as Record<string, unknown>)[name];
-    resetWebCryptoEd25519Probe();
   }
 }

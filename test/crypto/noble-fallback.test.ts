@@ -3,14 +3,12 @@ import { isBotsigError, generateKeyPair, getCryptoProvider, setCryptoProvider, s
 import type { CryptoProvider } from '../../src/index';
 import { importSigningKey, importVerifyingKey } from '../../src/httpsig';
 import { nobleEd25519Provider, withNobleFallback } from '../../src/noble';
-import { clearKeyCache } from '../../src/crypto/keys/cache';
 import * as nobleEntry from '../../src/noble';
 import { enc, withoutWebCryptoEd25519 } from './helpers';
 import { expectCode } from '../helpers/errors';
 
 afterEach(() => {
   setCryptoProvider(webCryptoProvider);
-  clearKeyCache();
 });
 
 async function rejection(fn: () => Promise<unknown>): Promise<unknown> {

@@ -8,7 +8,6 @@ import { createContentDigest, generateKeyPair, parseSignatureAgent } from '../..
 import type { Jwk, SigningKey, SignatureAgentMember, SignatureAgentType } from '../../src/index';
 import { DIRECTORY_RESPONSE_TAG } from '../../src/directory';
 import { importSigningKey, signMessage } from '../../src/httpsig';
-import { formatHttpDate } from '../../src/directory/http-cache';
 
 export const DIRECTORY_TYPE = 'application/http-message-signatures-directory+json';
 export const WELL_KNOWN = '/.well-known/http-message-signatures-directory';
@@ -62,7 +61,7 @@ export function jwks(...keys: TestKey[]): string {
 export function send(res: ServerResponse, clock: TestClock, status: number, headers: Record<string, string>, body?: string | Uint8Array): void {
   res.sendDate = false;
   res.statusCode = status;
-  res.setHeader('date', formatHttpDate(clock.t));
+  res.setHeader('date', new Date(clock.t).toUTCString());
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.end(body);
 }

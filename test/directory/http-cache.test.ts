@@ -3,13 +3,15 @@ import { describe, expect, it } from 'vitest';
 import {
   computeFreshness,
   DELTA_SECONDS_MAX,
-  formatHttpDate,
   parseCacheControl,
   parseDeltaSeconds,
   parseHttpDate,
   parseRetryAfter,
   validatorHeaders,
 } from '../../src/directory/http-cache';
+
+/** An IMF-fixdate (RFC 9110 §5.6.7) for milliseconds since the epoch. */
+const formatHttpDate = (ms: number): string => new Date(ms).toUTCString();
 import type { FreshnessPolicy } from '../../src/directory/http-cache';
 
 const POLICY: FreshnessPolicy = { defaultTtlSeconds: 300, minTtlSeconds: 0, maxTtlSeconds: 86_400 };

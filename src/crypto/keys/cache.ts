@@ -61,12 +61,12 @@ export interface SigningKeyEntry {
  * so callers that share an entry hold the same key anyway and learn nothing from it.
  */
 class KeyCache {
-  byProvider = new WeakMap<CryptoProvider, ProviderCache>();
+  readonly byProvider = new WeakMap<CryptoProvider, ProviderCache>();
   /** Synchronous (noble) signers, by material. */
-  syncSign = new BoundedMap<string, ImportedSign>(KEY_CACHE_MAX_ENTRIES);
-  syncByJwk = new WeakMap<object, { snap: Snapshot; key: SigningKey }>();
-  verifyByCryptoKey = new WeakMap<CryptoKey, Promise<VerifyingKey>>();
-  signByCryptoKey = new WeakMap<CryptoKey, Promise<SigningKey>>();
+  readonly syncSign = new BoundedMap<string, ImportedSign>(KEY_CACHE_MAX_ENTRIES);
+  readonly syncByJwk = new WeakMap<object, { snap: Snapshot; key: SigningKey }>();
+  readonly verifyByCryptoKey = new WeakMap<CryptoKey, Promise<VerifyingKey>>();
+  readonly signByCryptoKey = new WeakMap<CryptoKey, Promise<SigningKey>>();
 
   forProvider(provider: CryptoProvider): ProviderCache {
     let cache = this.byProvider.get(provider);
@@ -80,14 +80,6 @@ class KeyCache {
       this.byProvider.set(provider, cache);
     }
     return cache;
-  }
-
-  clear(): void {
-    this.byProvider = new WeakMap();
-    this.syncSign = new BoundedMap(KEY_CACHE_MAX_ENTRIES);
-    this.syncByJwk = new WeakMap();
-    this.verifyByCryptoKey = new WeakMap();
-    this.signByCryptoKey = new WeakMap();
   }
 }
 
@@ -109,15 +101,4 @@ export function importedSigningKey(jwk: unknown, requested: AlgorithmName | unde
   const entry = keyCache.byProvider.get(getCryptoProvider())?.signByJwk.get(jwk);
   const key = entry?.resolved;
   return key !== undefined && sameSnapshot(entry!.snap, jwk as Jwk, requested) ? key : undefined;
-}
-
-/** Drops every cached import (all providers). Mostly for tests and key rotation drills. */
-export function clearKeyCache(): void {
-  keyCache.clear();
-}
-
-/** Entries in the cache of imported keys for `provider` (verify and sign). */
-export function keyCacheSize(provider: CryptoProvider = getCryptoProvider()): number {
-  const cache = keyCache.byProvider.get(provider);
-  return cache === undefined ? 0 : cache.verify.size + cache.sign.size;
 }
