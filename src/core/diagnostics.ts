@@ -61,6 +61,7 @@ export type DiagnosticCode =
   | 'key-import-failed'
   | 'key-unproven'
   | 'key-outside-validity'
+  /** No longer reported: inline keys are accepted only through delegation. Kept for callers that switch on it. */
   | 'inline-unverified'
   // Attribution of key material the verifier did not fetch itself (profile/verify/discovery.ts).
   | 'agent-unproven'

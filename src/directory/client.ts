@@ -140,8 +140,7 @@ export class DirectoryClient implements KeyDirectory {
    * elsewhere; `cimd` (an earlier draft's typed member) → the Signature Agent Card at the
    * URL (its `client_id` must be that URL; keys from `jwks` or a fetched
    * `jwks_uri`), inline `data:` → the keys whose certificate chain reaches a
-   * trust anchor (with `delegation`), or every key unverified with
-   * `allow.inlineUnverified`, else refused (SPEC 5.5 rule 5).
+   * trust anchor (with `delegation`), else refused (SPEC 5.5 rule 5).
    * `url` in the result is the agent identifier (the URL resolved, normalised, its query
    * dropped); each key carries its proof status
    * (SPEC 5.4, 5.5). Keys outside their `nbf`/`exp` window, or whose chain is

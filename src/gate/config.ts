@@ -36,8 +36,8 @@ export type GateKeySource = { readonly file: string; readonly key: string } | { 
 /** The `directory` section: `DirectoryClient` options that can be written in JSON. */
 export interface GateDirectoryConfig {
   readonly limits?: Readonly<Record<string, number>>;
-  /** As `DirectoryClient`'s `allow`, but `inlineUnverified` (tests only). */
-  readonly allow?: Omit<DirectoryClientAllow, 'inlineUnverified'>;
+  /** As `DirectoryClient`'s `allow`. */
+  readonly allow?: DirectoryClientAllow;
   readonly requireProof?: boolean;
   readonly defaultTtlSeconds?: number;
   readonly minTtlSeconds?: number;

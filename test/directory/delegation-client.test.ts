@@ -387,17 +387,24 @@ describe('inline data: directories (SPEC 5.5 rule 5, SPEC 2.3)', () => {
     }
   });
 
-  it('without delegation configured inline directories stay refused; with inlineUnverified chainless keys are accepted unverified beside delegated ones', async () => {
+  it('without delegation configured inline directories stay refused; with it, a chainless key beside a delegated one is left out', async () => {
     await expect(client().resolve(member(dataUrl(withX5c(pki.key, pki.leaf, pki.inter))))).rejects.toMatchObject({ code: 'ERR_DELEGATION_INVALID' });
     const plain = await agentKey('ed25519');
-    const r = await client({ delegation: delegation(), allow: { http: true, loopback: true, inlineUnverified: true } }).resolve(
-      member(dataUrl(withX5c(pki.key, pki.leaf, pki.inter), plain.publicJwk)),
-    );
-    expect(r.keys.map((k) => [k.proof, k.agent])).toEqual([
-      ['delegated', 'https://sub.example.com/'],
-      ['unsigned', plain.thumbprint],
-    ]);
-    expect(codes(r.diagnostics)).toContain('inline-unverified');
+    const r = await client({ delegation: delegation() }).resolve(member(dataUrl(withX5c(pki.key, pki.leaf, pki.inter), plain.publicJwk)));
+    expect(r.keys.map((k) => [k.proof, k.agent])).toEqual([['delegated', 'https://sub.example.com/']]);
+    expect(r.diagnostics).toContainEqual(expect.objectContaining({ code: 'delegation-no-chain', at: 'keys[1]' }));
+    // Only chainless keys: refused, with the reason.
+    await expect(client({ delegation: delegation() }).resolve(member(dataUrl(plain.publicJwk)))).rejects.toMatchObject({
+      code: 'ERR_DELEGATION_INVALID',
+      message: expect.stringMatching(/no certificate chain/),
+    });
+  });
+
+  it('an inline key past its own exp is left out, as a fetched one is, though its chain is valid', async () => {
+    const expired = { ...withX5c(pki.key, pki.leaf, pki.inter), exp: Math.floor(clock.t / 1000) - 3600 };
+    const r = await client({ delegation: delegation() }).resolve(member(dataUrl(expired)));
+    expect(r.keys).toEqual([]);
+    expect(codes(r.diagnostics)).toContain('key-outside-validity');
   });
 
   it('requireProof keeps delegated inline keys (the chain is their proof)', async () => {

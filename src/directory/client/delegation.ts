@@ -10,9 +10,8 @@
  * Inline `data:` directories (SPEC 2.3, 5.5 rule 5): a `Signature-Agent` value
  * that carries its keys instead of naming a URL. Nothing vouches for such keys
  * but a certificate chain to a trust anchor, so each key is accepted through
- * delegation (and identified by the subject its chain vouches for), or, with
- * `allow.inlineUnverified` (tests only), unverified and identified by its
- * thumbprint; otherwise the directory is refused.
+ * delegation (and identified by the subject its chain vouches for) or left out;
+ * without delegation configured the directory is refused.
  */
 import { BoundedMap } from '../../core/bounded-map';
 import { parseDataUrl } from '../../core/data-url';
@@ -212,7 +211,7 @@ export class InlineDirectories {
     if (member.type !== 'directory') {
       return Promise.reject(fail('ERR_URL_INVALID', 'a data: value is allowed only with type=directory (SPEC 2.3)'));
     }
-    if (this.s.delegation === undefined && !this.s.inlineUnverified) {
+    if (this.s.delegation === undefined) {
       return Promise.reject(
         new BotsigError(
           'ERR_DELEGATION_INVALID',
@@ -264,16 +263,12 @@ export class InlineDirectories {
     if (body.length > this.s.maxBytes) throw fail('ERR_DIRECTORY_TOO_LARGE', `the inline directory exceeds ${this.s.maxBytes} bytes`);
     const parsed = parseDirectorySync(body, { source: 'inline', maxKeys: this.s.maxKeys });
     const diagnostics: Diagnostic[] = [...parsed.diagnostics];
-    const delegation = this.s.delegation;
-    // Unverified inline keys (tests only) never pass requireProof or requireDelegation.
-    const unverifiedOk = this.s.inlineUnverified && !this.s.requireProof && !this.s.requireDelegation;
     const keys: DirectoryClientKey[] = [];
     let refusal: { error: BotsigError; transient: boolean; count: number } | undefined;
-    let unverified = 0;
     const budget = new Set<string>();
     for (const dk of parsed.keys) {
       const at = `keys[${dk.index}]`;
-      const outcome = delegation !== undefined && hasCertificateChain(dk.jwk) ? await delegateKey(this.ctx, dk.jwk, budget) : undefined;
+      const outcome = hasCertificateChain(dk.jwk) ? await delegateKey(this.ctx, dk.jwk, budget) : undefined;
       let key: VerifyingKey;
       try {
         key = await importVerifyingKey(dk.jwk, dk.alg === undefined ? undefined : { alg: dk.alg });
@@ -294,49 +289,20 @@ export class InlineDirectories {
         keys.push(Object.freeze({ thumbprint: key.thumbprint, key, proof: 'delegated' as const, agent: d.subject, chain: d.chain, delegation: d, nbf, exp }));
         continue;
       }
-      const reason = outcome === undefined ? (delegation === undefined ? undefined : 'no-chain') : outcome.reason;
-      const message = outcome === undefined ? 'the inline key carries no certificate chain (x5c or x5u); SPEC 5.5 rule 5 requires one' : outcome.error.message;
-      if (reason !== undefined) {
-        const error = outcome !== undefined && !outcome.ok ? outcome.error : new BotsigError('ERR_DELEGATION_INVALID', message);
-        const transient = outcome !== undefined && !outcome.ok && TRANSIENT_DELEGATION_FAILURES.has(outcome.reason);
-        if (refusal === undefined) refusal = { error, transient, count: 1 };
-        else {
-          refusal.count++;
-          refusal.transient ||= transient;
-        }
+      const failed = outcome !== undefined && !outcome.ok ? outcome : undefined;
+      const error =
+        failed?.error ?? new BotsigError('ERR_DELEGATION_INVALID', 'the inline key carries no certificate chain (x5c or x5u); SPEC 5.5 rule 5 requires one');
+      const transient = failed !== undefined && TRANSIENT_DELEGATION_FAILURES.has(failed.reason);
+      if (refusal === undefined) refusal = { error, transient, count: 1 };
+      else {
+        refusal.count++;
+        refusal.transient ||= transient;
       }
-      if (!unverifiedOk) {
-        if (this.s.inlineUnverified && this.s.requireProof) {
-          diagnostics.push({ level: 'error', code: 'key-unproven', message: 'inline keys carry no response signature; left out (requireProof)', at });
-        } else {
-          diagnostics.push({ level: 'error', code: `delegation-${reason ?? 'no-chain'}`, message: `${message}; left out (SPEC 5.5 rule 5)`, at });
-        }
-        continue;
-      }
-      if (reason !== undefined)
-        diagnostics.push({ level: 'warning', code: `delegation-${reason}`, message: `${message}; accepted unverified (allow.inlineUnverified)`, at });
-      unverified++;
-      keys.push(
-        Object.freeze({
-          thumbprint: key.thumbprint,
-          key,
-          proof: 'unsigned' as const,
-          agent: key.thumbprint,
-          ...(dk.nbf === undefined ? {} : { nbf: dk.nbf }),
-          ...(dk.exp === undefined ? {} : { exp: dk.exp }),
-        }),
-      );
+      diagnostics.push({ level: 'error', code: `delegation-${failed?.reason ?? 'no-chain'}`, message: `${error.message}; left out (SPEC 5.5 rule 5)`, at });
     }
-    if (keys.length === 0 && refusal !== undefined && !this.s.inlineUnverified) {
+    if (keys.length === 0 && refusal !== undefined) {
       const more = refusal.count > 1 ? ` (and ${refusal.count - 1} more inline key(s) refused)` : '';
       return { error: new BotsigError('ERR_DELEGATION_INVALID', `${refusal.error.message}${more}`, { cause: refusal.error }), transient: refusal.transient };
-    }
-    if (unverified > 0) {
-      diagnostics.push({
-        level: 'warning',
-        code: 'inline-unverified',
-        message: 'inline keys accepted without a certificate chain (allow.inlineUnverified); each is identified by its thumbprint',
-      });
     }
     return {
       resolution: Object.freeze({

@@ -73,12 +73,6 @@ export interface DirectoryClientAllow {
    * (with `loopback`) and `hosts` may use any port.
    */
   readonly ports?: readonly number[];
-  /**
-   * Accept the keys of an inline `data:` directory without the certificate chain
-   * SPEC 5.5 rule 5 requires (tests only). Default false: inline keys are refused
-   * unless `delegation` is configured and their chain reaches a trust anchor.
-   */
-  readonly inlineUnverified?: boolean;
 }
 
 /** Options of {@link DirectoryClient}; validated once by the constructor. */
@@ -170,7 +164,7 @@ export const LIMIT_NAMES: readonly (keyof DirectoryClientLimits)[] = [
   'hostFailureThreshold',
   'maxHosts',
 ];
-const ALLOW_NAMES: readonly (keyof DirectoryClientAllow)[] = ['http', 'loopback', 'privateNetworks', 'hosts', 'ports', 'inlineUnverified'];
+const ALLOW_NAMES: readonly (keyof DirectoryClientAllow)[] = ['http', 'loopback', 'privateNetworks', 'hosts', 'ports'];
 
 /**
  * @throws TypeError when `options` (or its `limits` / `allow`) is not an object or
@@ -217,7 +211,6 @@ export interface Settings {
   readonly hosts: ReadonlySet<string>;
   readonly ports: ReadonlySet<number>;
   readonly outbound: OutboundSettings;
-  readonly inlineUnverified: boolean;
   readonly requireProof: boolean;
   readonly delegation: CertificateDelegation | undefined;
   readonly requireDelegation: boolean;
@@ -333,7 +326,6 @@ export function settingsFrom(options: DirectoryClientOptions): Settings {
       maxBackoffMs: seconds(options.negativeTtlSeconds, 'negativeTtlSeconds', d.negativeTtlSeconds, NEGATIVE_TTL_CAP_SECONDS) * 1000,
       maxHosts: positiveInt(limits.maxHosts, 'limits.maxHosts', OUTBOUND_DEFAULTS.maxHosts, 10_000_000),
     },
-    inlineUnverified: flag(allow.inlineUnverified, 'allow.inlineUnverified'),
     requireProof: flag(options.requireProof, 'requireProof'),
     delegation,
     requireDelegation,
