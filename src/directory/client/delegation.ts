@@ -17,15 +17,13 @@ import { BoundedMap } from '../../core/bounded-map';
 import { parseDataUrl } from '../../core/data-url';
 import type { Diagnostic } from '../../core/diagnostics';
 import { BotsigError, isBotsigError } from '../../core/errors';
-import { tryParseUrl } from '../../core/url';
 import { importVerifyingKey } from '../../crypto/keys/verifying';
 import type { Jwk, VerifyingKey } from '../../crypto/types';
 import type { SignatureAgentMember } from '../../profile/signature-agent/types';
 import type { CertificateFetcher, DelegationFailureReason, DelegationOutcome } from '../delegation/types';
 import { parseDirectorySync } from '../document/parse';
 import { computeFreshness } from '../http-cache';
-import type { Release } from '../outbound';
-import { admit, cancel, checkUrl, fail, fetchWithin, pickHeaders, readCapped, resolveLocation, sameSite, startDeadline, toBotsigError } from './fetch';
+import { fail, guardedGet, pickHeaders, readCapped, Refusal } from './fetch';
 import type { Settings } from './options';
 import { proofSummary } from './state';
 import type { ClientContext, DirectoryClientKey, DirectoryClientResolution, FetchContext, InlineBuilt } from './types';
@@ -84,55 +82,19 @@ export class CertificateCache {
  */
 async function downloadCertificate(ctx: FetchContext, url: string, purpose: 'aia' | 'x5u'): Promise<{ bytes: Uint8Array; freshUntilMs: number }> {
   const s = ctx.s;
-  const allowHttp = purpose === 'aia' || s.allowHttp;
-  checkUrl(s, url, allowHttp);
-  const fetchFn = ctx.fetcher();
-  const deadline = startDeadline(s.timeoutMs, 'the certificate resource');
-  let admission: { readonly host: string; readonly release: Release };
-  try {
-    admission = await admit(ctx, url, deadline.signal);
-  } catch (error) {
-    deadline.end();
-    throw error;
-  }
   const headers: Record<string, string> = { accept: CERTIFICATE_ACCEPT[purpose] };
   if (s.userAgent !== undefined) headers['user-agent'] = s.userAgent;
-  let current = url;
-  let response: Response | undefined;
-  try {
-    const requestedAtMs = s.now();
-    for (let hop = 0; ; hop++) {
-      checkUrl(s, current, allowHttp);
-      response = await fetchWithin(fetchFn, current, headers, deadline);
-      const status = response.status;
-      if (status === 200) break;
-      cancel(response);
-      if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
-        const location = response.headers.get('location');
-        const next = location === null || hop >= s.maxRedirects ? undefined : tryParseUrl(resolveLocation(location, current));
-        if (next === undefined || !sameSite(new URL(current), next)) {
-          throw fail('ERR_DIRECTORY_FETCH', `the certificate resource answered with a redirect (HTTP ${status}), which is not followed`);
-        }
-        current = next.href;
-        continue;
-      }
-      throw fail('ERR_DIRECTORY_FETCH', `the certificate resource answered with HTTP status ${status}`);
-    }
+  const request = { what: 'the certificate resource', headers, allowHttp: purpose === 'aia' || s.allowHttp, maxRedirects: s.maxRedirects, revalidating: false };
+  const answer = await guardedGet(ctx, url, request, async ({ response, requestedAtMs, host, deadline }) => {
     const bytes = await readCapped(response, s.maxBytes, deadline.aborted);
     const fetchedAtMs = s.now();
     const policy = { defaultTtlSeconds: s.defaultTtlSeconds, minTtlSeconds: s.minTtlSeconds, maxTtlSeconds: s.maxTtlSeconds };
     const freshness = computeFreshness(pickHeaders(response.headers), requestedAtMs, fetchedAtMs, policy);
-    ctx.outbound.report(admission.host, true);
+    ctx.outbound.report(host, true);
     return { bytes, freshUntilMs: freshness.storable ? freshness.freshUntilMs : fetchedAtMs };
-  } catch (error) {
-    if (response !== undefined) cancel(response);
-    ctx.outbound.report(admission.host, false);
-    if (deadline.expired(error)) throw deadline.error;
-    throw toBotsigError(error, 'the certificate resource could not be fetched');
-  } finally {
-    deadline.end();
-    admission.release();
-  }
+  });
+  if (answer instanceof Refusal) throw answer.error;
+  return answer;
 }
 
 // ---------------------------------------------------------------------------

@@ -13,8 +13,8 @@
  * hops, never https → http), `200` (or `304` when revalidating) only, the body read
  * up to `maxBytes` after content decoding, and one wall-clock deadline over the
  * whole exchange; every fetch is admitted by the outbound limiter first and reports
- * to it how it ended. The certificate fetches (delegation.ts) use the same
- * primitives. Failures are the typed errors of {@link fail}.
+ * to it how it ended ({@link guardedGet}, which the certificate fetches of
+ * delegation.ts use too). Failures are the typed errors of {@link fail}.
  */
 import { BotsigError, isBotsigError } from '../../core/errors';
 import { isHostAllowed } from '../../core/ip';
@@ -39,7 +39,7 @@ export function fail(
   message: string,
   cause?: unknown,
 ): BotsigError {
-  return new BotsigError(code, message, cause === undefined ? undefined : { cause });
+  return new BotsigError(code, message, { cause });
 }
 
 /** `error` when it is already a BotsigError, else `ERR_DIRECTORY_FETCH` with `fallback` as the message. */
@@ -158,92 +158,150 @@ export async function fetchEntry(
   maxBytes: number = ctx.s.maxBytes,
 ): Promise<FetchResult> {
   const s = ctx.s;
-  const fetchFn = ctx.fetcher();
-  const deadline = startDeadline(s.timeoutMs, 'the directory');
-  let admission: { readonly host: string; readonly release: Release };
-  try {
-    checkUrl(s, target);
-    admission = await admit(ctx, target, deadline.signal);
-  } catch (error) {
-    deadline.end();
-    return { ok: false, error: toBotsigError(error, 'the directory could not be fetched') };
-  }
   const headers: Record<string, string> = {
     accept: kind === 'directory' ? DIRECTORY_ACCEPT : kind === 'jwks_uri' ? JWKS_ACCEPT : kind === 'cimd' ? CIMD_ACCEPT : REGISTRY_ACCEPT,
   };
   if (s.userAgent !== undefined) headers['user-agent'] = s.userAgent;
   if (stored !== undefined) Object.assign(headers, validatorHeaders(stored.headers));
+  const request = {
+    what: 'the directory',
+    headers,
+    allowHttp: s.allowHttp,
+    maxRedirects: kind === 'cimd' ? 0 : s.maxRedirects,
+    revalidating: stored !== undefined,
+  };
+  try {
+    const answer = await guardedGet(ctx, target, request, async ({ response, url, requestedAtMs, deadline }): Promise<FetchResult> => {
+      const fetchedAtMs = s.now();
+      const received = pickHeaders(response.headers);
+      const policy = { defaultTtlSeconds: s.defaultTtlSeconds, minTtlSeconds: s.minTtlSeconds, maxTtlSeconds: s.maxTtlSeconds };
+      // A 304 ends the GET only when revalidating, i.e. with a stored entry.
+      const revalidated = response.status === 304 ? stored : undefined;
+      if (revalidated !== undefined) {
+        cancel(response);
+        // RFC 9111 §4.3.4: the stored response, with the fields the 304 carries.
+        const merged = { ...revalidated.headers, ...received };
+        const freshness = computeFreshness(merged, requestedAtMs, fetchedAtMs, policy);
+        const entry: DirectoryCacheEntry = { ...revalidated, headers: merged, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
+        return { ok: true, entry, storable: freshness.storable };
+      }
+      const contentType = received['content-type'];
+      if (!acceptableContentType(kind, contentType)) {
+        throw fail(
+          'ERR_DIRECTORY_INVALID',
+          kind === 'cimd'
+            ? 'the Signature Agent Card is not served as JSON'
+            : 'the directory is not served as application/http-message-signatures-directory+json or JSON',
+        );
+      }
+      const bytes = await readCapped(response, maxBytes, deadline.aborted);
+      let body: string;
+      try {
+        body = utf8Decoder.decode(bytes);
+      } catch (error) {
+        throw fail('ERR_DIRECTORY_INVALID', 'the response body is not UTF-8', error);
+      }
+      const freshness = computeFreshness(received, requestedAtMs, fetchedAtMs, policy);
+      const entry: DirectoryCacheEntry = { v: 1, url, body, headers: received, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
+      return { ok: true, entry, storable: freshness.storable };
+    });
+    if (answer instanceof Refusal) {
+      return answer.retryAfterMs === undefined ? { ok: false, error: answer.error } : { ok: false, error: answer.error, retryAfterMs: answer.retryAfterMs };
+    }
+    return answer;
+  } catch (error) {
+    return { ok: false, error: toBotsigError(error, 'the directory could not be fetched') };
+  }
+}
 
-  let url = target;
+/** What a guarded GET asks for. */
+export interface GuardedRequest {
+  /** What is fetched, for messages: `the directory`, `the certificate resource`. */
+  readonly what: string;
+  readonly headers: Record<string, string>;
+  /** Whether `http:` URLs pass the guard (the client's `allow.http`, or an AIA URI). */
+  readonly allowHttp: boolean;
+  readonly maxRedirects: number;
+  /** Conditional (validators in `headers`): a 304 is an answer. */
+  readonly revalidating: boolean;
+}
+
+/** Where a guarded GET ended: a 200 (or a 304 when revalidating), still within its deadline. */
+export interface GuardedAnswer {
+  readonly response: Response;
+  /** The URL that answered, after redirects. */
+  readonly url: string;
+  readonly requestedAtMs: number;
+  /** The outbound limiter's key for the host. */
+  readonly host: string;
+  readonly deadline: Deadline;
+}
+
+/** The server answered with another status: not followed, not read (with its `Retry-After`, if any). */
+export class Refusal {
+  constructor(
+    readonly error: BotsigError,
+    readonly retryAfterMs: number | undefined,
+  ) {}
+}
+
+/**
+ * One GET through the guards: the URL guard (again at every hop), admission by the
+ * outbound limiter, one deadline, redirects followed up to `maxRedirects` and only to
+ * the same site. `read` handles the answer while the admission and the deadline hold.
+ * Any other status is a {@link Refusal}. Anything that fails after admission is
+ * reported to the outbound limiter; failures are BotsigErrors (the deadline's own error
+ * when it expired).
+ */
+export async function guardedGet<T>(
+  ctx: FetchContext,
+  url: string,
+  request: GuardedRequest,
+  read: (answer: GuardedAnswer) => Promise<T>,
+): Promise<T | Refusal> {
+  const s = ctx.s;
+  const { what, allowHttp } = request;
+  const fetchFn = ctx.fetcher();
+  const deadline = startDeadline(s.timeoutMs, what);
+  let admission: { readonly host: string; readonly release: Release };
+  try {
+    checkUrl(s, url, allowHttp);
+    admission = await admit(ctx, url, deadline.signal);
+  } catch (error) {
+    deadline.end();
+    throw toBotsigError(error, `${what} could not be fetched`);
+  }
+  let current = url;
   let response: Response | undefined;
   try {
     const requestedAtMs = s.now();
     for (let hop = 0; ; hop++) {
-      checkUrl(s, url);
-      response = await fetchWithin(fetchFn, url, headers, deadline);
+      checkUrl(s, current, allowHttp);
+      response = await fetchWithin(fetchFn, current, request.headers, deadline);
       const status = response.status;
-      if (status === 200) break;
-      if (status === 304 && stored !== undefined) break;
+      if (status === 200 || (status === 304 && request.revalidating)) break;
+      cancel(response);
       if (response.type === 'opaqueredirect' || (status >= 300 && status < 400 && status !== 304)) {
         const location = response.headers.get('location');
-        cancel(response);
-        if (hop >= (kind === 'cimd' ? 0 : s.maxRedirects) || location === null) {
-          throw fail('ERR_DIRECTORY_FETCH', `the directory answered with a redirect (HTTP ${status}), which is not followed`);
+        if (hop >= request.maxRedirects || location === null) {
+          throw fail('ERR_DIRECTORY_FETCH', `${what} answered with a redirect (HTTP ${status}), which is not followed`);
         }
-        const next = tryParseUrl(resolveLocation(location, url));
-        const current = new URL(url);
-        if (next === undefined || !sameSite(current, next)) {
-          throw fail('ERR_DIRECTORY_FETCH', 'the directory redirected to another site, which is not followed');
-        }
-        url = next.href;
+        const next = tryParseUrl(resolveLocation(location, current));
+        if (next === undefined || !sameSite(new URL(current), next))
+          throw fail('ERR_DIRECTORY_FETCH', `${what} redirected to another site, which is not followed`);
+        current = next.href;
         continue;
       }
-      cancel(response);
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), s.now(), response.headers.get('date'));
-      const error = fail('ERR_DIRECTORY_FETCH', `the directory answered with HTTP status ${status}`);
       ctx.outbound.report(admission.host, false);
-      return retryAfterMs === undefined ? { ok: false, error } : { ok: false, error, retryAfterMs };
+      return new Refusal(fail('ERR_DIRECTORY_FETCH', `${what} answered with HTTP status ${status}`), retryAfterMs);
     }
-    const fetchedAtMs = s.now();
-    const received = pickHeaders(response.headers);
-    const policy = { defaultTtlSeconds: s.defaultTtlSeconds, minTtlSeconds: s.minTtlSeconds, maxTtlSeconds: s.maxTtlSeconds };
-
-    // The loop above stops at a 304 only when revalidating, i.e. with a stored entry.
-    const revalidated = response.status === 304 ? stored : undefined;
-    if (revalidated !== undefined) {
-      cancel(response);
-      // RFC 9111 §4.3.4: the stored response, with the fields the 304 carries.
-      const merged = { ...revalidated.headers, ...received };
-      const freshness = computeFreshness(merged, requestedAtMs, fetchedAtMs, policy);
-      const entry: DirectoryCacheEntry = { ...revalidated, headers: merged, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
-      return { ok: true, entry, storable: freshness.storable };
-    }
-
-    const contentType = received['content-type'];
-    if (!acceptableContentType(kind, contentType)) {
-      cancel(response);
-      throw fail(
-        'ERR_DIRECTORY_INVALID',
-        kind === 'cimd'
-          ? 'the Signature Agent Card is not served as JSON'
-          : 'the directory is not served as application/http-message-signatures-directory+json or JSON',
-      );
-    }
-    const bytes = await readCapped(response, maxBytes, deadline.aborted);
-    let body: string;
-    try {
-      body = utf8Decoder.decode(bytes);
-    } catch (error) {
-      throw fail('ERR_DIRECTORY_INVALID', 'the response body is not UTF-8', error);
-    }
-    const freshness = computeFreshness(received, requestedAtMs, fetchedAtMs, policy);
-    const entry: DirectoryCacheEntry = { v: 1, url, body, headers: received, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
-    return { ok: true, entry, storable: freshness.storable };
+    return await read({ response, url: current, requestedAtMs, host: admission.host, deadline });
   } catch (error) {
     if (response !== undefined) cancel(response);
     ctx.outbound.report(admission.host, false);
-    if (deadline.expired(error)) return { ok: false, error: deadline.error };
-    return { ok: false, error: toBotsigError(error, 'the directory could not be fetched') };
+    if (deadline.expired(error)) throw deadline.error;
+    throw toBotsigError(error, `${what} could not be fetched`);
   } finally {
     deadline.end();
     admission.release();
@@ -298,7 +356,7 @@ export function sameSite(from: URL, to: URL): boolean {
  * aborts the fetch and also rejects `aborted`, which each step races, for fetch
  * implementations that ignore the signal.
  */
-interface Deadline {
+export interface Deadline {
   readonly signal: AbortSignal;
   readonly aborted: Promise<never>;
   readonly error: BotsigError;
