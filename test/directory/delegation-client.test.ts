@@ -11,7 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySignatureHeaders, signRequest, verifyRequest, MemoryNonceStore } from '../../src/index';
+import { applySignatureHeaders, getCryptoProvider, setCryptoProvider, signRequest, verifyRequest, MemoryNonceStore } from '../../src/index';
 import type { Jwk } from '../../src/index';
 import { DirectoryClient, certificateDelegation, createDirectoryHandler } from '../../src/directory';
 import type { CertificateDelegation, DirectoryClientKey, DirectoryClientOptions, FetchLike } from '../../src/directory';
@@ -21,6 +21,7 @@ import { agentKey, days, intermediateCa, leafFor, mint, pemBundle, privateKeyPem
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
 import { DIRECTORY_TYPE, member, send, TestClock, WELL_KNOWN } from './client-fixtures';
 import { diagnosticCodes as codes } from '../helpers/errors';
+import { countingProvider } from '../crypto/helpers';
 
 // ---------------------------------------------------------------------------
 // Network guard and servers
@@ -398,6 +399,23 @@ describe('inline data: directories (SPEC 5.5 rule 5, SPEC 2.3)', () => {
       code: 'ERR_DELEGATION_INVALID',
       message: expect.stringMatching(/no certificate chain/),
     });
+  });
+
+  it("a key nothing vouches for is left out before any key import (a stranger's header costs no key work)", async () => {
+    const [plain, other] = [await agentKey('ed25519'), await agentKey('ed25519')];
+    const original = getCryptoProvider();
+    const provider = countingProvider(original);
+    setCryptoProvider(provider);
+    try {
+      const c = client({ delegation: delegation() });
+      await expect(c.resolve(member(dataUrl(plain.publicJwk, other.publicJwk)))).rejects.toMatchObject({
+        code: 'ERR_DELEGATION_INVALID',
+        message: expect.stringMatching(/and 1 more inline key\(s\) refused/),
+      });
+      expect(provider.imports.verify).toBe(0);
+    } finally {
+      setCryptoProvider(original);
+    }
   });
 
   it('an inline key past its own exp is left out, as a fetched one is, though its chain is valid', async () => {

@@ -231,6 +231,20 @@ export class InlineDirectories {
     for (const dk of parsed.keys) {
       const at = `keys[${dk.index}]`;
       const outcome = hasCertificateChain(dk.jwk) ? await delegateKey(this.ctx, dk.jwk, budget) : undefined;
+      if (outcome?.ok !== true) {
+        // Left out before any import: a key nothing vouches for costs no key work.
+        const failed = outcome?.ok === false ? outcome : undefined;
+        const error =
+          failed?.error ?? new BotsigError('ERR_DELEGATION_INVALID', 'the inline key carries no certificate chain (x5c or x5u); SPEC 5.5 rule 5 requires one');
+        const transient = failed !== undefined && TRANSIENT_DELEGATION_FAILURES.has(failed.reason);
+        if (refusal === undefined) refusal = { error, transient, count: 1 };
+        else {
+          refusal.count++;
+          refusal.transient ||= transient;
+        }
+        diagnostics.push({ level: 'error', code: `delegation-${failed?.reason ?? 'no-chain'}`, message: `${error.message}; left out (SPEC 5.5 rule 5)`, at });
+        continue;
+      }
       let key: VerifyingKey;
       try {
         key = await importVerifyingKey(dk.jwk, dk.alg === undefined ? undefined : { alg: dk.alg });
@@ -243,24 +257,11 @@ export class InlineDirectories {
         });
         continue;
       }
-      if (outcome?.ok === true) {
-        const d = outcome.delegation;
-        // The chain bounds the key's life: its validity narrows nbf/exp.
-        const nbf = dk.nbf === undefined ? d.notBefore : Math.max(dk.nbf, d.notBefore);
-        const exp = dk.exp === undefined ? d.notAfter : Math.min(dk.exp, d.notAfter);
-        keys.push(Object.freeze({ thumbprint: key.thumbprint, key, proof: 'delegated' as const, agent: d.subject, chain: d.chain, delegation: d, nbf, exp }));
-        continue;
-      }
-      const failed = outcome !== undefined && !outcome.ok ? outcome : undefined;
-      const error =
-        failed?.error ?? new BotsigError('ERR_DELEGATION_INVALID', 'the inline key carries no certificate chain (x5c or x5u); SPEC 5.5 rule 5 requires one');
-      const transient = failed !== undefined && TRANSIENT_DELEGATION_FAILURES.has(failed.reason);
-      if (refusal === undefined) refusal = { error, transient, count: 1 };
-      else {
-        refusal.count++;
-        refusal.transient ||= transient;
-      }
-      diagnostics.push({ level: 'error', code: `delegation-${failed?.reason ?? 'no-chain'}`, message: `${error.message}; left out (SPEC 5.5 rule 5)`, at });
+      const d = outcome.delegation;
+      // The chain bounds the key's life: its validity narrows nbf/exp.
+      const nbf = dk.nbf === undefined ? d.notBefore : Math.max(dk.nbf, d.notBefore);
+      const exp = dk.exp === undefined ? d.notAfter : Math.min(dk.exp, d.notAfter);
+      keys.push(Object.freeze({ thumbprint: key.thumbprint, key, proof: 'delegated' as const, agent: d.subject, chain: d.chain, delegation: d, nbf, exp }));
     }
     if (keys.length === 0 && refusal !== undefined) {
       const more = refusal.count > 1 ? ` (and ${refusal.count - 1} more inline key(s) refused)` : '';
