@@ -271,6 +271,7 @@ describe('the common request signs without the rarer steps (sign/extended.ts)', 
       ['an agent whose last label is a number, with a port', { signatureAgent: 'https://a.1:8443' }],
       ['an agent whose last label is hex', { signatureAgent: 'https://a.0x1f' }],
       ['a number host', { signatureAgent: 'https://123' }],
+      ['an agent with an IDNA label', { signatureAgent: 'https://xn--bcher-kva.example' }],
       ['a port out of range', { signatureAgent: 'https://agent.example:65536' }],
       ['an upper-case agent', { signatureAgent: 'https://Agent.example' }],
       ['an agent with a path', { signatureAgent: 'https://agent.example/keys' }],
@@ -282,6 +283,17 @@ describe('the common request signs without the rarer steps (sign/extended.ts)', 
       expect(signWithKey({ url: 'https://example.com/' }, { key: k, ...fixed, ...extra }, k, undefined), what).toBeUndefined();
     }
     expect(signWithKey({ url: 'https://example.com/' }, { key: k, ...fixed }, k, 'sha-256=:AAAA:'), 'a Content-Digest').toBeUndefined();
+  });
+
+  it('an agent host with an "xn--" label is checked as a URL: invalid Punycode is refused, valid IDNA is sent (fast-check found the first)', async () => {
+    const jwk = (await keyPair()).privateJwk;
+    const request = { url: 'https://example.com/' };
+    for (const agent of ['https://xn--0.example', 'https://a.xn--0', 'https://xn--0.example/']) {
+      await expectCode(signRequest(request, { key: jwk, signatureAgent: agent }), 'ERR_SIGNATURE_AGENT_INVALID', agent);
+      await expectCode(() => signRequestSync(request, { key: jwk, signatureAgent: agent }), 'ERR_SIGNATURE_AGENT_INVALID', agent);
+    }
+    const headers = await signRequest(request, { key: jwk, signatureAgent: 'https://xn--bcher-kva.example' });
+    expect(headers['signature-agent']).toBe('sig1="https://xn--bcher-kva.example/.well-known/http-message-signatures-directory"');
   });
 
   it('a URL without an authority: ERR_MESSAGE_INVALID from both signers (was a TypeError from reading an absent module)', async () => {

@@ -218,9 +218,11 @@ export function prepare(
   };
 }
 
-// An http(s) origin with a plain lowercase host name (no IDNA, no IP literal, no
-// userinfo) and an optional port (group 1), then nothing, "/" or the well-known path:
-// an agent `signatureAgentUrl` accepts and sends as that origin's well-known directory URL.
+// An http(s) origin with a plain lowercase host name (no IP literal, no userinfo) and an
+// optional port (group 1), then nothing, "/" or the well-known path: an agent
+// `signatureAgentUrl` accepts and sends as that origin's well-known directory URL. A host
+// with an "xn--" label is left to it too: WHATWG URL decodes such a label (IDNA) and
+// refuses one that is not valid Punycode.
 const PLAIN_AGENT =
   /^(https?:\/\/[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::[1-9][0-9]{0,4})?)(?:\/|\/\.well-known\/http-message-signatures-directory)?$/;
 const WELL_KNOWN_PATH = '/.well-known/http-message-signatures-directory';
@@ -246,7 +248,7 @@ function plainAgentUrl(agent: unknown): string | undefined {
   const colon = origin.indexOf(':', start);
   // Found or not (-1): after the scheme, a colon is never at index 0.
   const host = origin.slice(start, colon !== -1 ? colon : origin.length);
-  if (NUMERIC_LABEL.test(host.slice(host.lastIndexOf('.') + 1))) return undefined;
+  if (NUMERIC_LABEL.test(host.slice(host.lastIndexOf('.') + 1)) || host.includes('xn--')) return undefined;
   if (colon !== -1 && Number.parseInt(origin.slice(colon + 1), 10) > 65_535) return undefined;
   return origin + WELL_KNOWN_PATH;
 }
