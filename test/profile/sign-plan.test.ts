@@ -285,12 +285,26 @@ describe('the common request signs without the rarer steps (sign/extended.ts)', 
     expect(signWithKey({ url: 'https://example.com/' }, { key: k, ...fixed }, k, 'sha-256=:AAAA:'), 'a Content-Digest').toBeUndefined();
   });
 
-  it('an agent host with an "xn--" label is checked as a URL: invalid Punycode is refused, valid IDNA is sent (fast-check found the first)', async () => {
+  it('an agent host with an "xn--" label is checked as a URL, as the full signer checks it (fast-check found one the two disagreed on)', async () => {
     const jwk = (await keyPair()).privateJwk;
     const request = { url: 'https://example.com/' };
+    // WHATWG URL refuses a label that is not valid Punycode (Node, workerd); Chromium's parser
+    // takes it. Either way the common-request path must answer as the full check does.
     for (const agent of ['https://xn--0.example', 'https://a.xn--0', 'https://xn--0.example/']) {
-      await expectCode(signRequest(request, { key: jwk, signatureAgent: agent }), 'ERR_SIGNATURE_AGENT_INVALID', agent);
-      await expectCode(() => signRequestSync(request, { key: jwk, signatureAgent: agent }), 'ERR_SIGNATURE_AGENT_INVALID', agent);
+      let parses = true;
+      try {
+        new URL(agent);
+      } catch {
+        parses = false;
+      }
+      if (parses) {
+        const headers = await signRequest(request, { key: jwk, signatureAgent: agent });
+        expect(headers['signature-agent'], agent).toBe(`sig1="${new URL(agent).origin}/.well-known/http-message-signatures-directory"`);
+        expect(signRequestSync(request, { key: jwk, signatureAgent: agent })['signature-agent'], agent).toBe(headers['signature-agent']);
+      } else {
+        await expectCode(signRequest(request, { key: jwk, signatureAgent: agent }), 'ERR_SIGNATURE_AGENT_INVALID', agent);
+        await expectCode(() => signRequestSync(request, { key: jwk, signatureAgent: agent }), 'ERR_SIGNATURE_AGENT_INVALID', agent);
+      }
     }
     const headers = await signRequest(request, { key: jwk, signatureAgent: 'https://xn--bcher-kva.example' });
     expect(headers['signature-agent']).toBe('sig1="https://xn--bcher-kva.example/.well-known/http-message-signatures-directory"');
