@@ -31,6 +31,15 @@ const nonce = fc.oneof(fc.constant(false as const), fc.stringMatching(/^[A-Za-z0
 // No forbidden request header names (a browser's Request drops `user-agent`).
 const plainComponents = fc.subarray(['@method', '@path', '@query', '@scheme', '@target-uri', '@request-target', 'accept', 'x-client', 'x-list']);
 
+/** What a signer gave: its headers, or the code of the error it threw. */
+async function settle<T>(sign: () => Promise<T>): Promise<{ headers: T } | { code: string }> {
+  try {
+    return { headers: await sign() };
+  } catch (error) {
+    return { code: (error as { code?: unknown }).code === undefined ? String(error) : String((error as { code: unknown }).code) };
+  }
+}
+
 describe('signRequest gives what the generic RFC 9421 signer gives', () => {
   it('random requests (Request, plain objects with Headers, records, pairs, none) and options', async () => {
     let signed = 0;
@@ -86,10 +95,13 @@ describe('signRequest gives what the generic RFC 9421 signer gives', () => {
             ...(replace ? { replaceComponents: true } : {}),
             ...(c.tag === undefined ? {} : { tag: c.tag }),
           };
-          const ours = await signRequest(request as never, options);
-          expect(ours).toEqual(await signedByHttpsig(request, options, await signingKey()));
+          // A refusal must be the generic signer's too (an agent host with an "xn--" label that is
+          // not valid Punycode is refused where the platform's URL parser refuses it).
+          const ours = await settle(() => signRequest(request as never, options));
+          expect(ours).toEqual(await settle(async () => signedByHttpsig(request, options, await signingKey())));
+          if (!('headers' in ours)) return;
           // signRequestSync is the same signer.
-          if (c.shape !== 'request') expect(signRequestSync(request as never, { ...options, key: (await keyPair()).privateJwk })).toEqual(ours);
+          if (c.shape !== 'request') expect(signRequestSync(request as never, { ...options, key: (await keyPair()).privateJwk })).toEqual(ours.headers);
           signed++;
         },
       ),
