@@ -82,14 +82,12 @@ export class CertificateCache {
  */
 async function downloadCertificate(ctx: FetchContext, url: string, purpose: 'aia' | 'x5u'): Promise<{ bytes: Uint8Array; freshUntilMs: number }> {
   const s = ctx.s;
-  const headers: Record<string, string> = { accept: CERTIFICATE_ACCEPT[purpose] };
-  if (s.userAgent !== undefined) headers['user-agent'] = s.userAgent;
+  const headers = { accept: CERTIFICATE_ACCEPT[purpose] };
   const request = { what: 'the certificate resource', headers, allowHttp: purpose === 'aia' || s.allowHttp, maxRedirects: s.maxRedirects, revalidating: false };
   const answer = await guardedGet(ctx, url, request, async ({ response, requestedAtMs, host, deadline }) => {
     const bytes = await readCapped(response, s.maxBytes, deadline.aborted);
     const fetchedAtMs = s.now();
-    const policy = { defaultTtlSeconds: s.defaultTtlSeconds, minTtlSeconds: s.minTtlSeconds, maxTtlSeconds: s.maxTtlSeconds };
-    const freshness = computeFreshness(pickHeaders(response.headers), requestedAtMs, fetchedAtMs, policy);
+    const freshness = computeFreshness(pickHeaders(response.headers), requestedAtMs, fetchedAtMs, s);
     ctx.outbound.report(host, true);
     return { bytes, freshUntilMs: freshness.storable ? freshness.freshUntilMs : fetchedAtMs };
   });

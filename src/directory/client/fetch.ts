@@ -161,7 +161,6 @@ export async function fetchEntry(
   const headers: Record<string, string> = {
     accept: kind === 'directory' ? DIRECTORY_ACCEPT : kind === 'jwks_uri' ? JWKS_ACCEPT : kind === 'cimd' ? CIMD_ACCEPT : REGISTRY_ACCEPT,
   };
-  if (s.userAgent !== undefined) headers['user-agent'] = s.userAgent;
   if (stored !== undefined) Object.assign(headers, validatorHeaders(stored.headers));
   const request = {
     what: 'the directory',
@@ -174,14 +173,13 @@ export async function fetchEntry(
     const answer = await guardedGet(ctx, target, request, async ({ response, url, requestedAtMs, deadline }): Promise<FetchResult> => {
       const fetchedAtMs = s.now();
       const received = pickHeaders(response.headers);
-      const policy = { defaultTtlSeconds: s.defaultTtlSeconds, minTtlSeconds: s.minTtlSeconds, maxTtlSeconds: s.maxTtlSeconds };
       // A 304 ends the GET only when revalidating, i.e. with a stored entry.
       const revalidated = response.status === 304 ? stored : undefined;
       if (revalidated !== undefined) {
         cancel(response);
         // RFC 9111 §4.3.4: the stored response, with the fields the 304 carries.
         const merged = { ...revalidated.headers, ...received };
-        const freshness = computeFreshness(merged, requestedAtMs, fetchedAtMs, policy);
+        const freshness = computeFreshness(merged, requestedAtMs, fetchedAtMs, s);
         const entry: DirectoryCacheEntry = { ...revalidated, headers: merged, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
         return { ok: true, entry, storable: freshness.storable };
       }
@@ -201,7 +199,7 @@ export async function fetchEntry(
       } catch (error) {
         throw fail('ERR_DIRECTORY_INVALID', 'the response body is not UTF-8', error);
       }
-      const freshness = computeFreshness(received, requestedAtMs, fetchedAtMs, policy);
+      const freshness = computeFreshness(received, requestedAtMs, fetchedAtMs, s);
       const entry: DirectoryCacheEntry = { v: 1, url, body, headers: received, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
       return { ok: true, entry, storable: freshness.storable };
     });
@@ -218,6 +216,7 @@ export async function fetchEntry(
 export interface GuardedRequest {
   /** What is fetched, for messages: `the directory`, `the certificate resource`. */
   readonly what: string;
+  /** Request headers; the client's `User-Agent` is added. */
   readonly headers: Record<string, string>;
   /** Whether `http:` URLs pass the guard (the client's `allow.http`, or an AIA URI). */
   readonly allowHttp: boolean;
@@ -261,6 +260,7 @@ export async function guardedGet<T>(
 ): Promise<T | Refusal> {
   const s = ctx.s;
   const { what, allowHttp } = request;
+  const headers = s.userAgent === undefined ? request.headers : { ...request.headers, 'user-agent': s.userAgent };
   const fetchFn = ctx.fetcher();
   const deadline = startDeadline(s.timeoutMs, what);
   let admission: { readonly host: string; readonly release: Release };
@@ -277,7 +277,7 @@ export async function guardedGet<T>(
     const requestedAtMs = s.now();
     for (let hop = 0; ; hop++) {
       checkUrl(s, current, allowHttp);
-      response = await fetchWithin(fetchFn, current, request.headers, deadline);
+      response = await fetchWithin(fetchFn, current, headers, deadline);
       const status = response.status;
       if (status === 200 || (status === 304 && request.revalidating)) break;
       cancel(response);
