@@ -310,15 +310,32 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
     return finish(d, 'invalid', toInfo(error, 'ERR_COMPONENT_INVALID'));
   }
 
-  const signature = entry.signature;
-  if (rules !== undefined && rules.ownKeys) return withTagKey(ctx, d, rules, keyid, alg, base, signature, params.nonce, expires);
+  const c: Claim = { d, keyid, algName: params.alg, alg, base, signature: entry.signature, nonce: params.nonce, expires, candidates };
+  if (rules !== undefined && rules.ownKeys) return withTagKey(ctx, c, rules);
   const staticKey = p.staticKeys?.get(keyid);
-  if (staticKey !== undefined) return withKey(ctx, d, staticKey, alg, base, signature, params.nonce, expires);
+  if (staticKey !== undefined) return withKey(ctx, c, staticKey);
   // Nowhere else to look (no resolver; no directory, or no member to ask it about).
-  if (options.resolveKey === undefined && (options.directory === undefined || candidates.length === 0)) {
-    return withFound(ctx, d, undefined, candidates, alg, base, signature, params.nonce, expires);
-  }
-  return withDiscovery(d, (m) => lookUp(ctx, d, m, keyid, params.alg, candidates, alg, base, signature, params.nonce, expires));
+  if (options.resolveKey === undefined && (options.directory === undefined || candidates.length === 0)) return withFound(ctx, c, undefined);
+  return withDiscovery(d, (m) => lookUp(ctx, c, m));
+}
+
+/**
+ * A signature past its checks, waiting for its key: what the rest of its verification
+ * reads (`d` collects what is reported).
+ */
+interface Claim {
+  readonly d: Draft;
+  readonly keyid: string;
+  /** The signature's `alg` as written, and as a registered name (both `undefined` when it names none). */
+  readonly algName: string | undefined;
+  readonly alg: AlgorithmName | undefined;
+  readonly base: string;
+  readonly signature: Uint8Array;
+  readonly nonce: string | undefined;
+  /** Until when its nonce is held (seconds; see nonceHoldUntil). */
+  readonly expires: number;
+  /** The Signature-Agent members it covers, where its key may be found. */
+  readonly candidates: readonly SignatureAgentMember[];
 }
 
 /** `next` with the key-discovery module: at once when it is loaded, else once it loads (a failed load fails this signature). */
@@ -327,82 +344,53 @@ function withDiscovery(d: Draft, next: (m: Discovery) => MaybePromise<SignatureR
   return loadDiscovery().then(next, (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')));
 }
 
-/** The key from the resolver or the directories (`algName`: the signature's `alg` as written). */
-function lookUp(
-  ctx: Context,
-  d: Draft,
-  m: Discovery,
-  keyid: string,
-  algName: string | undefined,
-  candidates: readonly SignatureAgentMember[],
-  alg: AlgorithmName | undefined,
-  base: string,
-  signature: Uint8Array,
-  nonce: string | undefined,
-  expires: number,
-): MaybePromise<SignatureResult> {
+/** The key from the resolver or the directories. */
+function lookUp(ctx: Context, c: Claim, m: Discovery): MaybePromise<SignatureResult> {
+  const d = c.d;
   // A warm directory answers at once: no promise, no deadline.
   let now: Found | undefined | InstanceType<Discovery['Pending']>;
   try {
-    now = m.findKeyNow(ctx, keyid, candidates);
+    now = m.findKeyNow(ctx, c.keyid, c.candidates);
   } catch (error) {
     return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
   }
-  if (!(now instanceof m.Pending)) return withFound(ctx, d, now, candidates, alg, base, signature, nonce, expires);
-  return m.findKey(ctx, d.label, keyid, algName, candidates, now.from).then(
-    (found) => withFound(ctx, d, found, candidates, alg, base, signature, nonce, expires),
+  if (!(now instanceof m.Pending)) return withFound(ctx, c, now);
+  return m.findKey(ctx, d.label, c.keyid, c.algName, c.candidates, now.from).then(
+    (found) => withFound(ctx, c, found),
     (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
   );
 }
 
 /** A profile tag with its own keys (`{ keys }` or `{ jwksUri }`): the key the keyid names there, or why none. */
-function withTagKey(
-  ctx: Context,
-  d: Draft,
-  rules: TagPrepared,
-  keyid: string,
-  alg: AlgorithmName | undefined,
-  base: string,
-  signature: Uint8Array,
-  nonce: string | undefined,
-  expires: number,
-): MaybePromise<SignatureResult> {
+function withTagKey(ctx: Context, c: Claim, rules: TagPrepared): MaybePromise<SignatureResult> {
+  const d = c.d;
   const unknown = (): SignatureResult =>
     fail(d, 'unverified', 'ERR_KEY_UNKNOWN', `no key of tag ${rules.tag} is known for the keyid of signature "${d.label}"`);
   if (rules.jwks === undefined) {
-    const found = rules.staticKeys?.get(keyid);
-    return found === undefined ? unknown() : withKey(ctx, d, found, alg, base, signature, nonce, expires);
+    const found = rules.staticKeys?.get(c.keyid);
+    return found === undefined ? unknown() : withKey(ctx, c, found);
   }
   const jwks = rules.jwks;
   return withDiscovery(d, (m) => {
     let found: MaybePromise<Found | undefined>;
     try {
-      found = m.findTagKey(ctx, jwks, keyid, rules.matchKid);
+      found = m.findTagKey(ctx, jwks, c.keyid, rules.matchKid);
     } catch (error) {
       return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
     }
-    if (!isThenable(found)) return found === undefined ? unknown() : withKey(ctx, d, found, alg, base, signature, nonce, expires);
+    if (!isThenable(found)) return found === undefined ? unknown() : withKey(ctx, c, found);
     return Promise.resolve(found).then(
-      (f) => (f === undefined ? unknown() : withKey(ctx, d, f, alg, base, signature, nonce, expires)),
+      (f) => (f === undefined ? unknown() : withKey(ctx, c, f)),
       (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
     );
   });
 }
 
 /** Once the key lookup is done: on with the key found, or why none was. */
-function withFound(
-  ctx: Context,
-  d: Draft,
-  found: Found | undefined,
-  candidates: readonly SignatureAgentMember[],
-  alg: AlgorithmName | undefined,
-  base: string,
-  signature: Uint8Array,
-  nonce: string | undefined,
-  expires: number,
-): MaybePromise<SignatureResult> {
-  if (found !== undefined) return withKey(ctx, d, found, alg, base, signature, nonce, expires);
-  if (ctx.options.directory !== undefined && candidates.length === 0 && ctx.agentHeader !== undefined) {
+function withFound(ctx: Context, c: Claim, found: Found | undefined): MaybePromise<SignatureResult> {
+  const d = c.d;
+  if (found !== undefined) return withKey(ctx, c, found);
+  if (ctx.options.directory !== undefined && c.candidates.length === 0 && ctx.agentHeader !== undefined) {
     return fail(
       d,
       'unverified',
@@ -414,17 +402,9 @@ function withFound(
 }
 
 /** With the key found: `alg` against the key, the signature itself, then the nonce. */
-function withKey(
-  ctx: Context,
-  d: Draft,
-  found: Found,
-  alg: AlgorithmName | undefined,
-  base: string,
-  signature: Uint8Array,
-  nonce: string | undefined,
-  expires: number,
-): MaybePromise<SignatureResult> {
+function withKey(ctx: Context, c: Claim, found: Found): MaybePromise<SignatureResult> {
   const p = ctx.p;
+  const { d, alg, base, signature } = c;
   d.agent = found.agent;
   d.keySource = found.source;
   if (found.delegation !== undefined) d.delegation = found.delegation;
@@ -446,8 +426,8 @@ function withKey(
 
   // Verified before (same key, base and signature): only the crypto call is skipped. A
   // signature whose nonce the store records is never remembered: its second use is a replay.
-  const memo = nonce === undefined || (d.rules === undefined ? p.policy : d.rules.policy) === 'none' ? p.verifiedMemo : undefined;
-  if (memo !== undefined && memo.has(key, base, signature)) return withSignature(ctx, d, true, nonce, expires);
+  const memo = c.nonce === undefined || (d.rules === undefined ? p.policy : d.rules.policy) === 'none' ? p.verifiedMemo : undefined;
+  if (memo !== undefined && memo.has(key, base, signature)) return withSignature(ctx, c, true);
   let ok: MaybePromise<boolean>;
   try {
     ok = verifyBase(key, base, signature);
@@ -458,22 +438,23 @@ function withKey(
     return Promise.resolve(ok).then(
       (v) => {
         if (v === true) memo?.remember(key, base, signature);
-        return withSignature(ctx, d, v === true, nonce, expires);
+        return withSignature(ctx, c, v === true);
       },
-      () => withSignature(ctx, d, false, nonce, expires),
+      () => withSignature(ctx, c, false),
     );
   }
   if (ok === true) memo?.remember(key, base, signature);
-  return withSignature(ctx, d, ok === true, nonce, expires);
+  return withSignature(ctx, c, ok === true);
 }
 
 /** After the signature check: a covered Content-Digest checked, then the nonce (only a valid signature over this content may consume it). */
-function withSignature(ctx: Context, d: Draft, ok: boolean, nonce: string | undefined, expires: number): MaybePromise<SignatureResult> {
+function withSignature(ctx: Context, c: Claim, ok: boolean): MaybePromise<SignatureResult> {
+  const d = c.d;
   if (!ok) return fail(d, 'invalid', 'ERR_SIGNATURE_INVALID', `signature "${d.label}" does not verify`);
   if (d.digests !== undefined) {
-    return checkCoveredContentDigest(ctx, d, d.digests).then((failed) => failed ?? recordNonce(ctx, d, nonce, expires));
+    return checkCoveredContentDigest(ctx, d, d.digests).then((failed) => failed ?? recordNonce(ctx, d, c.nonce, c.expires));
   }
-  return recordNonce(ctx, d, nonce, expires);
+  return recordNonce(ctx, d, c.nonce, c.expires);
 }
 
 /** `http:` in any case (RFC 3986 §3.1: schemes are case-insensitive). */
