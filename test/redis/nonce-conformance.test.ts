@@ -30,6 +30,8 @@ describe('RedisNonceStore conformance', () => {
   for (const kind of CLIENT_KINDS) {
     conformance({
       name: `RedisNonceStore (${kind})`,
+      // Each run makes a store (a client and a namespace) on the one server.
+      propertyRuns: 200,
       // A fresh namespace per store; the verifier's clock is the only clock (no skew allowance here).
       make: async (o) => new RedisNonceStore({ client: await connect(kind, server.port), prefix: `conf:${++stores}:`, skewMs: 0, ...o }),
       bytes: async (store) => {

@@ -60,6 +60,8 @@ afterAll(async () => {
 conformance({
   name: 'DurableObjectNonceStore (workerd, Miniflare)',
   perSite: true,
+  // Each run starts a runtime.
+  propertyRuns: 4,
   make: async (o) => new DurableObjectNonceStore({ namespace: await namespace(await runtime({ capacityBytes: o.capacityBytes })) }),
   unavailable: async () => {
     const mf = await runtime();

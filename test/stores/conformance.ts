@@ -8,6 +8,7 @@
  * their own clock (Redis TIME) are given lifetimes relative to it, so the suite keeps
  * `nowMs` close to real time and waits where expiry must be observed.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { NonceStore } from '../../src/index';
 import { valueOrCode } from '../helpers/errors';
@@ -28,6 +29,8 @@ export interface StoreHarness {
   readonly perSite?: boolean;
   /** Milliseconds of real time to wait for an expiry the store measures on its own clock (0: the verifier's clock is enough). */
   readonly realExpiryWaitMs?: number;
+  /** Runs of the pressure property (each makes a fresh store); default 500. */
+  readonly propertyRuns?: number;
 }
 
 /** What a call ended in: true / false, or the code of the BotsigError it threw (anything else is rethrown). */
@@ -123,6 +126,55 @@ export function conformance(h: StoreHarness): void {
       for (let j = 0; j < 50; j++) expect(await outcome(store, agentOf('bbc.co.uk'), `b${j}`, now + 300_000 + j * 1000, now)).toBe(true);
     });
 
+    it('property: whatever mix of sites, agents and nonces fills the store, a signature it accepted is never accepted again before its expiry, it reports a replay only for a nonce it accepted, and it stays within its capacity', async () => {
+      const nonce = (i: number): string => `n${String(i).padStart(2, '0')}`;
+      // Room for a few sites, their agents and a dozen nonces: most sequences overflow it.
+      const fixed = NONCE_SITE_OVERHEAD_BYTES + 12 + NONCE_SCOPE_OVERHEAD_BYTES + agentOf('s0.example').length;
+      const capacity = 2 * fixed + 12 * nonceEntryBytes(nonce(0));
+      const floor = fixed + 3 * nonceEntryBytes(nonce(0));
+      // Few keys and few lifetimes, so that checks repeat: a replay is the same agent, nonce and
+      // expiry (the verifier derives the expiry from the signed parameters); the same nonce with
+      // another expiry is another signature.
+      // `again`: send the check made that many steps back once more, as a replay does.
+      const check = fc.record({
+        site: fc.nat(2),
+        agent: fc.nat(1),
+        nonce: fc.nat(7),
+        ttlSeconds: fc.integer({ min: 120, max: 122 }),
+        again: fc.option(fc.nat(30), { freq: 2 }),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(check, { minLength: 1, maxLength: 100 }), async (checks) => {
+          const store = await h.make({ capacityBytes: capacity, siteFloorBytes: floor });
+          // One instant, and lifetimes of minutes: nothing expires during a run, on any store's clock.
+          const now = Date.now();
+          const accepted = new Set<string>();
+          const noncesAccepted = new Set<string>();
+          const sent: (typeof checks)[number][] = [];
+          for (const drawn of checks) {
+            const c = drawn.again !== null && drawn.again < sent.length ? sent[sent.length - 1 - drawn.again]! : drawn;
+            sent.push(c);
+            const scope = agentOf(`s${c.site}.example`, c.agent);
+            const expiresAtMs = now + c.ttlSeconds * 1000;
+            const answer = await outcome(store, scope, nonce(c.nonce), expiresAtMs, now);
+            const signature = `${scope} ${nonce(c.nonce)} ${expiresAtMs}`;
+            // Accepted once: a replay or a refusal from then on, never new again (fail closed).
+            if (accepted.has(signature)) expect(answer).not.toBe(true);
+            // A replay is claimed only for a nonce this agent had accepted.
+            if (answer === false) expect(noncesAccepted.has(`${scope} ${nonce(c.nonce)}`)).toBe(true);
+            if (answer === true) {
+              accepted.add(signature);
+              noncesAccepted.add(`${scope} ${nonce(c.nonce)}`);
+            } else if (answer !== false) {
+              expect(answer).toBe('ERR_NONCE_QUOTA_EXCEEDED');
+            }
+          }
+          if (h.bytes !== undefined) expect(await h.bytes(store)).toBeLessThanOrEqual(h.perSite === true ? 4 * capacity : capacity);
+        }),
+        { numRuns: h.propertyRuns ?? 500 },
+      );
+    });
+
     if (h.perSite !== true) {
       it('capacity shared: when every site is at its floor, a site holding nothing is refused (fails closed), and sites holding nonces roll over', async () => {
         const nonce = (i: number): string => `n${String(i).padStart(5, '0')}`;
@@ -136,6 +188,21 @@ export function conformance(h: StoreHarness): void {
         }
         expect(await outcome(store, agentOf('newcomer.example'), 'x', now + 120_000, now)).toBe('ERR_NONCE_QUOTA_EXCEEDED');
         expect(await outcome(store, agentOf('site0.example'), 'fresh', now + 200_000, now)).toBe(true);
+      });
+
+      it('the floor counts all that shedding frees: a nonce that is the last of its agent takes the agent with it, and that may not take a site below its floor', async () => {
+        const nonce = 'n00';
+        const fixed = NONCE_SITE_OVERHEAD_BYTES + 12 + NONCE_SCOPE_OVERHEAD_BYTES + agentOf('s0.example').length;
+        const capacity = 2 * fixed + 12 * nonceEntryBytes(nonce);
+        const store = await h.make({ capacityBytes: capacity, siteFloorBytes: fixed + 3 * nonceEntryBytes(nonce) });
+        const now = Date.now();
+        expect(await outcome(store, agentOf('s0.example', 0), nonce, now + 120_000, now)).toBe(true);
+        expect(await outcome(store, agentOf('s2.example', 0), nonce, now + 120_000, now)).toBe(true);
+        expect(await outcome(store, agentOf('s0.example', 1), nonce, now + 121_000, now)).toBe(true);
+        // s0 holds most, but its oldest nonce is agent 0's only one: dropping both would leave s0
+        // under its floor, and s2 holds less. The newcomer is refused; nothing of s0 was dropped.
+        expect(await outcome(store, agentOf('s1.example', 0), nonce, now + 120_000, now)).toBe('ERR_NONCE_QUOTA_EXCEEDED');
+        expect(await outcome(store, agentOf('s0.example', 0), nonce, now + 122_000, now)).toBe(false);
       });
     }
 

@@ -153,9 +153,14 @@ while tonumber(redis.call('GET', bytesK) or '0') + need > capacity do
   local shed = false
   if #top > 0 and top[1] ~= site then
     local oldest = redis.call('ZRANGE', sk(top[1]), 0, 0)
-    if #oldest > 0 and tonumber(top[2]) - (EO + #oldest[1]) >= floor then
-      shedOne(top[1])
-      shed = true
+    if #oldest > 0 then
+      -- What shedding it frees: the nonce, and its agent when it is the agent's last.
+      local cost = EO + #oldest[1]
+      if tonumber(redis.call('HGET', ck(top[1]), string.sub(oldest[1], 1, IDL)) or '0') <= 1 then cost = cost + SO + IDL end
+      if tonumber(top[2]) - cost >= floor then
+        shedOne(top[1])
+        shed = true
+      end
     end
   end
   if not shed then
