@@ -126,48 +126,47 @@ export function conformance(h: StoreHarness): void {
       for (let j = 0; j < 50; j++) expect(await outcome(store, agentOf('bbc.co.uk'), `b${j}`, now + 300_000 + j * 1000, now)).toBe(true);
     });
 
-    it('property: whatever mix of sites, agents and nonces fills the store, a signature it accepted is never accepted again before its expiry, it reports a replay only for a nonce it accepted, and it stays within its capacity', async () => {
+    it('property: whatever mix of sites, agents, nonces and time fills the store, a signature it accepted is never accepted again before its expiry, it reports a replay only for a nonce it holds, and it stays within its capacity', async () => {
       const nonce = (i: number): string => `n${String(i).padStart(2, '0')}`;
       // Room for a few sites, their agents and a dozen nonces: most sequences overflow it.
       const fixed = NONCE_SITE_OVERHEAD_BYTES + 12 + NONCE_SCOPE_OVERHEAD_BYTES + agentOf('s0.example').length;
       const capacity = 2 * fixed + 12 * nonceEntryBytes(nonce(0));
       const floor = fixed + 3 * nonceEntryBytes(nonce(0));
-      // Few keys and few lifetimes, so that checks repeat: a replay is the same agent, nonce and
-      // expiry (the verifier derives the expiry from the signed parameters); the same nonce with
-      // another expiry is another signature.
-      // `again`: send the check made that many steps back once more, as a replay does.
+      // Few keys and few lifetimes, so that checks repeat. A replay is the same agent, nonce and
+      // expiry (the verifier derives the expiry from the signed parameters), sent again later
+      // (`again`: the check made that many steps back); the same nonce with another expiry is
+      // another signature. The clock moves on by `advanceSeconds` (lifetimes are 20 to 22 s).
       const check = fc.record({
         site: fc.nat(2),
         agent: fc.nat(1),
         nonce: fc.nat(7),
-        ttlSeconds: fc.integer({ min: 120, max: 122 }),
+        ttlSeconds: fc.integer({ min: 20, max: 22 }),
+        advanceSeconds: fc.option(fc.nat(12), { freq: 3 }),
         again: fc.option(fc.nat(30), { freq: 2 }),
       });
       await fc.assert(
         fc.asyncProperty(fc.array(check, { minLength: 1, maxLength: 100 }), async (checks) => {
           const store = await h.make({ capacityBytes: capacity, siteFloorBytes: floor });
-          // One instant, and lifetimes of minutes: nothing expires during a run, on any store's clock.
-          const now = Date.now();
-          const accepted = new Set<string>();
-          const noncesAccepted = new Set<string>();
-          const sent: (typeof checks)[number][] = [];
-          for (const drawn of checks) {
-            const c = drawn.again !== null && drawn.again < sent.length ? sent[sent.length - 1 - drawn.again]! : drawn;
-            sent.push(c);
-            const scope = agentOf(`s${c.site}.example`, c.agent);
-            const expiresAtMs = now + c.ttlSeconds * 1000;
-            const answer = await outcome(store, scope, nonce(c.nonce), expiresAtMs, now);
-            const signature = `${scope} ${nonce(c.nonce)} ${expiresAtMs}`;
-            // Accepted once: a replay or a refusal from then on, never new again (fail closed).
-            if (accepted.has(signature)) expect(answer).not.toBe(true);
-            // A replay is claimed only for a nonce this agent had accepted.
-            if (answer === false) expect(noncesAccepted.has(`${scope} ${nonce(c.nonce)}`)).toBe(true);
-            if (answer === true) {
-              accepted.add(signature);
-              noncesAccepted.add(`${scope} ${nonce(c.nonce)}`);
-            } else if (answer !== false) {
-              expect(answer).toBe('ERR_NONCE_QUOTA_EXCEEDED');
-            }
+          let now = Date.now();
+          /** Signatures accepted (agent, nonce, expiry), by agent and nonce. */
+          const accepted = new Map<string, number[]>();
+          const sent: { scope: string; nonce: string; expiresAtMs: number }[] = [];
+          for (const c of checks) {
+            now += (c.advanceSeconds ?? 0) * 1000;
+            const s =
+              c.again !== null && c.again < sent.length
+                ? sent[sent.length - 1 - c.again]!
+                : { scope: agentOf(`s${c.site}.example`, c.agent), nonce: nonce(c.nonce), expiresAtMs: now + c.ttlSeconds * 1000 };
+            sent.push(s);
+            const answer = await outcome(store, s.scope, s.nonce, s.expiresAtMs, now);
+            const key = `${s.scope} ${s.nonce}`;
+            const live = (accepted.get(key) ?? []).filter((e) => e > now);
+            // Accepted once: a replay or a refusal until it expires, never new again (fail closed).
+            if (s.expiresAtMs > now && live.includes(s.expiresAtMs)) expect(answer).not.toBe(true);
+            // A replay is claimed only for a nonce of this agent accepted and unexpired.
+            if (answer === false) expect(live.length).toBeGreaterThan(0);
+            if (answer === true) accepted.set(key, [...live, s.expiresAtMs]);
+            else if (answer !== false) expect(answer).toBe('ERR_NONCE_QUOTA_EXCEEDED');
           }
           if (h.bytes !== undefined) expect(await h.bytes(store)).toBeLessThanOrEqual(h.perSite === true ? 4 * capacity : capacity);
         }),
