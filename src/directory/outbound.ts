@@ -135,11 +135,20 @@ export class OutboundLimiter {
    */
   async admit(host: string, trusted: boolean, signal?: AbortSignal): Promise<Release> {
     const s = this.#s;
+    let wokenBy: HostState | undefined;
     for (let state = this.#hosts.get(host); state !== undefined && state.inFlight >= s.maxConcurrentPerHost; state = this.#hosts.get(host)) {
       if (state.waiting.length >= MAX_WAITING_PER_HOST) throw limited(`${MAX_WAITING_PER_HOST} fetches already wait for this host`);
       await waitForSlot(state, signal);
+      wokenBy = state;
     }
-    return this.#take(host, trusted);
+    try {
+      return this.#take(host, trusted);
+    } catch (error) {
+      // Woken to a slot that another limit keeps it from taking: the slot passes to the next
+      // waiter, which would otherwise wait on a free host until its deadline.
+      wokenBy?.waiting.shift()?.();
+      throw error;
+    }
   }
 
   #take(host: string, trusted: boolean): Release {

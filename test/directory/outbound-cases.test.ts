@@ -55,6 +55,20 @@ describe('per-host waiting', () => {
     expect(o.inFlight).toBe(0);
   });
 
+  it('a waiter woken to a slot it cannot take (another limit refuses it) wakes the next one: nobody waits on a free host', async () => {
+    const clock = new Clock();
+    // A burst of two tokens, and a clock that stands still: no refill.
+    const o = new OutboundLimiter({ ...SETTINGS, maxConcurrentPerHost: 1, fetchesPerSecond: 1 }, clock.now);
+    const first = await o.admit('h.example', true);
+    // Another host spends the last token while both wait.
+    const waiters = [o.admit('h.example', true), o.admit('h.example', true)].map((p) => refusal(p));
+    (await o.admit('other.example', true))();
+    first();
+    const settled = await Promise.race([Promise.all(waiters), new Promise<string>((r) => setTimeout(() => r('still waiting'), 200))]);
+    expect(settled).toEqual(['more than 1 directory fetches per second; not fetched', 'more than 1 directory fetches per second; not fetched']);
+    expect(o.inFlight).toBe(0);
+  });
+
   it('a host is busy at maxConcurrentPerHost exactly, not before', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, maxConcurrentPerHost: 2 }, clock.now);
