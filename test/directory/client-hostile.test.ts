@@ -266,3 +266,41 @@ describe('content checks', () => {
     await expectCode(client(clock).resolve(member(srv.origin)), 'ERR_DIRECTORY_FETCH');
   });
 });
+
+describe('the table of URLs is bounded, and strangers cannot empty it of agents', () => {
+  it('a stranger naming URL after URL pushes out its own failures, not the keys of agents that answered', async () => {
+    const clock = new TestClock();
+    const k = await testKey();
+    const good = await startLoopbackServer((_req, res) => send(res, clock, 200, { 'content-type': DIRECTORY_TYPE, 'cache-control': 'max-age=300' }, jwks(k)));
+    const bad = await startLoopbackServer((_req, res) => send(res, clock, 404, {}));
+    const c = client(clock, { maxEntries: 4, limits: { fetchesPerSecond: 1000, fetchesPerSitePerSecond: 1000, newHostsPerSitePerMinute: 1000 } });
+    const agent = member(good.origin);
+    expect((await c.resolve(agent)).keys).toHaveLength(1);
+    // Forty URLs that fail, ten times the table: each takes a place, and gives one up.
+    for (let i = 0; i < 40; i++) await expectCode(c.resolve(member(`${bad.origin}/k/${i}/`, 'jwks_uri')), 'ERR_DIRECTORY_FETCH');
+    expect(bad.requests).toHaveLength(40);
+    // The agent's keys are still held, fresh: its next request costs no fetch.
+    expect(c.resolveFresh(agent)?.keys).toHaveLength(1);
+    expect(good.requests).toHaveLength(1);
+  });
+
+  it('when every place holds keys, the least recently used agent gives its place up', async () => {
+    const clock = new TestClock();
+    const keys = [await testKey(), await testKey(), await testKey()];
+    const servers = await Promise.all(
+      keys.map((k) => startLoopbackServer((_req, res) => send(res, clock, 200, { 'content-type': DIRECTORY_TYPE, 'cache-control': 'max-age=300' }, jwks(k)))),
+    );
+    const c = client(clock, { maxEntries: 2 });
+    const [a, b, third] = servers.map((s) => member(s.origin));
+    await c.resolve(a!);
+    clock.advance(1);
+    await c.resolve(b!);
+    clock.advance(1);
+    await c.resolve(a!); // a is used again: b is now the least recently used
+    clock.advance(1);
+    await c.resolve(third!);
+    expect(c.resolveFresh(a!)).toBeDefined();
+    expect(c.resolveFresh(b!)).toBeUndefined();
+    expect(c.resolveFresh(third!)).toBeDefined();
+  });
+});

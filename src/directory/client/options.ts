@@ -124,7 +124,10 @@ export interface DirectoryClientOptions {
   readonly clockSkewSeconds?: number;
   /** Sent as `User-Agent` where the runtime allows it. */
   readonly userAgent?: string;
-  /** Most directory URLs tracked in process (least recently used dropped). Default 1,000. */
+  /**
+   * Most directory URLs tracked in process. When full, the least recently used URL that
+   * holds no keys is dropped first, then the least recently used one. Default 1,000.
+   */
   readonly maxEntries?: number;
   /** Random numbers in [0, 1) for backoff jitter. Default `Math.random`. */
   readonly random?: () => number;

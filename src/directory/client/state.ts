@@ -29,8 +29,14 @@ const BACKOFF_BASE_MS = 5_000;
 
 /**
  * The per-URL states of one client, by member type and URL: at most
- * `maxEntries`, the least recently used one without a fetch in flight dropped
- * first (if every state has a fetch in flight, the table grows until one ends).
+ * `maxEntries`. When full, the least recently used state that holds no keys (a URL
+ * that never answered with any, only failed) goes first; only when every state holds
+ * keys does the least recently used of those go. A state with a fetch in flight never
+ * goes (if every state has one, the table grows until one ends). URLs come from
+ * strangers: naming new ones costs nothing, so without the first rule a stranger
+ * could push every agent's keys out and make each agent's next request fetch again;
+ * with it, only URLs that answered with keys (each a fetch through the outbound
+ * budget, which a stranger pays for per site) compete with the agents'.
  *
  * Not a `BoundedMap`: eviction follows `lastUsedMs`, which the warm path of
  * `resolve` updates without reordering any map, across the three member types;
@@ -77,14 +83,21 @@ export class StateTable {
     return state;
   }
 
-  /** Drops the least recently used state that has no fetch in flight (O(n), only when full). */
+  /** Drops the least recently used state without keys, else with keys; never one with a fetch in flight (O(n), only when full). */
   private evict(): void {
-    let victim: State | undefined;
+    let empty: State | undefined;
+    let holding: State | undefined;
     for (const kind of ['directory', 'jwks_uri', 'cimd'] as const) {
       for (const state of this.states[kind].values()) {
-        if (state.inflight === undefined && (victim === undefined || state.lastUsedMs < victim.lastUsedMs)) victim = state;
+        if (state.inflight !== undefined) continue;
+        if (state.built === undefined) {
+          if (empty === undefined || state.lastUsedMs < empty.lastUsedMs) empty = state;
+        } else if (holding === undefined || state.lastUsedMs < holding.lastUsedMs) {
+          holding = state;
+        }
       }
     }
+    const victim = empty ?? holding;
     if (victim !== undefined && this.states[victim.kind].delete(victim.url)) this.stateCount--;
   }
 
