@@ -115,6 +115,43 @@ describe('OutboundLimiter: each site spends its own share', () => {
     expect(await admitted(o, 'quiet9.example')).toBe('16 directory fetches are already in flight; not fetched');
   });
 
+  it('the token reserve: a known site is refused the last quarter of the rate, with a message that says so', async () => {
+    const clock = new TestClock();
+    // Global burst 40, a reserve of 10; site shares large enough not to matter.
+    const o = new OutboundLimiter({ ...DEFAULTS, fetchesPerSitePerSecond: 1000, maxConcurrentPerSite: 16 }, clock.now);
+    for (let i = 0; i < 30; i++) ((await admitted(o, 'keys.busy.example')) as Release)();
+    expect(await admitted(o, 'keys.busy.example')).toBe('the last of the directory fetch rate is kept for sites never fetched before; not fetched');
+    expect(typeof (await admitted(o, 'keys.new.example'))).toBe('function');
+  });
+
+  it('a clock that steps back takes nothing from a site: its next fetch is admitted', async () => {
+    const clock = new TestClock();
+    const o = new OutboundLimiter(DEFAULTS, clock.now);
+    ((await admitted(o, 'keys.site.example')) as Release)();
+    clock.advance(-60);
+    expect(typeof (await admitted(o, 'keys.site.example'))).toBe('function');
+  });
+
+  it('sites are remembered up to maxHosts: the least recent without a fetch in flight is forgotten (and counts as new again), one with a fetch in flight never is', async () => {
+    const clock = new TestClock();
+    const settings = { ...DEFAULTS, maxHosts: 2, maxConcurrentPerSite: 1, fetchesPerSitePerSecond: 1000 };
+    // Forgotten: site one, least recent and idle, may use the reserve again once two others came after it.
+    const o = new OutboundLimiter(settings, clock.now);
+    ((await admitted(o, 'a.one.example')) as Release)();
+    for (let i = 0; i < 29; i++) ((await admitted(o, 'keys.two.example')) as Release)();
+    ((await admitted(o, 'keys.three.example')) as Release)();
+    // 31 of 40 tokens spent: known sites are held to the reserve now.
+    expect(await admitted(o, 'keys.two.example')).toBe('the last of the directory fetch rate is kept for sites never fetched before; not fetched');
+    expect(typeof (await admitted(o, 'b.one.example'))).toBe('function');
+    // Kept: a site with a fetch in flight stays, and its one slot stays taken.
+    const p = new OutboundLimiter(settings, clock.now);
+    const held = (await admitted(p, 'a.one.example')) as Release;
+    ((await admitted(p, 'keys.two.example')) as Release)();
+    ((await admitted(p, 'keys.three.example')) as Release)();
+    expect(await admitted(p, 'b.one.example')).toBe('1 fetches to this site are already in flight; not fetched');
+    held();
+  });
+
   it("the operator's own hosts (trusted) count against the global limits only", async () => {
     const clock = new TestClock();
     const o = new OutboundLimiter(DEFAULTS, clock.now);
