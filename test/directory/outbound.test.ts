@@ -3,6 +3,7 @@
  * the outbound limiter on its own, then through the client with a recording
  * fetch (no traffic leaves the process).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { verifyRequest, applySignatureHeaders, signRequest } from '../../src/index';
 import { DirectoryClient } from '../../src/directory';
@@ -204,5 +205,72 @@ describe('DirectoryClient under the limiter', () => {
     expect(m.agent).toBe('https://keys.host.example/jwks');
     // Mallory's key does not verify as alice.
     expect((await verify('alice', mallory)).outcome).not.toBe('verified');
+  });
+});
+
+describe('DirectoryClient refresh policy, whatever a directory answers and whenever it is asked', () => {
+  it('property: a success is not fetched again while fresh, a failure not before its back-off, and keys once published are always answered (stale-if-error)', async () => {
+    const keys = [await testKey(), await testKey(), await testKey()];
+    const step = fc.record({
+      advanceSeconds: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 30 }), fc.integer({ min: 31, max: 700 })),
+      // What the directory answers from now on: keys under a max-age, or a failure status.
+      answer: fc.option(
+        fc.oneof(fc.record({ keys: fc.subarray([0, 1, 2], { minLength: 1 }), maxAge: fc.constantFrom(0, 5, 60, 400) }), fc.constantFrom(404, 500, 503)),
+        {
+          freq: 3,
+        },
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
+        const clock = new TestClock();
+        let answer: { keys: number[]; maxAge: number } | number = { keys: [0], maxAge: 60 };
+        const fetches: { at: number; ok: boolean; maxAge: number; keys: number[] }[] = [];
+        const fetch: FetchLike = async () => {
+          const a = answer;
+          if (typeof a === 'number') {
+            fetches.push({ at: clock.t, ok: false, maxAge: 0, keys: [] });
+            return new Response('', { status: a });
+          }
+          fetches.push({ at: clock.t, ok: true, maxAge: a.maxAge, keys: a.keys });
+          const body = JSON.stringify({ keys: a.keys.map((i) => keys[i]!.publicJwk) });
+          return new Response(body, { status: 200, headers: { 'content-type': 'application/jwk-set+json', 'cache-control': `max-age=${a.maxAge}` } });
+        };
+        // One URL, so the host's own back-off (after two failures) only ever delays fetches further.
+        const client = new DirectoryClient({ fetch, now: clock.now, random: () => 1 });
+        const m = rawMember('https://keys.agent.example/jwks', 'jwks_uri');
+        let published: string[] | undefined;
+        for (const s of steps) {
+          clock.t += s.advanceSeconds * 1000;
+          if (s.answer !== null) answer = s.answer;
+          const before = fetches.length;
+          let got: string[] | string;
+          try {
+            got = (await client.resolve(m)).keys.map((k) => k.thumbprint).sort();
+          } catch (error) {
+            got = (error as { code: string }).code;
+          }
+          // In an outage the caller gets the stale keys at once while the retry runs: let it finish.
+          await new Promise((r) => setTimeout(r, 0));
+          const outage = before > 0 && !fetches[before - 1]!.ok && published !== undefined;
+          const answered = published;
+          const last = fetches[fetches.length - 1];
+          if (fetches.length > before && last!.ok) published = last!.keys.map((i) => keys[i]!.thumbprint).sort();
+          // Keys once published are answered, fresh or stale, until a success replaces them (after an
+          // outage, from the next request on).
+          if (published !== undefined) expect(got).toEqual(outage ? answered : published);
+          else expect(typeof got).toBe('string');
+        }
+        // Fetch after fetch: a success waits out its max-age, the n-th failure in a row its back-off (5 s doubling, at most 300 s).
+        let failuresInARow = 0;
+        for (let i = 1; i < fetches.length; i++) {
+          const prev = fetches[i - 1]!;
+          failuresInARow = prev.ok ? 0 : failuresInARow + 1;
+          const wait = prev.ok ? prev.maxAge * 1000 : Math.min(300_000, 5_000 * 2 ** (failuresInARow - 1));
+          expect(fetches[i]!.at - prev.at, `fetch ${i} after ${prev.ok ? 'a success' : `${failuresInARow} failure(s)`}`).toBeGreaterThanOrEqual(wait);
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 });
