@@ -167,12 +167,8 @@ export class DirectoryClient implements KeyDirectory {
   async resolve(member: SignatureAgentMember): Promise<DirectoryClientResolution> {
     checkMember(member);
     const kind = member.type;
-    let target = this.targets[kind].get(member.url);
-    if (target === undefined) {
-      if (member.inline !== undefined || isDataUrl(member.url)) return this.inline.resolve(member);
-      target = targetFor(this.ctx.s, member);
-      this.targets[kind].set(member.url, target);
-    }
+    const target = this.targetOf(member);
+    if (target === undefined) return this.inline.resolve(member);
     if ('error' in target) throw target.error;
     let state = this.states.get(kind, target.url);
     if (state === undefined) state = this.states.create(kind, target.url, target.identifier);
@@ -193,10 +189,25 @@ export class DirectoryClient implements KeyDirectory {
    */
   resolveFresh(member: SignatureAgentMember): DirectoryClientResolution | undefined {
     checkMember(member);
-    const target = this.targets[member.type].get(member.url);
+    const target = this.targetOf(member);
     if (target === undefined || 'error' in target) return undefined;
     const state = this.states.get(member.type, target.url);
     return state === undefined ? undefined : fresh(state, this.ctx.s.now());
+  }
+
+  /**
+   * What a member value maps to, worked out again when the bounded table has forgotten it
+   * (strangers' values push older ones out; an agent's warm keys must not go with them).
+   * `undefined` for an inline `data:` member.
+   */
+  private targetOf(member: SignatureAgentMember): Target | undefined {
+    let target = this.targets[member.type].get(member.url);
+    if (target === undefined) {
+      if (member.inline !== undefined || isDataUrl(member.url)) return undefined;
+      target = targetFor(this.ctx.s, member);
+      this.targets[member.type].set(member.url, target);
+    }
+    return target;
   }
 
   /** Forgets everything about a URL in process (the shared cache is left alone). */

@@ -274,3 +274,64 @@ describe('DirectoryClient refresh policy, whatever a directory answers and whene
     );
   });
 });
+
+describe('an agent keeps verifying whatever strangers send beside it', () => {
+  it('property: with strangers on two sites naming URL after URL (failing, or serving their own keys), every request of a known agent verifies, its directory is fetched once, and its keys stay warm unless strangers hold keys in every place', async () => {
+    const agent = await testKey();
+    const stranger = await testKey();
+    const AGENT_URL = 'https://keys.agent.example/jwks.json';
+    const sign = async (key: typeof agent, url: string, clock: TestClock) => {
+      const req = { method: 'GET', url: 'https://origin.example/page', headers: {} as Record<string, string> };
+      applySignatureHeaders(req.headers, await signRequest(req, { key: key.privateJwk, now: clock.now, signatureAgent: { url, type: 'jwks_uri' } }));
+      return req;
+    };
+    // A stranger's request: a URL on one of its two sites, and what that URL answers.
+    const noise = fc.record({
+      site: fc.constantFrom('evil-one.example', 'evil-two.example'),
+      host: fc.nat(40),
+      path: fc.nat(1_000_000),
+      answers: fc.constantFrom<404 | 500 | 'keys'>(404, 500, 'keys'),
+    });
+    const step = fc.record({ advanceMs: fc.integer({ min: 0, max: 3000 }), strangers: fc.array(noise, { maxLength: 6 }), agentAsks: fc.boolean() });
+    await fc.assert(
+      // `keysToo`: whether strangers' URLs may answer with keys in this run (else they all fail).
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), fc.boolean(), async (steps, keysToo) => {
+        const clock = new TestClock();
+        const answers = new Map<string, 404 | 500 | 'keys'>();
+        let agentFetches = 0;
+        const fetch: FetchLike = async (url) => {
+          if (url === AGENT_URL) {
+            agentFetches++;
+            return new Response(jwks(agent), { status: 200, headers: { 'content-type': 'application/jwk-set+json', 'cache-control': 'max-age=300' } });
+          }
+          const a = answers.get(url) ?? 404;
+          if (a !== 'keys') return new Response('', { status: a });
+          return new Response(jwks(stranger), { status: 200, headers: { 'content-type': 'application/jwk-set+json', 'cache-control': 'max-age=300' } });
+        };
+        // A small table, so that strangers fill it within a run.
+        const directory = new DirectoryClient({ fetch, now: clock.now, maxEntries: 4, random: () => 1 });
+        const options = { directory, now: clock.now, authorities: ['origin.example'] };
+        expect((await verifyRequest(await sign(agent, AGENT_URL, clock), options)).outcome).toBe('verified');
+        for (const s of steps) {
+          clock.t += s.advanceMs;
+          for (const n of s.strangers) {
+            const url = `https://k${n.host}.${n.site}/jwks/${n.path}`;
+            answers.set(url, n.answers === 'keys' && !keysToo ? (404 as const) : n.answers);
+            await verifyRequest(await sign(stranger, url, clock), options);
+          }
+          if (s.agentAsks) {
+            const r = await verifyRequest(await sign(agent, AGENT_URL, clock), options);
+            expect(r.outcome, r.error?.message).toBe('verified');
+          }
+        }
+        // Within the agent's max-age (a run lasts at most 90 s): one fetch (a place lost to strangers'
+        // keys is rebuilt from the directory cache).
+        expect(agentFetches).toBe(1);
+        // Failing URLs take places in the client's table, but never the agent's: its keys stay
+        // warm (answered without a promise), not rebuilt from the directory cache.
+        if (!keysToo) expect(directory.resolveFresh(rawMember(AGENT_URL, 'jwks_uri'))?.keys).toHaveLength(1);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -34,9 +34,10 @@ const BACKOFF_BASE_MS = 5_000;
  * keys does the least recently used of those go. A state with a fetch in flight never
  * goes (if every state has one, the table grows until one ends). URLs come from
  * strangers: naming new ones costs nothing, so without the first rule a stranger
- * could push every agent's keys out and make each agent's next request fetch again;
- * with it, only URLs that answered with keys (each a fetch through the outbound
- * budget, which a stranger pays for per site) compete with the agents'.
+ * could push every agent's keys out, and each agent's next request would build them
+ * again (from the shared cache, or by a fetch); with it, only URLs that answered with
+ * keys (each a fetch through the outbound budget, which a stranger pays for per site)
+ * compete with the agents'.
  *
  * Not a `BoundedMap`: eviction follows `lastUsedMs`, which the warm path of
  * `resolve` updates without reordering any map, across the three member types;
