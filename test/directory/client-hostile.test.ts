@@ -279,7 +279,7 @@ describe('the table of URLs is bounded, and strangers cannot empty it of agents'
     // Forty URLs that fail, ten times the table: each takes a place, and gives one up.
     for (let i = 0; i < 40; i++) await expectCode(c.resolve(member(`${bad.origin}/k/${i}/`, 'jwks_uri')), 'ERR_DIRECTORY_FETCH');
     expect(bad.requests).toHaveLength(40);
-    // The agent's keys are still held, fresh: its next request costs no fetch.
+    // The agent's keys are still held in memory, fresh: answered at once, without a promise.
     expect(c.resolveFresh(agent)?.keys).toHaveLength(1);
     expect(good.requests).toHaveLength(1);
   });
