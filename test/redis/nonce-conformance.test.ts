@@ -28,14 +28,18 @@ afterAll(async () => {
 
 describe('RedisNonceStore conformance', () => {
   for (const kind of CLIENT_KINDS) {
+    // One client per kind for every store (as a verifier shares one), and one to read the byte counts:
+    // a property makes hundreds of stores, and a connection each would run into the file limit.
+    let client: ReturnType<typeof connect> | undefined;
+    let reader: ReturnType<typeof nodeRedisClient> | undefined;
     conformance({
       name: `RedisNonceStore (${kind})`,
-      // Each run makes a store (a client and a namespace) on the one server.
+      // Each run makes a store (a namespace) on the one server.
       propertyRuns: 200,
       // A fresh namespace per store; the verifier's clock is the only clock (no skew allowance here).
-      make: async (o) => new RedisNonceStore({ client: await connect(kind, server.port), prefix: `conf:${++stores}:`, skewMs: 0, ...o }),
+      make: async (o) => new RedisNonceStore({ client: await (client ??= connect(kind, server.port)), prefix: `conf:${++stores}:`, skewMs: 0, ...o }),
       bytes: async (store) => {
-        const raw = fromNodeRedis(await nodeRedisClient(server.port));
+        const raw = fromNodeRedis(await (reader ??= nodeRedisClient(server.port)));
         return Number((await raw.get((store as RedisNonceStore).bytesKey)) ?? '0');
       },
       unavailable: async () => {
