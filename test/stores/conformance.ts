@@ -40,6 +40,15 @@ export async function outcome(store: NonceStore, scope: string, nonce: string, e
 
 const agentOf = (host: string, i = 0): string => `https://${host}/agents/${i}/.well-known/http-message-signatures-directory`;
 
+/**
+ * A store too small for the sites `s0.example` … (a site, one agent and its 3-character
+ * nonces): room for two such sites and a dozen nonces, each site's floor an agent and three.
+ */
+function smallStore(): { capacityBytes: number; siteFloorBytes: number } {
+  const site = NONCE_SITE_OVERHEAD_BYTES + 12 + NONCE_SCOPE_OVERHEAD_BYTES + agentOf('s0.example').length;
+  return { capacityBytes: 2 * site + 12 * nonceEntryBytes('n00'), siteFloorBytes: site + 3 * nonceEntryBytes('n00') };
+}
+
 export function conformance(h: StoreHarness): void {
   describe(`${h.name}: nonce store conformance`, () => {
     it('atomicity: concurrent checks of one nonce: exactly one is accepted', async () => {
@@ -128,10 +137,8 @@ export function conformance(h: StoreHarness): void {
 
     it('property: whatever mix of sites, agents, nonces and time fills the store, a signature it accepted is never accepted again before its expiry, it reports a replay only for a nonce it holds, and it stays within its capacity', async () => {
       const nonce = (i: number): string => `n${String(i).padStart(2, '0')}`;
-      // Room for a few sites, their agents and a dozen nonces: most sequences overflow it.
-      const fixed = NONCE_SITE_OVERHEAD_BYTES + 12 + NONCE_SCOPE_OVERHEAD_BYTES + agentOf('s0.example').length;
-      const capacity = 2 * fixed + 12 * nonceEntryBytes(nonce(0));
-      const floor = fixed + 3 * nonceEntryBytes(nonce(0));
+      // Most sequences overflow it.
+      const size = smallStore();
       // Few keys and few lifetimes, so that checks repeat. A replay is the same agent, nonce and
       // expiry (the verifier derives the expiry from the signed parameters), sent again later
       // (`again`: the check made that many steps back); the same nonce with another expiry is
@@ -146,7 +153,7 @@ export function conformance(h: StoreHarness): void {
       });
       await fc.assert(
         fc.asyncProperty(fc.array(check, { minLength: 1, maxLength: 100 }), async (checks) => {
-          const store = await h.make({ capacityBytes: capacity, siteFloorBytes: floor });
+          const store = await h.make(size);
           let now = Date.now();
           /** Signatures accepted (agent, nonce, expiry), by agent and nonce. */
           const accepted = new Map<string, number[]>();
@@ -168,7 +175,7 @@ export function conformance(h: StoreHarness): void {
             if (answer === true) accepted.set(key, [...live, s.expiresAtMs]);
             else if (answer !== false) expect(answer).toBe('ERR_NONCE_QUOTA_EXCEEDED');
           }
-          if (h.bytes !== undefined) expect(await h.bytes(store)).toBeLessThanOrEqual(h.perSite === true ? 4 * capacity : capacity);
+          if (h.bytes !== undefined) expect(await h.bytes(store)).toBeLessThanOrEqual(h.perSite === true ? 4 * size.capacityBytes : size.capacityBytes);
         }),
         { numRuns: h.propertyRuns ?? 500 },
       );
@@ -191,9 +198,7 @@ export function conformance(h: StoreHarness): void {
 
       it('the floor counts all that shedding frees: a nonce that is the last of its agent takes the agent with it, and that may not take a site below its floor', async () => {
         const nonce = 'n00';
-        const fixed = NONCE_SITE_OVERHEAD_BYTES + 12 + NONCE_SCOPE_OVERHEAD_BYTES + agentOf('s0.example').length;
-        const capacity = 2 * fixed + 12 * nonceEntryBytes(nonce);
-        const store = await h.make({ capacityBytes: capacity, siteFloorBytes: fixed + 3 * nonceEntryBytes(nonce) });
+        const store = await h.make(smallStore());
         const now = Date.now();
         expect(await outcome(store, agentOf('s0.example', 0), nonce, now + 120_000, now)).toBe(true);
         expect(await outcome(store, agentOf('s2.example', 0), nonce, now + 120_000, now)).toBe(true);
