@@ -563,6 +563,47 @@ describe('cards (§4.1 CIMD-Based Discovery, §5 Security Considerations)', () =
     expect(s.diagnostics.map((d) => d.level)).toEqual(['warning']);
   });
 
+  it('a card that fails, then answers 304 or the same bytes again, has recovered: no error, no failure, and the back-off starts again from 30 s', async () => {
+    for (const recovery of ['304', 'same bytes'] as const) {
+      const w = web();
+      const clock = new TestClock();
+      const body = JSON.stringify({ client_id: `${CARDS}/a`, client_name: 'A' });
+      let down = false;
+      w.routes.set(REGISTRY, () => textResponse(`${CARDS}/a\n`, { 'cache-control': 'max-age=86400' }));
+      w.routes.set(`${CARDS}/a`, (init) => {
+        if (down) return status(503);
+        if (recovery === '304' && (init.headers as Record<string, string>)['if-none-match'] === '"c1"') {
+          return status(304, { etag: '"c1"', 'cache-control': 'max-age=60' });
+        }
+        return jsonResponse(body, { etag: '"c1"', 'cache-control': 'max-age=60' });
+      });
+      const c = client(w, clock.now, { maxIntervalSeconds: 86_400 });
+      const loaded = (await c.refresh()).diagnostics;
+      expect(loaded.map((d) => d.code)).toEqual(['card-no-keys']);
+
+      down = true;
+      clock.advance(60);
+      let s = await c.refresh();
+      expect(failedAt(s), recovery).toHaveLength(1);
+      expect(s.nextRefreshAtMs, recovery).toBe(clock.t + 30_000);
+
+      down = false;
+      clock.advance(30);
+      s = await c.refresh();
+      expect(failedAt(s), recovery).toEqual([]);
+      // The card's own findings are reported again.
+      expect(s.diagnostics, recovery).toEqual(loaded);
+      expect(c.entries()[0], recovery).toEqual({ entry: expect.anything() as unknown, state: 'card', card: { client_id: `${CARDS}/a`, client_name: 'A' } });
+      expect(s.nextRefreshAtMs, recovery).toBe(clock.t + 60_000);
+
+      // The count of failures in a row starts again: the next failure waits 30 s, not 60 s.
+      down = true;
+      clock.advance(60);
+      s = await c.refresh();
+      expect(s.nextRefreshAtMs, recovery).toBe(clock.t + 30_000);
+    }
+  });
+
   it('§4.4.3: a card is not fetched again sooner than minIntervalSeconds, whatever its Cache-Control says', async () => {
     const w = web();
     const clock = new TestClock();

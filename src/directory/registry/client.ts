@@ -43,7 +43,10 @@ interface CardState {
   card: SignatureAgentCard | undefined;
   thumbprints: readonly string[];
   stored: DirectoryCacheEntry | undefined;
+  /** What the entry reports: the last good read's findings, or why it failed since. */
   diagnostics: readonly Diagnostic[];
+  /** The findings of the last good read, reported again once the entry recovers. */
+  readDiagnostics: readonly Diagnostic[];
   /** When to fetch again (freshness, or the back-off after a failure). */
   dueAtMs: number;
   failures: number;
@@ -383,6 +386,7 @@ export class RegistryClient {
           thumbprints: e.keys.map((k) => k.thumbprint),
           stored: undefined,
           diagnostics: NO_DIAGNOSTICS,
+          readDiagnostics: NO_DIAGNOSTICS,
           dueAtMs: Number.POSITIVE_INFINITY,
           failures: 0,
           error: undefined,
@@ -395,6 +399,7 @@ export class RegistryClient {
           thumbprints: [],
           stored: undefined,
           diagnostics: NO_DIAGNOSTICS,
+          readDiagnostics: NO_DIAGNOSTICS,
           dueAtMs: 0,
           failures: 0,
           error: undefined,
@@ -441,9 +446,12 @@ export class RegistryClient {
     const fetched = result.entry;
     const dueAtMs = Math.max(now + this.minIntervalMs, fetched.freshUntilMs);
     if (state.stored !== undefined && fetched.body === state.stored.body && state.kind !== undefined) {
-      // 304, or the same bytes: the listing stands.
+      // 304, or the same bytes: the listing stands, and an entry that failed since has recovered.
       state.stored = fetched;
       state.dueAtMs = dueAtMs;
+      state.failures = 0;
+      state.error = undefined;
+      state.diagnostics = state.readDiagnostics;
       return false;
     }
     try {
@@ -451,7 +459,7 @@ export class RegistryClient {
       state.kind = built.kind;
       state.card = built.card;
       state.thumbprints = built.thumbprints;
-      state.diagnostics = built.diagnostics.map((d) => ({ ...d, at: d.at === undefined ? at : `${at} ${d.at}` }));
+      state.diagnostics = state.readDiagnostics = built.diagnostics.map((d) => ({ ...d, at: d.at === undefined ? at : `${at} ${d.at}` }));
       state.stored = fetched;
       state.failures = 0;
       state.error = undefined;
