@@ -375,6 +375,23 @@ describe('polling the registry (§4.4.2 conditional requests, §4.4.3 Cache-Cont
     expect(w.count(`${CARDS}/a`)).toBe(1);
   });
 
+  it("an entry's findings and failure follow it to its new line", async () => {
+    const w = web();
+    const clock = new TestClock();
+    w.routes.set(REGISTRY, () => textResponse(`${CARDS}/a\n${CARDS}/b\n`, { etag: '"1"' }));
+    w.routes.set(`${CARDS}/a`, () => jsonResponse({ client_id: `${CARDS}/a` }, { 'cache-control': 'max-age=3600' }));
+    w.routes.set(`${CARDS}/b`, () => status(503));
+    const c = client(w, clock.now);
+    const placed = (s: RegistryStatus): string[] => s.diagnostics.map((d) => `${d.at ?? ''} ${d.code}`);
+    expect(placed(await c.refresh())).toEqual(['line 1 card-no-keys', 'line 2 registry-entry-failed']);
+    w.routes.set(REGISTRY, () => textResponse(`${CARDS}/b\n# a comment\n${CARDS}/a\n`, { etag: '"2"' }));
+    clock.advance(1);
+    // Neither card is due again: what they reported stands, at the lines they are on now.
+    expect(placed(await c.refresh())).toEqual(['line 1 registry-entry-failed', 'line 3 card-no-keys']);
+    expect(w.count(`${CARDS}/a`)).toBe(1);
+    expect(w.count(`${CARDS}/b`)).toBe(1);
+  });
+
   it('two inline cards are two entries (each keyed by its own data: URL)', async () => {
     const w = web();
     const clock = new TestClock();

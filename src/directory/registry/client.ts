@@ -43,7 +43,10 @@ interface CardState {
   card: SignatureAgentCard | undefined;
   thumbprints: readonly string[];
   stored: DirectoryCacheEntry | undefined;
-  /** What the entry reports: the last good read's findings, or why it failed since. */
+  /**
+   * What the entry reports: the last good read's findings, or why it failed since. Placed
+   * within the entry (`at` below it), not by line: `status()` adds the line the entry is on now.
+   */
   diagnostics: readonly Diagnostic[];
   /** The findings of the last good read, reported again once the entry recovers. */
   readDiagnostics: readonly Diagnostic[];
@@ -205,7 +208,8 @@ export class RegistryClient {
     let resolved = 0;
     for (const state of this.cards.values()) {
       if (state.kind !== undefined) resolved++;
-      for (const d of state.diagnostics) diagnostics.push(d);
+      const line = `line ${state.entry.line}`;
+      for (const d of state.diagnostics) diagnostics.push({ ...d, at: d.at === undefined ? line : `${line} ${d.at}` });
     }
     const out: { -readonly [K in keyof RegistryStatus]: RegistryStatus[K] } = {
       url: this.url,
@@ -431,7 +435,6 @@ export class RegistryClient {
   private async fetchCard(state: CardState): Promise<boolean> {
     const entry = state.entry;
     if (entry.kind !== 'https') return false;
-    const at = `line ${entry.line}`;
     const result = await fetchEntry(this.ctx, 'cimd', entry.url, state.stored);
     const now = this.now();
     if (!result.ok) {
@@ -440,7 +443,7 @@ export class RegistryClient {
       state.error = info(result.error, 'the card could not be fetched');
       const backoff = limited ? LIMITED_RETRY_MS : BACKOFF_BASE_MS * 2 ** Math.min(state.failures - 1, 16);
       state.dueAtMs = now + Math.min(this.maxIntervalMs, Math.max(backoff, result.retryAfterMs ?? 0));
-      state.diagnostics = this.failureDiagnostics(state, at);
+      state.diagnostics = failureDiagnostics(state);
       return false;
     }
     const fetched = result.entry;
@@ -459,7 +462,7 @@ export class RegistryClient {
       state.kind = built.kind;
       state.card = built.card;
       state.thumbprints = built.thumbprints;
-      state.diagnostics = state.readDiagnostics = built.diagnostics.map((d) => ({ ...d, at: d.at === undefined ? at : `${at} ${d.at}` }));
+      state.diagnostics = state.readDiagnostics = built.diagnostics;
       state.stored = fetched;
       state.failures = 0;
       state.error = undefined;
@@ -470,20 +473,20 @@ export class RegistryClient {
       state.failures++;
       state.error = info(error, 'the card could not be read');
       state.dueAtMs = now + Math.min(this.maxIntervalMs, BACKOFF_BASE_MS * 2 ** Math.min(state.failures - 1, 16));
-      state.diagnostics = this.failureDiagnostics(state, at);
+      state.diagnostics = failureDiagnostics(state);
       return false;
     }
   }
+}
 
-  private failureDiagnostics(state: CardState, at: string): readonly Diagnostic[] {
-    const error = state.error!;
-    return Object.freeze([
-      {
-        level: 'error',
-        code: 'registry-entry-failed',
-        message: `${error.code}: ${error.message}${state.kind === undefined ? '' : '; the last good copy is still listed'}`,
-        at,
-      } satisfies Diagnostic,
-    ]);
-  }
+/** Why an entry failed (its error), placed at the entry by `status()`. */
+function failureDiagnostics(state: CardState): readonly Diagnostic[] {
+  const error = state.error!;
+  return Object.freeze([
+    {
+      level: 'error',
+      code: 'registry-entry-failed',
+      message: `${error.code}: ${error.message}${state.kind === undefined ? '' : '; the last good copy is still listed'}`,
+    } satisfies Diagnostic,
+  ]);
 }
