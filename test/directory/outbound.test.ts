@@ -209,7 +209,7 @@ describe('DirectoryClient under the limiter', () => {
 });
 
 describe('DirectoryClient refresh policy, whatever a directory answers and whenever it is asked', () => {
-  it('property: a success is not fetched again while fresh, a failure not before its back-off, and keys once published are always answered (stale-if-error)', async () => {
+  it('property: a success (200 or 304) is not fetched again while fresh, a failure not before its back-off, and keys once published are always answered (stale-if-error)', async () => {
     const keys = [await testKey(), await testKey(), await testKey()];
     const step = fc.record({
       advanceSeconds: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 30 }), fc.integer({ min: 31, max: 700 })),
@@ -226,15 +226,19 @@ describe('DirectoryClient refresh policy, whatever a directory answers and whene
         const clock = new TestClock();
         let answer: { keys: number[]; maxAge: number } | number = { keys: [0], maxAge: 60 };
         const fetches: { at: number; ok: boolean; maxAge: number; keys: number[] }[] = [];
-        const fetch: FetchLike = async () => {
+        const fetch: FetchLike = async (_url, init) => {
           const a = answer;
           if (typeof a === 'number') {
             fetches.push({ at: clock.t, ok: false, maxAge: 0, keys: [] });
             return new Response('', { status: a });
           }
           fetches.push({ at: clock.t, ok: true, maxAge: a.maxAge, keys: a.keys });
+          // Conditional requests (RFC 9110 §13.1.2): the same keys answer 304 to the ETag they were sent with.
+          const etag = `"${a.keys.join('.')}"`;
+          const headers = { etag, 'content-type': 'application/jwk-set+json', 'cache-control': `max-age=${a.maxAge}` };
+          if (new Headers(init?.headers).get('if-none-match') === etag) return new Response(null, { status: 304, headers });
           const body = JSON.stringify({ keys: a.keys.map((i) => keys[i]!.publicJwk) });
-          return new Response(body, { status: 200, headers: { 'content-type': 'application/jwk-set+json', 'cache-control': `max-age=${a.maxAge}` } });
+          return new Response(body, { status: 200, headers });
         };
         // One URL, so the host's own back-off (after two failures) only ever delays fetches further.
         const client = new DirectoryClient({ fetch, now: clock.now, random: () => 1 });
