@@ -457,6 +457,35 @@ describe('polling the registry (§4.4.2 conditional requests, §4.4.3 Cache-Cont
     expect(waits).toEqual(['ERR_DIRECTORY_FETCH 30000', 'ERR_DIRECTORY_FETCH 60000', 'ERR_DISCOVERY_LIMITED 5000', 'ERR_DISCOVERY_LIMITED 5000']);
   });
 
+  it("a usable answer ends a host's run of failures, for the registry and for a card: failures days apart are not met by the host back-off", async () => {
+    for (const target of ['registry', 'card'] as const) {
+      const w = web();
+      const clock = new TestClock();
+      let down = false;
+      const url = target === 'registry' ? REGISTRY : `${CARDS}/a`;
+      w.routes.set(REGISTRY, () => (down && target === 'registry' ? status(503) : textResponse(`${CARDS}/a\n`)));
+      w.routes.set(`${CARDS}/a`, () => (down && target === 'card' ? status(503) : jsonResponse({ client_id: `${CARDS}/a` })));
+      const c = client(w, clock.now, { maxIntervalSeconds: 86_400 });
+      await c.refresh();
+      // A failure a day, each followed by good answers: never two failures in a row.
+      for (let day = 0; day < 8; day++) {
+        clock.advance(86_400);
+        const fetched = w.count(url);
+        down = true;
+        let s = await c.refresh();
+        expect(w.count(url), `${target}, day ${day}`).toBe(fetched + 1);
+        expect(s.lastError ?? failedAt(s)[0], `${target}, day ${day}`).toBeDefined();
+        // After the entry's own back-off (30 s) the next attempt reaches the host, and it has recovered.
+        down = false;
+        clock.advance(30);
+        s = await c.refresh();
+        expect(w.count(url), `${target}, day ${day}: fetched again after its own back-off`).toBe(fetched + 2);
+        expect(s.lastError, `${target}, day ${day}`).toBeUndefined();
+        expect(failedAt(s), `${target}, day ${day}`).toEqual([]);
+      }
+    }
+  });
+
   it('a registry whose body is not UTF-8 is a failure of the fetch; nothing is listed', async () => {
     const w = web();
     const clock = new TestClock();
@@ -1074,6 +1103,40 @@ describe("the operator's signature over time", () => {
     expect(w.count(REGISTRY)).toBe(2);
     expect(again).toMatchObject({ loaded: true, stale: false, entries: 1 });
     expect('lastError' in again).toBe(false);
+  });
+
+  it("a usable operator card ends its host's run of failures: a card outage a day does not leave the registry to the host back-off", async () => {
+    const OPERATOR = 'https://operator.example/card';
+    const w = web();
+    const clock = new TestClock();
+    let cardDown = false;
+    let text = '';
+    let headers: Record<string, string> = {};
+    const publish = async (day: number): Promise<void> => {
+      text = `data:application/json,${encodeURIComponent(JSON.stringify({ client_name: `A${day}` }))}\n`;
+      headers = await signatureHeaders(text, REGISTRY, [a], clock);
+    };
+    w.routes.set(REGISTRY, () => textResponse(text, headers));
+    w.routes.set(OPERATOR, () => (cardDown ? status(503) : jsonResponse({ client_id: OPERATOR, jwks: { keys: [a.publicJwk] } })));
+    await publish(0);
+    const c = client(w, clock.now, { operator: { card: OPERATOR }, maxIntervalSeconds: 86_400 });
+    expect(await c.refresh()).toMatchObject({ loaded: true, stale: false });
+    // Each day a new registry text, and the operator's card down when it is first needed.
+    for (let day = 1; day <= 8; day++) {
+      clock.advance(86_400);
+      await publish(day);
+      cardDown = true;
+      const cardFetches = w.count(OPERATOR);
+      let s = await c.refresh();
+      expect(w.count(OPERATOR), `day ${day}`).toBe(cardFetches + 1);
+      expect(s.lastError?.code, `day ${day}`).toBe('ERR_REGISTRY_SIGNATURE');
+      cardDown = false;
+      clock.advance(30);
+      s = await c.refresh();
+      expect(w.count(OPERATOR), `day ${day}: the card fetched again after the registry's back-off`).toBe(cardFetches + 2);
+      expect(s.lastError, `day ${day}`).toBeUndefined();
+      expect(c.entries()[0]?.card?.client_name, `day ${day}`).toBe(`A${day}`);
+    }
   });
 
   it('a refused signature backs off like a failed fetch: 30 s, then 60 s', async () => {
