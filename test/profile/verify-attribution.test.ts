@@ -131,3 +131,151 @@ describe('without a valid proof the agent is the thumbprint, and a diagnostic sa
     expect(r.signatures[0]!.keySource).toBe('static');
   });
 });
+
+describe('what a resolver answers, and edges of the proof', () => {
+  const warning = (message: string) => ({
+    level: 'warning',
+    code: 'agent-unproven',
+    message: `the resolver's key is identified by its thumbprint: ${message} (draft-ietf-webbotauth-httpsig-protocol-01, Redistributed Key Material)`,
+  });
+
+  it('a proof that is not an object is no proof: with an agent named, that is said; without one, nothing is', async () => {
+    const a = await agent();
+    const req = await request(a, JWKS);
+    for (const bad of [null, 'proof', 42]) {
+      const named = await verifyWith(req, { key: a.publicJwk, agent: JWKS, proof: bad as unknown as DirectoryResponseProof });
+      expect(named.outcome, String(bad)).toBe('verified');
+      expect(named.agent).toBe(a.verifying.thumbprint);
+      expect(named.diagnostics).toEqual([warning('it names an agent without a directory response signature to prove it')]);
+      const bare = await verifyWith(req, { key: a.publicJwk, proof: bad as unknown as DirectoryResponseProof });
+      expect(bare.outcome, String(bad)).toBe('verified');
+      expect(bare.agent).toBe(a.verifying.thumbprint);
+      expect(bare.diagnostics).toEqual([]);
+    }
+  });
+
+  it('a proof whose URL is not a string, or that cannot be read, proves nothing', async () => {
+    const a = await agent();
+    const req = await request(a, JWKS);
+    const noUrl = await verifyWith(req, { key: a.publicJwk, proof: { ...(await proof(a, JWKS)), url: 42 as unknown as string } });
+    expect(noUrl.diagnostics).toEqual([warning('its proof has no URL')]);
+    const unreadable = await verifyWith(req, { key: a.publicJwk, proof: { url: JWKS, headers: 5 as unknown as Record<string, string>, body: '' } });
+    expect(unreadable.outcome).toBe('verified');
+    expect(unreadable.diagnostics).toEqual([warning('its proof cannot be read')]);
+  });
+
+  it('a proof signed by another key: the message names the first error found', async () => {
+    const a = await agent();
+    const other = await agent();
+    const r = await verifyWith(await request(a, JWKS), { key: a.publicJwk, proof: await proof(other, JWKS) });
+    const message = r.diagnostics.find((d) => d.code === 'agent-unproven')?.message;
+    expect(message).toMatch(/^the resolver's key is identified by its thumbprint: no valid directory response signature proves the key \([a-z-]+\) \(draft/);
+  });
+
+  it('a proof expiring this very second still proves the key; one that expired a second ago does not', async () => {
+    const a = await agent();
+    const req = await request(a, JWKS);
+    const edge = await verifyWith(req, { key: a.publicJwk, proof: await proof(a, JWKS, { created: NOW - 60, expires: NOW }) });
+    expect(edge.agent).toBe(JWKS);
+    expect(edge.diagnostics).toEqual([]);
+  });
+
+  it("an agent named with a query or fragment is the proof's URL without them; an agent that is no URL is not", async () => {
+    const a = await agent();
+    const req = await request(a, JWKS);
+    const withQuery = await verifyWith(req, { key: a.publicJwk, agent: `${JWKS}?rev=9#top`, proof: await proof(a, JWKS) });
+    expect(withQuery.agent).toBe(JWKS);
+    const noUrl = await verifyWith(req, { key: a.publicJwk, agent: 'not a url', proof: await proof(a, JWKS) });
+    expect(noUrl.agent).toBe(a.verifying.thumbprint);
+    expect(noUrl.diagnostics).toEqual([warning('the agent it names is not the URL of its proof')]);
+  });
+
+  it('a signature covering the whole Signature-Agent field: a proof for any of its members attributes the key to that member', async () => {
+    const a = await agent();
+    const FIRST = 'https://first.example/jwks.json';
+    const req = {
+      method: 'GET',
+      url: 'https://origin.example/page',
+      headers: { 'signature-agent': `sig1="${FIRST}", other="${JWKS}"` } as Record<string, string>,
+    };
+    const signed = await signMessage(req, {
+      key: a.signing,
+      label: 'sig1',
+      components: ['@authority', 'signature-agent'],
+      params: { created: NOW, expires: NOW + 300, keyid: a.verifying.thumbprint, alg: 'ed25519', tag: 'web-bot-auth' },
+    });
+    Object.assign(req.headers, signed.headers);
+    const second = await verifyWith(req, { key: a.publicJwk, proof: await proof(a, JWKS) });
+    expect(second.outcome).toBe('verified');
+    expect(second.agent).toBe(JWKS);
+    const first = await verifyWith(req, { key: a.publicJwk, proof: await proof(a, FIRST) });
+    expect(first.agent).toBe(FIRST);
+  });
+
+  it('a member without a URL (an inline directory of the earlier drafts) is named by no proof', async () => {
+    const a = await agent();
+    const inline = `data:application/http-message-signatures-directory+json;base64,${Buffer.from(JSON.stringify({ keys: [a.publicJwk] })).toString('base64')}`;
+    const req = {
+      method: 'GET',
+      url: 'https://origin.example/page',
+      headers: { 'signature-agent': `sig1="${inline}";type=directory` } as Record<string, string>,
+    };
+    const signed = await signMessage(req, {
+      key: a.signing,
+      label: 'sig1',
+      components: ['@authority', '"signature-agent";key="sig1"'],
+      params: { created: NOW, expires: NOW + 300, keyid: a.verifying.thumbprint, alg: 'ed25519', tag: 'web-bot-auth' },
+    });
+    Object.assign(req.headers, signed.headers);
+    const r = await verifyRequest(req, { now, typedSignatureAgent: true, resolveKey: async () => ({ key: a.publicJwk, proof: await proof(a, JWKS) }) });
+    expect(r.outcome).toBe('verified');
+    expect(r.agent).toBe(a.verifying.thumbprint);
+    expect(r.diagnostics.filter((d) => d.code === 'agent-unproven')).toEqual([
+      warning('its proof is for a URL that the Signature-Agent member this signature covers does not name'),
+    ]);
+  });
+});
+
+describe('why a proof proves nothing, in its own words', () => {
+  const said = (r: Awaited<ReturnType<typeof verifyRequest>>): string | undefined =>
+    r.diagnostics
+      .find((d) => d.code === 'agent-unproven')
+      ?.message.replace(
+        /^the resolver's key is identified by its thumbprint: | \(draft-ietf-webbotauth-httpsig-protocol-01, Redistributed Key Material\)$/g,
+        '',
+      );
+
+  it('the first error the check found is named, after any warning', async () => {
+    const a = await agent();
+    const other = await agent();
+    const foreign = await proof(other, JWKS);
+    // Before it, a signature of another tag: a warning (skipped), then the foreign key's error.
+    const skipped = await signMessage(
+      { status: 200, headers: { 'content-digest': foreign.headers['content-digest']! } },
+      {
+        key: a.signing,
+        label: 'skipped',
+        components: ['"@authority";req', 'content-digest'],
+        params: { created: NOW - 60, expires: NOW + 600, keyid: a.verifying.thumbprint, tag: 'something-else' },
+        request: { method: 'GET', url: JWKS },
+      },
+    );
+    const headers = {
+      'content-digest': foreign.headers['content-digest']!,
+      'signature-input': `${skipped.headers['signature-input']}, ${foreign.headers['signature-input']}`,
+      signature: `${skipped.headers.signature}, ${foreign.headers.signature}`,
+    };
+    const r = await verifyWith(await request(a, JWKS), { key: a.publicJwk, proof: { url: JWKS, headers, body: foreign.body } });
+    expect(r.outcome).toBe('verified');
+    expect(said(r)).toBe('no valid directory response signature proves the key (response-signature-unknown-key)');
+  });
+
+  it('a check that found nothing to say names nothing', async () => {
+    const a = await agent();
+    const good = await proof(a, JWKS);
+    const headers = { 'content-digest': good.headers['content-digest']!, 'signature-input': '', signature: '' };
+    const r = await verifyWith(await request(a, JWKS), { key: a.publicJwk, proof: { url: JWKS, headers, body: good.body } });
+    expect(r.outcome).toBe('verified');
+    expect(said(r)).toBe('no valid directory response signature proves the key');
+  });
+});
