@@ -23,7 +23,7 @@ import { DirectoryClient } from '../../src/directory';
 import type { DirectoryClientOptions } from '../../src/directory';
 import { createSignatureAgentCardHandler, RegistryClient } from '../../src/registry';
 import type { RegistryClientLimits, RegistryClientOptions, RegistryStatus } from '../../src/registry';
-import { signatureHeaders, testKey, TestClock } from '../directory/client-fixtures';
+import { member, signatureHeaders, testKey, TestClock } from '../directory/client-fixtures';
 import type { TestKey } from '../directory/client-fixtures';
 import { signedCardHeaders } from '../helpers/signed-card';
 
@@ -650,6 +650,23 @@ describe('cards (§4.1 CIMD-Based Discovery, §5 Security Considerations)', () =
     }
   });
 
+  it('a refused card counts against its host like a failed fetch: the DirectoryClient it shares then backs off from that host', async () => {
+    const w = web();
+    const clock = new TestClock();
+    w.routes.set(REGISTRY, () => textResponse(`${CARDS}/a\n`, { 'cache-control': 'max-age=86400' }));
+    w.routes.set(`${CARDS}/a`, () => jsonResponse({ client_id: `${CARDS}/other` }));
+    w.routes.set(`${CARDS}/jwks.json`, () => jsonResponse({ keys: [a.publicJwk] }));
+    const directory = directoryOf(w, clock.now);
+    const c = new RegistryClient({ url: REGISTRY, directory, now: clock.now });
+    clients.push(c);
+    await c.refresh();
+    clock.advance(30);
+    expect(failedAt(await c.refresh())).toHaveLength(1);
+    expect(w.count(`${CARDS}/a`)).toBe(2);
+    await expect(directory.resolve(member(`${CARDS}/jwks.json`, 'jwks_uri'))).rejects.toMatchObject({ code: 'ERR_DISCOVERY_LIMITED' });
+    expect(w.count(`${CARDS}/jwks.json`)).toBe(0);
+  });
+
   it('§4.4.3: a card is not fetched again sooner than minIntervalSeconds, whatever its Cache-Control says', async () => {
     const w = web();
     const clock = new TestClock();
@@ -1137,6 +1154,28 @@ describe("the operator's signature over time", () => {
       expect(s.lastError, `day ${day}`).toBeUndefined();
       expect(c.entries()[0]?.card?.client_name, `day ${day}`).toBe(`A${day}`);
     }
+  });
+
+  it('a refused operator card counts against its host like a failed fetch: the DirectoryClient it shares then backs off from that host', async () => {
+    const OPERATOR = 'https://operator.example/card';
+    const w = web();
+    const clock = new TestClock();
+    const text = `data:application/json,${encodeURIComponent(JSON.stringify({ client_name: 'A' }))}\n`;
+    const headers = await signatureHeaders(text, REGISTRY, [a], clock);
+    w.routes.set(REGISTRY, () => textResponse(text, headers));
+    // Served, but not a card of this URL: refused.
+    w.routes.set(OPERATOR, () => jsonResponse({ client_id: 'https://operator.example/other', jwks: { keys: [a.publicJwk] } }));
+    w.routes.set('https://operator.example/jwks.json', () => jsonResponse({ keys: [a.publicJwk] }));
+    const directory = directoryOf(w, clock.now);
+    const c = new RegistryClient({ url: REGISTRY, directory, now: clock.now, operator: { card: OPERATOR } });
+    clients.push(c);
+    expect((await c.refresh()).lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
+    clock.advance(30);
+    expect((await c.refresh()).lastError?.code).toBe('ERR_REGISTRY_SIGNATURE');
+    expect(w.count(OPERATOR)).toBe(2);
+    // Two refusals in a row: the host backs off, for every fetch of the shared budget.
+    await expect(directory.resolve(member('https://operator.example/jwks.json', 'jwks_uri'))).rejects.toMatchObject({ code: 'ERR_DISCOVERY_LIMITED' });
+    expect(w.count('https://operator.example/jwks.json')).toBe(0);
   });
 
   it('a refused signature backs off like a failed fetch: 30 s, then 60 s', async () => {

@@ -98,6 +98,8 @@ describe('RegistryClient polling, whatever the registry and its cards answer', (
         // Per listed card: failures in a row, and when it is due again (its freshness or its back-off).
         const inARow = new Map<number, number>();
         const dueAt = new Map<number, number>();
+        // Per card host (one per card): failures in a row, which outlive the entry (the host's back-off is the budget's).
+        const hostInARow = new Map<number, number>();
         const forgotten: [string, Fetch[]][] = [];
         try {
           for (const s of steps) {
@@ -130,19 +132,24 @@ describe('RegistryClient polling, whatever the registry and its cards answer', (
               const url = cardUrl(i);
               const list = fetches.get(url) ?? [];
               const fetched = list.length > (before.get(url) ?? 0);
-              // Due, and its host has failed at most once in a row: the refresh fetched it.
-              if ((dueAt.get(i) ?? 0) <= clock.t && (inARow.get(i) ?? 0) <= 1) expect(fetched, `card ${i} is due`).toBe(true);
+              // Due, and its host has failed at most once in a row: the refresh fetched it. Due and not
+              // fetched (its host backing off after failures in a row): the attempt was refused, a failure too.
+              const due = (dueAt.get(i) ?? 0) <= clock.t;
+              if (due && (hostInARow.get(i) ?? 0) <= 1) expect(fetched, `card ${i} is due`).toBe(true);
+              if (due && !fetched) failedNow.add(i);
               if (fetched) {
                 const f = list.at(-1)!;
                 if (f.ok) {
                   lastGood.set(i, `c${i} v${version[i]}`);
                   failedNow.delete(i);
                   inARow.set(i, 0);
+                  hostInARow.set(i, 0);
                   dueAt.set(i, clock.t + Math.max(MIN_INTERVAL_MS, CARD_MAX_AGE_S * 1000));
                 } else {
                   failedNow.add(i);
                   const n = (inARow.get(i) ?? 0) + 1;
                   inARow.set(i, n);
+                  hostInARow.set(i, (hostInARow.get(i) ?? 0) + 1);
                   dueAt.set(i, clock.t + Math.min(MAX_INTERVAL_MS, 30_000 * 2 ** (n - 1)));
                 }
               }
