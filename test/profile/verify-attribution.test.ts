@@ -48,6 +48,22 @@ async function proof(a: Agent, url: string, opts: { created?: number; expires?: 
   return { url, headers: { ...headers, ...out.headers }, body: opts.body ?? body };
 }
 
+/**
+ * A request whose Signature-Agent is written as given (forms botsig's signer no longer sends:
+ * several members, an inline directory), signed at the RFC 9421 level covering `agentComponent`.
+ */
+async function signedAt(a: Agent, signatureAgent: string, agentComponent: string) {
+  const req = { method: 'GET', url: 'https://origin.example/page', headers: { 'signature-agent': signatureAgent } as Record<string, string> };
+  const signed = await signMessage(req, {
+    key: a.signing,
+    label: 'sig1',
+    components: ['@authority', agentComponent],
+    params: { created: NOW, expires: NOW + 300, keyid: a.verifying.thumbprint, alg: 'ed25519', tag: 'web-bot-auth' },
+  });
+  Object.assign(req.headers, signed.headers);
+  return req;
+}
+
 async function verifyWith(req: Parameters<typeof verifyRequest>[0], answer: ResolvedKey) {
   return verifyRequest(req, { now, resolveKey: () => answer });
 }
@@ -193,18 +209,7 @@ describe('what a resolver answers, and edges of the proof', () => {
   it('a signature covering the whole Signature-Agent field: a proof for any of its members attributes the key to that member', async () => {
     const a = await agent();
     const FIRST = 'https://first.example/jwks.json';
-    const req = {
-      method: 'GET',
-      url: 'https://origin.example/page',
-      headers: { 'signature-agent': `sig1="${FIRST}", other="${JWKS}"` } as Record<string, string>,
-    };
-    const signed = await signMessage(req, {
-      key: a.signing,
-      label: 'sig1',
-      components: ['@authority', 'signature-agent'],
-      params: { created: NOW, expires: NOW + 300, keyid: a.verifying.thumbprint, alg: 'ed25519', tag: 'web-bot-auth' },
-    });
-    Object.assign(req.headers, signed.headers);
+    const req = await signedAt(a, `sig1="${FIRST}", other="${JWKS}"`, 'signature-agent');
     const second = await verifyWith(req, { key: a.publicJwk, proof: await proof(a, JWKS) });
     expect(second.outcome).toBe('verified');
     expect(second.agent).toBe(JWKS);
@@ -215,18 +220,7 @@ describe('what a resolver answers, and edges of the proof', () => {
   it('a member without a URL (an inline directory of the earlier drafts) is named by no proof', async () => {
     const a = await agent();
     const inline = `data:application/http-message-signatures-directory+json;base64,${Buffer.from(JSON.stringify({ keys: [a.publicJwk] })).toString('base64')}`;
-    const req = {
-      method: 'GET',
-      url: 'https://origin.example/page',
-      headers: { 'signature-agent': `sig1="${inline}";type=directory` } as Record<string, string>,
-    };
-    const signed = await signMessage(req, {
-      key: a.signing,
-      label: 'sig1',
-      components: ['@authority', '"signature-agent";key="sig1"'],
-      params: { created: NOW, expires: NOW + 300, keyid: a.verifying.thumbprint, alg: 'ed25519', tag: 'web-bot-auth' },
-    });
-    Object.assign(req.headers, signed.headers);
+    const req = await signedAt(a, `sig1="${inline}";type=directory`, '"signature-agent";key="sig1"');
     const r = await verifyRequest(req, { now, typedSignatureAgent: true, resolveKey: async () => ({ key: a.publicJwk, proof: await proof(a, JWKS) }) });
     expect(r.outcome).toBe('verified');
     expect(r.agent).toBe(a.verifying.thumbprint);
