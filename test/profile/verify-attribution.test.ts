@@ -34,7 +34,11 @@ async function request(a: Agent, signatureAgent: string | { url: string; type: '
 }
 
 /** The directory response a redistributor fetched from `url`, signed by the key it lists. */
-async function proof(a: Agent, url: string, opts: { created?: number; expires?: number | null; body?: string } = {}): Promise<DirectoryResponseProof> {
+async function proof(
+  a: Agent,
+  url: string,
+  opts: { created?: number; expires?: number | null; body?: string } = {},
+): Promise<DirectoryResponseProof & { headers: Record<string, string> }> {
   const body = JSON.stringify({ keys: [{ ...a.publicJwk, kid: a.verifying.thumbprint }] });
   const headers: Record<string, string> = { 'content-digest': await createContentDigest(body, ['sha-256']) };
   const params: Record<string, string | number> = { created: opts.created ?? NOW - 3600 };
