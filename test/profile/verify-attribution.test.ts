@@ -223,7 +223,7 @@ describe('what a resolver answers, and edges of the proof', () => {
 
   it('a member without a URL (an inline directory of the earlier drafts) is named by no proof', async () => {
     const a = await agent();
-    const inline = `data:application/http-message-signatures-directory+json;base64,${Buffer.from(JSON.stringify({ keys: [a.publicJwk] })).toString('base64')}`;
+    const inline = `data:application/http-message-signatures-directory+json;base64,${btoa(JSON.stringify({ keys: [a.publicJwk] }))}`;
     const req = await signedAt(a, `sig1="${inline}";type=directory`, '"signature-agent";key="sig1"');
     const r = await verifyRequest(req, { now, typedSignatureAgent: true, resolveKey: async () => ({ key: a.publicJwk, proof: await proof(a, JWKS) }) });
     expect(r.outcome).toBe('verified');
