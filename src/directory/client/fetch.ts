@@ -137,6 +137,15 @@ export function platformFetch(s: Settings): FetchLike {
   );
 }
 
+/**
+ * How an answer `fetchEntry` returned turned out once its caller read it: a usable one
+ * (keys, a registry, a card accepted, a `304`) ends its host's run of failures, an unusable
+ * one counts toward the host's back-off like a failed exchange.
+ */
+export function reportAnswer(ctx: FetchContext, entry: DirectoryCacheEntry, usable: boolean): void {
+  ctx.outbound.report(hostKey(entry.url), usable);
+}
+
 /** Admission for one exchange with the host of `url`; rejects with `ERR_DISCOVERY_LIMITED`. */
 export async function admit(ctx: FetchContext, url: string, signal: AbortSignal): Promise<{ readonly host: string; readonly release: Release }> {
   const host = hostKey(url);
@@ -148,7 +157,9 @@ export async function admit(ctx: FetchContext, url: string, signal: AbortSignal)
 /**
  * One GET of a directory, JWK Set, card or registry (`kind`) at `target`; `stored` makes it
  * a conditional revalidation. A card is never fetched through a redirect (registry draft:
- * "MUST NOT follow HTTP redirects"), whatever `maxRedirects` says.
+ * "MUST NOT follow HTTP redirects"), whatever `maxRedirects` says. A failed exchange is
+ * counted against its host here; an answer is judged by the caller, which tells the
+ * outbound budget how it went with {@link reportAnswer}.
  */
 export async function fetchEntry(
   ctx: FetchContext,

@@ -28,7 +28,7 @@ import type { SignatureAgentCard } from '../../profile/card';
 import type { ErrorInfo, VerificationResult } from '../../profile/types';
 import type { DirectoryCacheEntry } from '../cache';
 import { DirectoryClient, fetchContextOf } from '../client';
-import { fetchEntry, hostKey } from '../client/fetch';
+import { fetchEntry, reportAnswer } from '../client/fetch';
 import type { FetchContext } from '../client/types';
 import { buildListing, EMPTY_LISTING, lookupResult, type Listing } from './listing';
 import { parseRegistry, REGISTRY_DEFAULTS } from './parse';
@@ -255,15 +255,6 @@ export class RegistryClient {
     this.signal?.removeEventListener('abort', this.onAbort);
   }
 
-  /**
-   * How an exchange the fetch step admitted ended, judged on what it brought (as the
-   * DirectoryClient judges a directory): a usable answer ends the host's run of failures, an
-   * unusable one counts toward its back-off. The fetch step itself counts only failed exchanges.
-   */
-  private reportHost(entry: DirectoryCacheEntry, usable: boolean): void {
-    this.ctx.outbound.report(hostKey(entry.url), usable);
-  }
-
   private nextDueAtMs(): number {
     let due = this.registryDueAtMs;
     for (const state of this.cards.values()) if (state.entry.kind === 'https' && state.dueAtMs < due) due = state.dueAtMs;
@@ -358,7 +349,7 @@ export class RegistryClient {
           allowHttp: this.ctx.s.allowHttp,
         });
       } catch (error) {
-        this.reportHost(entry, false);
+        reportAnswer(this.ctx, entry, false);
         this.lastError = info(error, 'the registry could not be read');
         this.registryFailures++;
         this.registryDueAtMs = now + Math.min(this.maxIntervalMs, BACKOFF_BASE_MS * 2 ** Math.min(this.registryFailures - 1, 16));
@@ -377,7 +368,7 @@ export class RegistryClient {
         ]),
       };
     }
-    this.reportHost(entry, true);
+    reportAnswer(this.ctx, entry, true);
     this.stored = entry;
     this.fetchedAtMs = now;
     this.lastError = undefined;
@@ -462,7 +453,7 @@ export class RegistryClient {
     const dueAtMs = Math.max(now + this.minIntervalMs, fetched.freshUntilMs);
     if (state.stored !== undefined && fetched.body === state.stored.body && state.kind !== undefined) {
       // 304, or the same bytes: the listing stands, and an entry that failed since has recovered.
-      this.reportHost(fetched, true);
+      reportAnswer(this.ctx, fetched, true);
       state.stored = fetched;
       state.dueAtMs = dueAtMs;
       state.failures = 0;
@@ -472,7 +463,7 @@ export class RegistryClient {
     }
     try {
       const built = await readRegistryCard(this.ctx, this.directory, entry.text, fetched);
-      this.reportHost(fetched, true);
+      reportAnswer(this.ctx, fetched, true);
       state.kind = built.kind;
       state.card = built.card;
       state.thumbprints = built.thumbprints;
@@ -484,7 +475,7 @@ export class RegistryClient {
       return true;
     } catch (error) {
       // A card refused now: the listing keeps the last good card (stale-if-error) until it is fixed.
-      this.reportHost(fetched, false);
+      reportAnswer(this.ctx, fetched, false);
       state.failures++;
       state.error = info(error, 'the card could not be read');
       state.dueAtMs = now + Math.min(this.maxIntervalMs, BACKOFF_BASE_MS * 2 ** Math.min(state.failures - 1, 16));

@@ -22,7 +22,7 @@ import { publicJwkProblem } from '../../profile/key-check';
 import { checkDirectoryResponse } from '../../profile/verify/directory-proof';
 import type { DirectoryCacheEntry } from '../cache';
 import type { DirectoryClient } from '../client';
-import { fetchEntry, hostKey } from '../client/fetch';
+import { fetchEntry, reportAnswer } from '../client/fetch';
 import type { FetchContext } from '../client/types';
 import { readCardKeys } from './read-card';
 
@@ -128,15 +128,13 @@ export class RegistryIntegrity {
     const fetched = await fetchEntry(this.#ctx, 'cimd', card, this.#cardEntry, s.maxBytes);
     if (!fetched.ok) throw refused(`the operator's card could not be fetched (${fetched.error.code})`, fetched.error);
     let keys: Map<string, VerifyingKey>;
-    // How the exchange ended, judged on the card it brought: a usable card ends its host's run of failures.
-    const host = hostKey(fetched.entry.url);
     try {
       keys = await readCardKeys(this.#ctx, this.#directory, card, fetched.entry);
     } catch (error) {
-      this.#ctx.outbound.report(host, false);
+      reportAnswer(this.#ctx, fetched.entry, false);
       throw refused(`the operator's card is refused (${isBotsigError(error) ? error.code : 'ERR_CARD_INVALID'})`, error);
     }
-    this.#ctx.outbound.report(host, true);
+    reportAnswer(this.#ctx, fetched.entry, true);
     if (keys.size === 0) throw refused("the operator's card lists no usable key");
     this.#cardEntry = fetched.entry;
     this.#cardKeys = keys;
