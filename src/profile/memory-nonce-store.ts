@@ -264,8 +264,12 @@ export class MemoryNonceStore implements NonceStore {
     const need = entry + scopeCost + (site === undefined ? NONCE_SITE_OVERHEAD_BYTES + siteName.length : 0);
     if (this.#bytes + need > this.#capacity) {
       this.#makeRoom(site, need, sec);
-      // Shedding may have emptied this agent (or its site) out.
-      if (state !== undefined && state.nonces.size === 0) return this.checkAndRecord(scope, nonce, expiresAtMs, nowMs);
+      // Shedding may have emptied this agent or its site out (a site can hold slots of
+      // nonces already forgotten, and shedding those forgets the site): start again, so
+      // that what is left is counted and the site is held by the store.
+      if ((state !== undefined && state.nonces.size === 0) || (site !== undefined && this.#sites.get(site.name) !== site)) {
+        return this.checkAndRecord(scope, nonce, expiresAtMs, nowMs);
+      }
     }
     if (site === undefined) {
       site = new SiteState(ownCopy(siteName));

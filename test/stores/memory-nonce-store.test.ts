@@ -2,9 +2,10 @@
  * The in-memory nonce store: the shared conformance suite, and the replay-window
  * targets on a simulated clock (docs/replay.md).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryNonceStore, DEFAULT_NONCE_STORE_CAPACITY_BYTES, DEFAULT_NONCE_WINDOW_SECONDS } from '../../src/index';
-import { NONCE_ENTRY_OVERHEAD_BYTES } from '../../src/profile/nonce-store';
+import { NONCE_ENTRY_OVERHEAD_BYTES, NONCE_SCOPE_OVERHEAD_BYTES, NONCE_SITE_OVERHEAD_BYTES } from '../../src/profile/nonce-store';
 import { conformance } from './conformance';
 
 conformance({
@@ -119,5 +120,129 @@ describe('MemoryNonceStore: the replay window at real volume (simulated clock)',
     expect(store.shedUntil('chatgpt.com')).toBeUndefined();
     expect(() => store.checkAndRecord('https://other.evil.example/k', 'old', mark!, nowMs)).toThrow(/older than nonces/);
     expect(store.checkAndRecord('https://other.evil.example/k', 'new', mark! + 1000, nowMs)).toBe(true);
+  });
+});
+
+describe('MemoryNonceStore: its accounting, whatever the expiry times', () => {
+  // Bytes the store counts for a site holding `scopes` (agent URL → nonces held), each nonce `nonceLength` long.
+  const siteBytes = (site: string, scopes: ReadonlyMap<string, number>, nonceLength: number): number => {
+    let bytes = NONCE_SITE_OVERHEAD_BYTES + site.length;
+    for (const [scope, held] of scopes) if (held > 0) bytes += NONCE_SCOPE_OVERHEAD_BYTES + scope.length + held * (NONCE_ENTRY_OVERHEAD_BYTES + nonceLength);
+    return bytes;
+  };
+
+  it('a site whose only slot was a nonce forgotten within its second, shed to make room, is still counted and held', () => {
+    // A nonce expiring within a second (10.5 s) and checked again after it expired is
+    // forgotten at once, but its slot stays in its second's bucket (11 s). Shedding that
+    // slot to make room for another agent of the same site used to forget the site while
+    // it went on to hold the new nonce: its bytes uncounted (the store past its capacity),
+    // a second site object for the name.
+    const other = 'https://t.example';
+    const a = 'https://a.example/a';
+    const b = 'https://a.example/b';
+    const tBytes = siteBytes('t.example', new Map([[other, 1]]), 2);
+    const capacity = tBytes + siteBytes('a.example', new Map([[a, 1]]), 2);
+    const filled = (siteFloorBytes: number): MemoryNonceStore => {
+      const store = new MemoryNonceStore({ capacityBytes: capacity, siteFloorBytes });
+      expect(store.checkAndRecord(other, 'tt', 100_000, 10_000)).toBe(true);
+      expect(store.checkAndRecord(a, 'n1', 10_500, 10_000)).toBe(true);
+      expect(store.bytes).toBe(capacity);
+      // Expired, forgotten, not recorded again (its new expiry has passed too).
+      expect(store.checkAndRecord(a, 'n1', 10_600, 10_600)).toBe(true);
+      expect(store.bytesOf('a.example')).toBe(NONCE_SITE_OVERHEAD_BYTES + 'a.example'.length);
+      return store;
+    };
+
+    // The other site is at its floor: no room for a nonce three characters longer than n1.
+    const full = filled(capacity);
+    expect(() => full.checkAndRecord(b, 'n1xxx', 20_000, 10_600)).toThrow(expect.objectContaining({ code: 'ERR_NONCE_QUOTA_EXCEEDED' }));
+    expect(full.bytes).toBe(tBytes);
+    expect(full.siteCount).toBe(1);
+    expect(full.bytesOf('a.example')).toBe(0);
+
+    // The other site may shed: the new nonce is held and counted to its one site.
+    const shedding = filled(1);
+    expect(shedding.checkAndRecord(b, 'n1xxx', 20_000, 10_600)).toBe(true);
+    expect(shedding.bytesOf('a.example')).toBe(siteBytes('a.example', new Map([[b, 1]]), 5));
+    expect(shedding.bytes).toBe(shedding.bytesOf('a.example') + shedding.bytesOf('t.example'));
+    expect(shedding.bytes).toBeLessThanOrEqual(capacity);
+    expect(shedding.siteCount).toBe(2);
+  });
+
+  it('property: checks at any millisecond, with any expiry, under pressure: what it counts is what it holds, within capacity, and it never takes a signature twice', () => {
+    const SITES = ['a.example', 'b.example', 'c.example'];
+    const SCOPES = SITES.flatMap((site) => [`https://${site}/1`, `https://x.${site}/2`]);
+    const siteOf = (scope: string): string => SITES.find((site) => scope.endsWith(`${site}/1`) || scope.endsWith(`${site}/2`))!;
+    const check = fc.record({
+      scope: fc.constantFrom(...SCOPES),
+      nonce: fc.integer({ min: 0, max: 5 }).map((i) => `n${i}`),
+      ttlMs: fc.integer({ min: -300, max: 4_000 }),
+      advanceMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 1_500 })),
+      // The same signature again: an earlier check's agent, nonce and expiry.
+      again: fc.option(fc.nat(), { freq: 3 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(check, { minLength: 1, maxLength: 120 }),
+        (room, floorShare, checks) => {
+          const capacityBytes = siteBytes('a.example', new Map([[SCOPES[0]!, room]]), 2) + NONCE_SITE_OVERHEAD_BYTES;
+          const store = new MemoryNonceStore({ capacityBytes, siteFloorBytes: Math.max(1, Math.floor(capacityBytes / (floorShare * 2))) });
+          const sent: { scope: string; nonce: string; expiresAtMs: number }[] = [];
+          // Signatures accepted (agent|nonce|expiry), and the latest expiry accepted for each agent|nonce.
+          const signatures = new Set<string>();
+          const latest = new Map<string, number>();
+          let now = 1_000_000;
+          for (const c of checks) {
+            now += c.advanceMs;
+            const earlier = c.again === null || sent.length === 0 ? undefined : sent[c.again % sent.length]!;
+            const { scope, nonce, expiresAtMs } = earlier ?? { scope: c.scope, nonce: c.nonce, expiresAtMs: now + c.ttlMs };
+            sent.push({ scope, nonce, expiresAtMs });
+            const key = `${scope}|${nonce}`;
+            const held = (latest.get(key) ?? -Infinity) > now;
+            let answer: boolean | string;
+            try {
+              answer = store.checkAndRecord(scope, nonce, expiresAtMs, now);
+            } catch (error) {
+              answer = (error as { code?: string }).code ?? String(error);
+            }
+            // A check whose own expiry has passed has nothing to remember; otherwise a
+            // signature accepted is never accepted again, and a replay is reported only for
+            // a nonce it accepted and that has not expired.
+            if (expiresAtMs <= now) expect(held ? [true, false] : [true]).toContain(answer);
+            else if (signatures.has(`${key}|${expiresAtMs}`)) expect([false, 'ERR_NONCE_QUOTA_EXCEEDED']).toContain(answer);
+            else expect(held ? [true, false, 'ERR_NONCE_QUOTA_EXCEEDED'] : [true, 'ERR_NONCE_QUOTA_EXCEEDED']).toContain(answer);
+            if (answer === true && expiresAtMs > now) {
+              signatures.add(`${key}|${expiresAtMs}`);
+              latest.set(key, expiresAtMs);
+            }
+            // The accounting, read through the public getters.
+            expect(store.bytes).toBeLessThanOrEqual(capacityBytes);
+            let bytes = 0;
+            let size = 0;
+            let sites = 0;
+            let scopes = 0;
+            for (const site of SITES) {
+              const held = new Map(SCOPES.filter((scope) => siteOf(scope) === site).map((scope) => [scope, store.heldBy(scope)]));
+              for (const n of held.values()) {
+                size += n;
+                if (n > 0) scopes++;
+              }
+              const counted = store.bytesOf(site);
+              if ([...held.values()].some((n) => n > 0)) expect(counted).toBe(siteBytes(site, held, 2));
+              else expect([0, NONCE_SITE_OVERHEAD_BYTES + site.length]).toContain(counted);
+              if (counted > 0) sites++;
+              bytes += counted;
+            }
+            expect(store.bytes).toBe(bytes);
+            expect(store.size).toBe(size);
+            expect(store.siteCount).toBe(sites);
+            expect(store.scopeCount).toBe(scopes);
+          }
+        },
+      ),
+      { numRuns: 1500 },
+    );
   });
 });
