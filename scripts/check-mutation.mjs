@@ -7,7 +7,8 @@
 //
 //   node scripts/check-mutation.mjs            check the files of the report that have a recorded score
 //   node scripts/check-mutation.mjs --all      also fail when a recorded file is missing from the report (whole-scope runs, CI)
-//   node scripts/check-mutation.mjs --update   record the report's scores (raise them after killing survivors; lowering one needs a reason in review)
+//   node scripts/check-mutation.mjs --update   record the report's scores (raise them after killing survivors; lowering one needs a reason in review),
+//                                              each with the fingerprint of the code it was measured on (scripts/mutation/fingerprint.mjs)
 //   --report <path>, --baseline <path>         other files
 //
 // Score as Stryker computes it: detected (killed, timeout) / valid (detected, survived, no
@@ -18,6 +19,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { classify, loadEquivalents } from './mutation/equivalents.mjs';
+import { codeFingerprint } from './mutation/fingerprint.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
@@ -62,14 +64,18 @@ const floor2 = (n) => Math.floor(n * 100 + 1e-9) / 100;
 const rows = [];
 for (const [file, data] of Object.entries(report.files ?? {})) {
   const path = pathOf(file);
-  rows.push({ path, ...scoreOf(data.mutants ?? []) });
+  rows.push({ path, source: data.source, ...scoreOf(data.mutants ?? []) });
 }
 rows.sort((a, b) => a.path.localeCompare(b.path));
 
 if (flag('--update')) {
-  for (const r of rows) recorded[r.path] = floor2(r.score);
-  const sorted = Object.fromEntries(Object.entries(recorded).sort(([a], [b]) => a.localeCompare(b)));
-  writeFileSync(baselinePath, `${JSON.stringify({ ...baseline, files: sorted }, null, 2)}\n`);
+  const sources = { ...baseline.sources };
+  for (const r of rows) {
+    recorded[r.path] = floor2(r.score);
+    if (typeof r.source === 'string') sources[r.path] = codeFingerprint(r.source, r.path);
+  }
+  const sorted = (o) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(baselinePath, `${JSON.stringify({ ...baseline, files: sorted(recorded), sources: sorted(sources) }, null, 2)}\n`);
   console.log(`check-mutation: recorded ${rows.length} file score(s) in ${baselinePath}`);
 }
 

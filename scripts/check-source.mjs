@@ -7,13 +7,16 @@
 //   - no test folders or files named by history (mutation rounds, sweeps) instead of by subject
 //   - no source file over 600 lines (split it by what it holds)
 //   - every equivalents entry still names code in its function (scripts/mutation/equivalents.mjs)
+//   - every recorded mutation score whose code fingerprint is recorded (scripts/mutation-baseline.json,
+//     `sources`) was measured on the code as it is now; scores recorded without one are listed
 //   - tests import from an internal module no name a public entry exports as the same binding
 //     (scripts/check-test-imports.mjs)
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { testImportProblems } from './check-test-imports.mjs';
 import { loadEquivalents, staleEntries } from './mutation/equivalents.mjs';
+import { codeFingerprint } from './mutation/fingerprint.mjs';
 
 const walk = (dir) =>
   readdirSync(dir).flatMap((name) => {
@@ -52,6 +55,25 @@ for (const path of walk('test')) {
 const stale = staleEntries(loadEquivalents());
 for (const e of stale) problems.push(`scripts/mutation/equivalents.json: ${e.file} ${e.function}: "${e.snippet[0]}" is no longer in its function`);
 problems.push(...testImportProblems().problems);
+
+// Mutation scores are claims about code: one measured on other code than today's no longer holds.
+const baseline = JSON.parse(readFileSync('scripts/mutation-baseline.json', 'utf8'));
+const unmeasured = [];
+for (const path of Object.keys(baseline.files ?? {})) {
+  const want = baseline.sources?.[path];
+  if (!existsSync(path)) problems.push(`scripts/mutation-baseline.json: ${path} has a recorded score but no longer exists`);
+  else if (want === undefined) unmeasured.push(path);
+  else if (codeFingerprint(readFileSync(path, 'utf8'), path) !== want) {
+    problems.push(
+      `${path}: its code changed since its mutation score was recorded: run \`npm run test:mutation -- --mutate ${path}\` and record it (node scripts/check-mutation.mjs --update)`,
+    );
+  }
+}
+if (unmeasured.length > 0) {
+  console.log(
+    `check-source: ${unmeasured.length} recorded mutation score(s) not yet measured on the current code (no fingerprint):\n  ${unmeasured.join('\n  ')}`,
+  );
+}
 
 if (problems.length > 0) {
   console.error(`check-source: ${problems.length} problem(s):\n  ${problems.join('\n  ')}`);
