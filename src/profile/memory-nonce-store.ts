@@ -67,8 +67,6 @@ class ScopeState {
 class SiteState {
   /** Bytes counted to this site: its own overhead, its agents', its nonces'. */
   bytes: number;
-  /** Agents of this site holding nonces. */
-  scopes = 0;
   /**
    * Shed mark (ms): some nonces of this site held until this time or earlier were
    * dropped under pressure, so a nonce of this site expiring by then is refused
@@ -279,7 +277,6 @@ export class MemoryNonceStore implements NonceStore {
     if (state === undefined) {
       state = new ScopeState(ownCopy(scope), site);
       this.#scopes.set(state.name, state);
-      site.scopes++;
       site.bytes += scopeCost;
       this.#bytes += scopeCost;
     }
@@ -349,7 +346,6 @@ export class MemoryNonceStore implements NonceStore {
     this.#held--;
     if (scope.nonces.size === 0) {
       this.#scopes.delete(scope.name);
-      site.scopes--;
       freed += NONCE_SCOPE_OVERHEAD_BYTES + scope.name.length;
     }
     site.bytes -= freed;

@@ -171,10 +171,13 @@ describe('MemoryNonceStore against a reference model of its policy', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: smallest, max: 4 * smallest }),
-        // The floor: a share of the capacity, or exactly what one agent of the first site holding k nonces counts.
+        // The floor: a share of the capacity, or what one agent of the first site holding k nonces
+        // counts, exactly or a few bytes above it (where what shedding frees decides).
         fc.oneof(
           fc.double({ min: 0, max: 1, noNaN: true }),
-          fc.integer({ min: 1, max: 4 }).map((k) => -(smallest + (k - 1) * (NONCE_ENTRY_OVERHEAD_BYTES + 2))),
+          fc
+            .tuple(fc.integer({ min: 1, max: 4 }), fc.constantFrom(0, 1, 2, 3, 8, 20, 38))
+            .map(([k, above]) => -(smallest + (k - 1) * (NONCE_ENTRY_OVERHEAD_BYTES + 2) + above)),
         ),
         fc.array(step, { minLength: 1, maxLength: 100 }),
         (capacity, floorChoice, steps) => {

@@ -169,6 +169,60 @@ describe('MemoryNonceStore: its accounting, whatever the expiry times', () => {
     expect(shedding.siteCount).toBe(2);
   });
 
+  it('a nonce forgotten within its second and recorded again is held until its new expiry, and counted once', () => {
+    // The agent holds another nonce ('k'), so the nonce is recorded again under the same agent.
+    const scope = 'https://a.example/k';
+    const held = (n: number): number => siteBytes('a.example', new Map([[scope, n]]), 1);
+    // Again for a later second: the slot left in the first second's bucket does not drop it when that second passes.
+    const later = new MemoryNonceStore();
+    expect(later.checkAndRecord(scope, 'k', 60_000, 10_000)).toBe(true);
+    expect(later.checkAndRecord(scope, 'n', 10_500, 10_000)).toBe(true);
+    expect(later.checkAndRecord(scope, 'n', 20_000, 10_600)).toBe(true);
+    expect(later.bytes).toBe(held(2));
+    expect(later.checkAndRecord(scope, 'm', 30_000, 11_500)).toBe(true);
+    expect(later.checkAndRecord(scope, 'n', 20_000, 12_000)).toBe(false);
+    expect(later.heldBy(scope)).toBe(3);
+    expect(later.bytes).toBe(held(3));
+    // Again within the same second: two slots for one nonce, which is dropped and counted off once.
+    const same = new MemoryNonceStore();
+    expect(same.checkAndRecord(scope, 'k', 60_000, 10_000)).toBe(true);
+    expect(same.checkAndRecord(scope, 'n', 10_500, 10_000)).toBe(true);
+    expect(same.checkAndRecord(scope, 'n', 10_900, 10_600)).toBe(true);
+    expect(same.bytes).toBe(held(2));
+    expect(same.checkAndRecord(scope, 'm', 30_000, 11_000)).toBe(true);
+    expect(same.heldBy(scope)).toBe(2);
+    expect(same.bytes).toBe(held(2));
+  });
+
+  it('making room, a slot of a nonce already forgotten frees nothing and costs nothing: the next nonce of that site is shed', () => {
+    const a = 'https://a.example/k';
+    const b = 'https://b.example/k';
+    const long = 'L'.repeat(50);
+    const store = new MemoryNonceStore({ capacityBytes: 1_000_000, siteFloorBytes: 1 });
+    expect(store.checkAndRecord(a, 'k', 60_000, 10_000)).toBe(true);
+    expect(store.checkAndRecord(a, 'x', 30_000, 10_000)).toBe(true);
+    expect(store.checkAndRecord(a, long, 10_500, 10_000)).toBe(true);
+    // Expired, forgotten, not recorded again: its slot stays in second 11.
+    expect(store.checkAndRecord(a, long, 10_600, 10_600)).toBe(true);
+    const aBytes = siteBytes('a.example', new Map([[a, 2]]), 1);
+    expect(store.bytes).toBe(aBytes);
+    // One byte short for b, and a's floor lets it give up exactly one short nonce.
+    const need = siteBytes('b.example', new Map([[b, 1]]), 1);
+    const tight = new MemoryNonceStore({ capacityBytes: aBytes + need - 1, siteFloorBytes: aBytes - (NONCE_ENTRY_OVERHEAD_BYTES + 1) });
+    for (const [nonce, expires, now] of [
+      ['k', 60_000, 10_000],
+      ['x', 30_000, 10_000],
+      [long, 10_500, 10_000],
+      [long, 10_600, 10_600],
+    ] as const) {
+      expect(tight.checkAndRecord(a, nonce, expires, now)).toBe(true);
+    }
+    expect(tight.checkAndRecord(b, 'y', 40_000, 10_700)).toBe(true);
+    expect(tight.heldBy(a)).toBe(1);
+    expect(tight.shedUntil('a.example')).toBe(30_000);
+    expect(tight.checkAndRecord(a, 'k', 60_000, 10_700)).toBe(false);
+  });
+
   it('property: checks at any millisecond, with any expiry, under pressure: what it counts is what it holds, within capacity, and it never takes a signature twice', () => {
     const SITES = ['a.example', 'b.example', 'c.example'];
     const SCOPES = SITES.flatMap((site) => [`https://${site}/1`, `https://x.${site}/2`]);

@@ -84,9 +84,40 @@ describe('MemoryNonceStore (SPEC 5.3 rule 5: nonce uniqueness within the validit
     expect(() => new MemoryNonceStore({ now: 5 as never })).toThrow(TypeError);
     expect(() => new MemoryNonceStore(null as never)).toThrow(TypeError);
     expect(new MemoryNonceStore({ maxEntries: 10, maxEntriesPerScope: 10 }).size).toBe(0);
+    expect(() => new MemoryNonceStore(null as never)).toThrow('MemoryNonceStore options must be an object');
+    expect(() => new MemoryNonceStore(5 as never)).toThrow('MemoryNonceStore options must be an object');
+    expect(() => new MemoryNonceStore({ capacityBytes: 0 })).toThrow('capacityBytes must be a positive integer');
+    expect(() => new MemoryNonceStore({ siteFloorBytes: 0 })).toThrow('siteFloorBytes must be a positive integer');
+    expect(() => new MemoryNonceStore({ now: 5 as never })).toThrow('now must be a function');
     const store = new MemoryNonceStore();
-    expect(() => store.checkAndRecord(1 as never, 'n', 1, 0)).toThrow(TypeError);
-    expect(() => store.checkAndRecord('s', 'n', Number.NaN, 0)).toThrow(TypeError);
+    expect(() => store.checkAndRecord(1 as never, 'n', 1, 0)).toThrow('scope and nonce must be strings');
+    expect(() => store.checkAndRecord('s', 1 as never, 1, 0)).toThrow('scope and nonce must be strings');
+    expect(() => store.checkAndRecord('s', 'n', Number.NaN, 0)).toThrow('expiresAtMs and nowMs must be numbers');
+    expect(() => store.checkAndRecord('s', 'n', '1' as never, 0)).toThrow('expiresAtMs and nowMs must be numbers');
+    expect(() => store.checkAndRecord('s', 'n', 1, Number.NaN)).toThrow('expiresAtMs and nowMs must be numbers');
+    expect(() => store.checkAndRecord('s', 'n', 1, '0' as never)).toThrow('expiresAtMs and nowMs must be numbers');
+    expect(store.size).toBe(0);
+  });
+
+  it('bounds on what it is given: nonces up to maxNonceLength and scopes up to maxScopeLength, nothing stored past them', () => {
+    const store = new MemoryNonceStore({ maxNonceLength: 4, maxScopeLength: 6 });
+    expect(store.checkAndRecord('scope1', 'nnnn', 2000, 0)).toBe(true);
+    expect(() => store.checkAndRecord('scope1', 'nnnnn', 2000, 0)).toThrow(
+      expect.objectContaining({ name: 'BotsigError', code: 'ERR_NONCE_TOO_LONG', message: 'the nonce is longer than 4 characters' }),
+    );
+    expect(() => store.checkAndRecord('scope12', 'n', 2000, 0)).toThrow(
+      expect.objectContaining({ name: 'BotsigError', code: 'ERR_NONCE_STORE_UNAVAILABLE', message: 'the nonce scope is longer than 6 characters' }),
+    );
+    expect(store.size).toBe(1);
+    expect(store.scopeCount).toBe(1);
+  });
+
+  it('full, with no site above its floor: refused with a message that says so', () => {
+    const store = new MemoryNonceStore({ capacityBytes: 1000, siteFloorBytes: 1000 });
+    expect(store.checkAndRecord('https://a.example', 'n', 5000, 0)).toBe(true);
+    expect(() => store.checkAndRecord('https://b.example', 'n', 5000, 0)).toThrow(
+      expect.objectContaining({ code: 'ERR_NONCE_QUOTA_EXCEEDED', message: 'the nonce store is full and no site holds more than its floor' }),
+    );
   });
 
   it('property: behaves like an unbounded reference model (entry alive while expiry > now)', () => {
