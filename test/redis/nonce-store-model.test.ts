@@ -10,8 +10,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BotsigError } from '../../src/index';
-import { siteOfAgent } from '../../src/core/site';
+import { BotsigError, siteOfAgent } from '../../src/index';
 import { NONCE_ENTRY_OVERHEAD_BYTES, NONCE_SCOPE_OVERHEAD_BYTES, NONCE_SITE_OVERHEAD_BYTES } from '../../src/profile/nonce-store';
 import { fromNodeRedis, RedisNonceStore } from '../../src/redis';
 import { hash } from '../../src/stores/redis/shared';
