@@ -136,6 +136,10 @@ describe('RFC 9421 §2.1.2: ;key serialises one member of the Dictionary the lin
     const r = refusal(() => value(one, '"signature-agent";key="b"'));
     expect(r.code).toBe('ERR_COMPONENT_MISSING');
     expect(r.message).toBe('field signature-agent has no member with the covered key');
+    // The same refusal when the lines are parsed as a whole (two lines, no member c).
+    const parsed = refusal(() => value(two, '"signature-agent";key="c"'));
+    expect(parsed.code).toBe('ERR_COMPONENT_MISSING');
+    expect(parsed.message).toBe('field signature-agent has no member with the covered key');
   });
 
   it('a short Dictionary changed in place is read again', () => {
