@@ -91,6 +91,52 @@ describe('RedisNonceStore option and argument checks say what is wrong', () => {
     expect(() => new RedisNonceStore({ client: never, maxScopeLength: 'long' as never })).toThrow(new TypeError('maxScopeLength must be a number'));
   });
 
+  it('capacityBytes and siteFloorBytes: positive integers (not Infinity), the floor at most the capacity, by default 1/32 of it', async () => {
+    expect(() => new RedisNonceStore({ client: never, capacityBytes: Number.POSITIVE_INFINITY })).toThrow(
+      new RangeError('capacityBytes must be a positive integer'),
+    );
+    expect(() => new RedisNonceStore({ client: never, siteFloorBytes: Number.POSITIVE_INFINITY })).toThrow(
+      new RangeError('siteFloorBytes must be a positive integer'),
+    );
+    expect(() => new RedisNonceStore({ client: never, capacityBytes: 100, siteFloorBytes: 101 })).toThrow(
+      new RangeError('siteFloorBytes must not exceed capacityBytes'),
+    );
+    expect(() => new RedisNonceStore({ client: never, capacityBytes: 100, siteFloorBytes: 100 })).not.toThrow();
+    // What the script is given: the capacity and the default floor, as its sixth and seventh arguments.
+    const seen: string[][] = [];
+    const recording: RedisLike = { ...never, eval: (_script: string, _keys: string[], args: string[]) => (seen.push(args), Promise.resolve(1)) };
+    await new RedisNonceStore({ client: recording, capacityBytes: 64_000 }).checkAndRecord('s', 'n', T + HOUR, T);
+    await new RedisNonceStore({ client: recording, capacityBytes: 20 }).checkAndRecord('s', 'n', T + HOUR, T);
+    expect(seen.map((args) => [args[5], args[6]])).toEqual([
+      ['64000', '2000'],
+      ['20', '1'],
+    ]);
+  });
+
+  it('an expiry equal to now, at a fraction of a millisecond, is sent as expired: never recorded', async () => {
+    const seen: string[][] = [];
+    const recording: RedisLike = { ...never, eval: (_script: string, _keys: string[], args: string[]) => (seen.push(args), Promise.resolve(1)) };
+    const store = new RedisNonceStore({ client: recording });
+    await store.checkAndRecord('s', 'n', T + 0.5, T + 0.5);
+    await store.checkAndRecord('s', 'n', T + 0.75, T + 0.5);
+    // Expiry, now: the first is now (floored), the second is rounded up.
+    expect(seen.map((args) => [args[2], args[3]])).toEqual([
+      [String(T), String(T)],
+      [String(T + 1), String(T)],
+    ]);
+  });
+
+  it('the per-nonce layout holds a nonce for its remaining life plus the skew', async () => {
+    const ttls: number[] = [];
+    const legacy: RedisLike = {
+      ...withoutEval(never),
+      setIfAbsent: (_key: string, _value: string, ttlMs: number) => (ttls.push(ttlMs), Promise.resolve(true)),
+    };
+    await new RedisNonceStore({ client: legacy, skewMs: 5_000 }).checkAndRecord('s', 'n', T + 1_000, T);
+    await new RedisNonceStore({ client: legacy, skewMs: 0 }).checkAndRecord('s', 'n', T - 1_000, T);
+    expect(ttls).toEqual([6_000, 1]);
+  });
+
   it('1 is the smallest limit: maxNonceLength and maxScopeLength of 1 accept one character', async () => {
     const store = new RedisNonceStore({ client: { ...never, eval: () => Promise.resolve(1) }, maxNonceLength: 1, maxScopeLength: 1 });
     expect(await answer(store.checkAndRecord('s', 'n', T + HOUR, T))).toBe(true);
