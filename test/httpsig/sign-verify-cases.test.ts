@@ -374,3 +374,15 @@ describe('RFC 9421 §3.2: verifyMessage', () => {
     expect(own.base).toBe('"@status": 201\n"@signature-params": ("@status")');
   });
 });
+
+describe('RFC 9421 §2.4 with ;req: a response covering a signature of its request', () => {
+  it('without the request, the signature it names is missing: a BotsigError, not a failed property read', async () => {
+    const response = { status: 200, headers: { 'content-type': 'text/plain' } };
+    const refused = await signMessage(response, { key: signer, components: ['"signature";req;key="sig1"'], params: { created: 1 } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isBotsigError(refused), String(refused)).toBe(true);
+    expect((refused as BotsigError).code).toBe('ERR_COMPONENT_MISSING');
+  });
+});
