@@ -282,6 +282,32 @@ describe('parseSignatureAgent: members (SPEC 2.3)', () => {
     expect(parseSignatureAgent('a="https://a.example/j";type=jwks_uri').diagnostics.map((d) => [d.level, d.code, d.at])).toStrictEqual([
       ['warning', 'member-parameters', 'a'],
     ]);
+    // Parameters without a type: the earlier drafts' default, a directory.
+    expect(parseSignatureAgent('a="https://a.example";v=1', TYPED)).toStrictEqual({
+      form: 'dictionary',
+      members: [{ key: 'a', url: 'https://a.example', type: 'directory', scheme: 'https', compat: 'typed', index: 0 }],
+      diagnostics: [],
+      ignored: false,
+    });
+  });
+
+  it('an inline data: directory: read as a typed directory with typedSignatureAgent, otherwise ignored with an error that says how to read it', () => {
+    expect(parseSignatureAgent(`a="${DATA_DIR}"`, { typedSignatureAgent: true }).members.map((m) => [m.type, m.compat, m.scheme])).toStrictEqual([
+      ['directory', 'typed', 'data'],
+    ]);
+    expect(parseSignatureAgent(`a="${DATA_DIR}"`)).toStrictEqual({
+      form: 'dictionary',
+      members: [],
+      diagnostics: [
+        {
+          level: 'error',
+          code: 'scheme-unsupported',
+          message: "an inline data: directory is an earlier draft's form; member ignored (set typedSignatureAgent to read it)",
+          at: 'a',
+        },
+      ],
+      ignored: false,
+    });
   });
 
   it('a dropped member keeps the others at their index', () => {
