@@ -58,6 +58,7 @@ describe('the replay window', () => {
     const stale = await verifyRequest(req, { ...options, now: at(NOW + 361) });
     expect(stale.outcome).toBe('invalid');
     expect(stale.signatures[0]!.error?.code).toBe('ERR_NONCE_STALE');
+    expect(stale.signatures[0]!.error?.message).toBe('signature "sig1" carries a nonce and was created more than 300 s ago');
     expect(store.calls).toHaveLength(1);
   });
 
