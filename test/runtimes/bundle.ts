@@ -35,6 +35,7 @@ const MATRIX_FILES = [
   'test/directory/outbound-cases.test.ts',
   'test/directory/response-signatures-cases.test.ts',
   'test/directory/publish.test.ts',
+  'test/directory/cache.test.ts',
   // test/vectors.test.ts adds the node:crypto provider and PEM import; this runs the same suite with WebCrypto only.
   'test/runtimes/vectors.portable.ts',
 ];
