@@ -21,12 +21,16 @@ function suffixSet(): ReadonlySet<string> {
   return set;
 }
 
+interface SuffixTables {
+  readonly suffixes: ReadonlySet<string>;
+  readonly wildcards: ReadonlySet<string>;
+  readonly exceptions: ReadonlySet<string>;
+}
+
 // Built on first use (a name of three labels or more), never changed afterwards: a process
 // whose agents are all `name.tld` never builds them (1,167 entries, about half a millisecond
 // of a cold start).
-let SUFFIXES: ReadonlySet<string> | undefined;
-let WILDCARDS: ReadonlySet<string> | undefined;
-let EXCEPTIONS: ReadonlySet<string> | undefined;
+let TABLES: SuffixTables | undefined;
 
 /**
  * The registrable domain of a host name: the public suffix and one more label
@@ -51,10 +55,8 @@ export function registrableDomain(host: string): string {
   if (second < 0) return name;
   // Three labels when the last two are a public suffix.
   const lastTwo = name.slice(second + 1);
-  SUFFIXES ??= suffixSet();
-  WILDCARDS ??= new Set(WILDCARD_TLDS);
-  EXCEPTIONS ??= new Set(WILDCARD_EXCEPTIONS);
-  if (!SUFFIXES.has(lastTwo) && !(WILDCARDS.has(name.slice(last + 1)) && !EXCEPTIONS.has(lastTwo))) return lastTwo;
+  const t = (TABLES ??= { suffixes: suffixSet(), wildcards: new Set(WILDCARD_TLDS), exceptions: new Set(WILDCARD_EXCEPTIONS) });
+  if (!t.suffixes.has(lastTwo) && !(t.wildcards.has(name.slice(last + 1)) && !t.exceptions.has(lastTwo))) return lastTwo;
   const third = name.lastIndexOf('.', second - 1);
   return third < 0 ? name : name.slice(third + 1);
 }

@@ -106,8 +106,9 @@ function positiveInteger(value: unknown, name: string, fallback: number): number
  * - **Pressure.** When a new nonce does not fit, the site (registrable domain of the
  *   agent URL, `siteOfAgent`) holding most bytes gives up its oldest nonces, never
  *   going below `siteFloorBytes`; when that site is the newcomer's own, or cannot, the
- *   newcomer's own site rolls over its oldest nonce if it expires before the new one. A site is the unit because it costs money: host names,
- *   URLs and keys under one domain are free.
+ *   newcomer's own site rolls over its oldest nonce if it expires before the new one.
+ *   A site is the unit because it costs money: host names, URLs and keys under one
+ *   domain are free.
  * - **Fail closed.** A dropped nonce can never be replayed: its site keeps a mark (the
  *   latest expiry it dropped) and refuses, with `ERR_NONCE_QUOTA_EXCEEDED`, any nonce
  *   of that site expiring no later. Honest agents sign per request, so their new

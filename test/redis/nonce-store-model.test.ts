@@ -129,7 +129,7 @@ async function stored(base: string): Promise<{ model: Model; bytes: number }> {
 }
 
 /** The script's books under `base`, read back, with every disagreement among them. */
-async function books(base: string): Promise<{ bytes: number; sites: number; problems: string[] }> {
+async function books(base: string): Promise<{ bytes: number; problems: string[] }> {
   const problems: string[] = [];
   const bytes = Number((await raw.get(`${base}:bytes`)) ?? '0');
   const sizes = await raw.zRangeWithScores(`${base}:size`, 0, -1);
@@ -156,7 +156,7 @@ async function books(base: string): Promise<{ bytes: number; sites: number; prob
   for (const site of next) if (!sizes.some((s) => s.value === site)) problems.push(`site ${site}: scheduled but not counted`);
   for (const site of Object.keys(marks)) if (!sizes.some((s) => s.value === site)) problems.push(`site ${site}: a mark but not counted`);
   if (sum !== bytes) problems.push(`total: counted ${bytes}, sites add up to ${sum}`);
-  return { bytes, sites: sizes.length, problems };
+  return { bytes, problems };
 }
 
 const show = (model: Model, now: number): string =>
