@@ -103,6 +103,9 @@ describe('signRequest profile defaults (SPEC 5.1, 5.2)', () => {
       () => signRequest({ url: 'https://example.com/' }, { key: privateJwk, signatureAgent: { url: 'https://agent.example/path', type: 'directory' } }),
       'ERR_SIGNATURE_AGENT_INVALID',
     );
+    // An earlier draft's inline directory is read by verifiers that opt in; a signer never sends one.
+    const inline = { url: 'data:application/http-message-signatures-directory+json;base64,e30=', type: 'directory' } as const;
+    await expectCode(() => signRequest({ url: 'https://example.com/' }, { key: privateJwk, signatureAgent: inline }), 'ERR_SIGNATURE_AGENT_INVALID');
   });
 
   it('options: label, created/expires as Date or seconds, validitySeconds, nonce string or false, includeAlg false, tag', async () => {

@@ -18,19 +18,8 @@
  */
 import { BotsigError } from '../../core/errors';
 import { isUriReference } from '../../core/url';
-import { checkMember } from '../signature-agent/member';
+import { checkUrlMember, isBareOrigin } from '../signature-agent/member';
 import { WELL_KNOWN_PATH } from '../signature-agent/types';
-
-/** Whether an absolute http(s) URL (already checked) has nothing after its authority but `/`. */
-function isBareOrigin(url: string): boolean {
-  const start = url.indexOf('//') + 2;
-  for (let i = start; i < url.length; i++) {
-    const c = url.charCodeAt(i);
-    if (c === 0x3f || c === 0x23) return false;
-    if (c === 0x2f) return i === url.length - 1;
-  }
-  return true;
-}
 
 /** The well-known directory URL of a bare origin (`https://a.example` or `https://a.example/`). */
 export function wellKnownUrlOf(origin: string): string {
@@ -60,7 +49,7 @@ export function signatureAgentUrl(agent: unknown): string {
     throw new TypeError("signatureAgent.type must be 'jwks_uri' or 'directory' (no parameter is sent for either)");
   }
   if (!isUriReference(url)) throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', 'signatureAgent is not a URI');
-  const check = checkMember(url, type === 'directory' ? 'directory' : 'jwks_uri', true);
+  const check = checkUrlMember(url, type === 'directory' ? 'directory' : 'jwks_uri', true);
   if (!check.ok) throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', `signatureAgent: ${check.message}`);
   if (check.scheme !== 'https' && check.scheme !== 'http') throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', 'signatureAgent must be an https URL');
   // An absolute URI has no fragment (RFC 3986 §4.3).

@@ -22,11 +22,7 @@ export function isAsciiCaseInsensitivePrefix(text: string, prefix: string): bool
  */
 export function checkMember(url: string, type: SignatureAgentType | undefined, allowHttp: boolean): MemberCheck {
   const colon = url.indexOf(':');
-  if (colon <= 0 || hasPathDelimiterBefore(url, colon)) {
-    return { ok: false, code: 'uri-not-absolute', message: 'value is a relative reference, not an absolute URI' };
-  }
-  const scheme = url.slice(0, colon).toLowerCase();
-  if (scheme === 'data') {
+  if (colon > 0 && !hasPathDelimiterBefore(url, colon) && url.slice(0, colon).toLowerCase() === 'data') {
     if (type !== 'directory' && type !== undefined) {
       return { ok: false, code: 'data-requires-directory', message: `a data: value is allowed only with type=directory, not ${type}` };
     }
@@ -41,6 +37,20 @@ export function checkMember(url: string, type: SignatureAgentType | undefined, a
     }
     return { ok: true, scheme: 'data', inline: { mediaType: decoded.mediaType, body: decoded.body } };
   }
+  return checkUrlMember(url, type, allowHttp);
+}
+
+/**
+ * {@link checkMember} for a value that is not `data:`: an absolute `https` URL (`http` when
+ * allowed) with an authority and no userinfo, an origin for `directory`. The signer's check:
+ * what it sends is never an inline directory.
+ */
+export function checkUrlMember(url: string, type: SignatureAgentType | undefined, allowHttp: boolean): MemberCheck {
+  const colon = url.indexOf(':');
+  if (colon <= 0 || hasPathDelimiterBefore(url, colon)) {
+    return { ok: false, code: 'uri-not-absolute', message: 'value is a relative reference, not an absolute URI' };
+  }
+  const scheme = url.slice(0, colon).toLowerCase();
   if (scheme !== 'https' && scheme !== 'http') {
     return { ok: false, code: 'scheme-unsupported', message: 'scheme must be https' };
   }
