@@ -4,6 +4,7 @@
  * URLs on them and keys are free. Stores that share capacity between agents (the nonce
  * stores) share it by site. Isomorphic: no `node:*`.
  */
+import { parseIpv6 } from './ip';
 import { SECOND_LEVEL_LABELS, SECOND_LEVEL_SUFFIXES, WILDCARD_EXCEPTIONS, WILDCARD_TLDS } from './public-suffixes';
 
 function suffixSet(): ReadonlySet<string> {
@@ -42,13 +43,15 @@ let TABLES: SuffixTables | undefined;
  * section is ignored on purpose: `x.github.io` and `y.github.io` are one site, since
  * their subdomains are free.
  *
- * IP literals (`127.0.0.1`, `[::1]`) are their own site; so is a single label or a
- * name that is itself a public suffix. Lowercases; a trailing dot is ignored.
+ * An IPv4 literal (`192.0.2.1`) is its own site, as is a single label or a name that is
+ * itself a public suffix; an IPv6 literal's site is its /32 (see {@link ipv6Site}).
+ * Lowercases; a trailing dot is ignored.
  */
 export function registrableDomain(host: string): string {
   let name = host.toLowerCase();
   if (name.endsWith('.')) name = name.slice(0, -1);
-  if (name.startsWith('[') || isIPv4(name)) return name;
+  if (name.startsWith('[')) return ipv6Site(name);
+  if (isIPv4(name)) return name;
   const last = name.lastIndexOf('.');
   if (last <= 0) return name;
   const second = name.lastIndexOf('.', last - 1);
@@ -59,6 +62,17 @@ export function registrableDomain(host: string): string {
   if (!t.suffixes.has(lastTwo) && !(t.wildcards.has(name.slice(last + 1)) && !t.exceptions.has(lastTwo))) return lastTwo;
   const third = name.lastIndexOf('.', second - 1);
   return third < 0 ? name : name.slice(third + 1);
+}
+
+/**
+ * The site of an IPv6 literal: its /32 (`[2001:db8:1234::1]` → `[2001:db8::/32]`). Addresses,
+ * and the prefixes one network holds, are free: a server comes with a /64, tunnel brokers
+ * hand out /48s at no cost. A /32 is what a regional registry allocates. A literal that does
+ * not parse is its own site.
+ */
+function ipv6Site(literal: string): string {
+  const groups = parseIpv6(literal);
+  return groups === undefined ? literal : `[${groups[0]!.toString(16)}:${groups[1]!.toString(16)}::/32]`;
 }
 
 function isIPv4(name: string): boolean {

@@ -32,6 +32,7 @@
  * inline `data:` directories), `types` (the records they share).
  */
 import { BoundedMap } from '../core/bounded-map';
+import { BotsigError } from '../core/errors';
 import type { SignatureAgentMember } from '../profile/signature-agent/types';
 import type { KeyDirectory } from '../profile/types';
 import { OutboundLimiter } from './outbound';
@@ -43,6 +44,13 @@ import { settingsFrom } from './client/options';
 import type { DirectoryClientOptions, FetchLike } from './client/options';
 import { resolveState, slow, StateTable } from './client/state';
 import type { Built, ClientContext, DirectoryClientResolution, FetchContext, Kind, State, Target } from './client/types';
+
+/**
+ * The longest Signature-Agent value a client fetches, in characters. Far above any real
+ * directory URL; it bounds what a stranger's value costs in every table the client keeps
+ * (each holds a URL a few times: member, directory URL, identifier, cache key).
+ */
+const MAX_URL_LENGTH = 2048;
 
 export { DIRECTORY_CLIENT_DEFAULTS } from './client/options';
 export type { DirectoryClientAllow, DirectoryClientLimits, DirectoryClientOptions, FetchLike } from './client/options';
@@ -152,7 +160,7 @@ export class DirectoryClient implements KeyDirectory {
    * `stale: true` and a `directory-stale` diagnostic; without previous keys the
    * failure is thrown (and remembered until the backoff ends).
    *
-   * @throws BotsigError `ERR_URL_INVALID` (not an absolute http(s) URL, userinfo),
+   * @throws BotsigError `ERR_URL_INVALID` (not an absolute http(s) URL, userinfo, longer than 2,048 characters),
    *   `ERR_URL_BLOCKED` (scheme or host refused), `ERR_DIRECTORY_FETCH` (network
    *   error, status other than 200/304, redirect not followed),
    *   `ERR_DIRECTORY_TIMEOUT`, `ERR_DIRECTORY_TOO_LARGE`, `ERR_DIRECTORY_INVALID`
@@ -204,8 +212,13 @@ export class DirectoryClient implements KeyDirectory {
     let target = this.targets[member.type].get(member.url);
     if (target === undefined) {
       if (member.inline !== undefined || isDataUrl(member.url)) return undefined;
+      if (member.url.length > MAX_URL_LENGTH) {
+        return { error: new BotsigError('ERR_URL_INVALID', `Signature-Agent value is longer than ${MAX_URL_LENGTH} characters; not fetched`) };
+      }
       target = targetFor(this.ctx.s, member);
-      this.targets[member.type].set(member.url, target);
+      // Only a fetchable value is remembered: what cannot be fetched is refused again at the
+      // cost of a URL parse, and a stranger's values do not push warm agents out.
+      if (!('error' in target)) this.targets[member.type].set(member.url, target);
     }
     return target;
   }

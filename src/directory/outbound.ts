@@ -16,8 +16,11 @@
  * - per site, how many hosts never seen before may be fetched per minute, so
  *   wildcard DNS (`<random>.evil.example`) cannot mint fresh hosts without bound;
  * - per host: concurrency (a tarpit host holds at most that many sockets) and a
- *   negative cache (after consecutive failures the host backs off, so cycling
- *   many URLs on one host stops after the first failures).
+ *   negative cache (after consecutive failures of the host itself it backs off,
+ *   so cycling many URLs on a failing or tarpit host stops after the first
+ *   failures). What one URL answers does not count ({@link OutboundLimiter.report}):
+ *   a stranger chooses the URL, and must not back off an honest agent's host by
+ *   naming bad URLs on it; the client backs such a URL off on its own.
  * Hosts that already answered well are unaffected by another host's failures.
  * `trusted` hosts (the operator's own) count against the global limits only.
  * All state is bounded (least recently used hosts and sites are forgotten, never
@@ -34,7 +37,7 @@ export interface OutboundSettings {
   readonly maxConcurrentPerHost: number;
   readonly fetchesPerSecond: number;
   readonly newHostsPerSitePerMinute: number;
-  /** Consecutive failures after which a host backs off. */
+  /** Consecutive failures of a host itself (network, timeout, 5xx, 408, 429) after which it backs off. */
   readonly hostFailureThreshold: number;
   /** Longest back-off of a failing host, ms (the negative TTL). */
   readonly maxBackoffMs: number;
@@ -209,9 +212,13 @@ export class OutboundLimiter {
   }
 
   /**
-   * Records how an exchange with `host` ended: a usable answer resets the host's
-   * failure count; a failure (network, timeout, status, oversize, or a body that
-   * is not a usable directory) counts towards its back-off.
+   * Records what an exchange said about the health of `host`: `ok`, a usable answer,
+   * resets the host's failure count; not `ok`, a failure of the host itself (the fetch
+   * or the body stream failed, the deadline expired, HTTP 5xx, 408 or 429), counts
+   * towards its back-off. A failure that is a fact about the URL (another status, a
+   * redirect not followed, a body over the cap, the wrong media type, a body that is
+   * not a usable directory) is not reported at all: a stranger chooses the URL, so it
+   * must neither back off an honest agent's host nor reset a failing host's run.
    */
   report(host: string, ok: boolean): void {
     const state = this.#hosts.get(host);
@@ -279,7 +286,8 @@ function limited(message: string): BotsigError {
 
 /**
  * The site a host belongs to: its registrable domain (`registrableDomain` of
- * `core/site.ts`, the public suffix plus one label; IP literals are their own site).
+ * `core/site.ts`, the public suffix plus one label; an IPv4 literal is its own site, an
+ * IPv6 literal's site is its /32).
  * What an attacker must buy to get a new share of the outbound budget.
  */
 export function siteOf(host: string): string {

@@ -441,16 +441,19 @@ describe('DirectoryClient, type=cimd (§4.1)', () => {
     expect(fetch.urls).toEqual([CARD, 'https://keys.example/jwks', other]);
   });
 
-  it("jwks_uri: the query is part of the key set's identity, as for a jwks_uri member (identity.ts: `?tenant=a` and `?tenant=b` are two key sets)", async () => {
+  it('jwks_uri: fetched as written, identified as a jwks_uri member naming it is (without its query), whichever is looked up first', async () => {
     const keys = 'https://keys.example/jwks?tenant=a';
-    const fetch = scripted({ [CARD]: json({ client_id: CARD, jwks_uri: keys }), [keys]: keySet(a.publicJwk) });
-    const c = client(fetch);
-    await c.resolve(rawMember(CARD, 'cimd'));
-    // The same key set named by a jwks_uri member is the same resource: no second fetch, and it is identified with its query.
-    const direct = await c.resolve(rawMember(keys, 'jwks_uri'));
-    expect(direct.url).toBe(keys);
-    expect(direct.keys.map((k) => k.thumbprint)).toEqual([a.thumbprint]);
-    expect(fetch.urls).toEqual([CARD, keys]);
+    for (const cardFirst of [true, false]) {
+      const fetch = scripted({ [CARD]: json({ client_id: CARD, jwks_uri: keys }), [keys]: keySet(a.publicJwk) });
+      const c = client(fetch);
+      if (cardFirst) await c.resolve(rawMember(CARD, 'cimd'));
+      // The same key set named by a jwks_uri member is the same resource: one fetch, one identifier.
+      const direct = await c.resolve(rawMember(keys, 'jwks_uri'));
+      if (!cardFirst) await c.resolve(rawMember(CARD, 'cimd'));
+      expect(direct.url).toBe('https://keys.example/jwks');
+      expect(direct.keys.map((k) => k.thumbprint)).toEqual([a.thumbprint]);
+      expect(fetch.urls).toEqual(cardFirst ? [CARD, keys] : [keys, CARD]);
+    }
   });
 
   it("the key set's findings are reported under jwks_uri (with the key set's own location when it has one)", async () => {

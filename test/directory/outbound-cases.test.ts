@@ -274,7 +274,7 @@ describe('siteOf', () => {
   it.each([
     ['127.0.0.1', '127.0.0.1'],
     ['10.1', '10.1'],
-    ['[::1]', '[::1]'],
+    ['[::1]', '[0:0::/32]'],
     ['example', 'example'],
     ['evil.example', 'evil.example'],
     ['a.b.c.evil.example', 'evil.example'],
@@ -287,7 +287,7 @@ describe('siteOf', () => {
     ['1x.example', '1x.example'],
     ['a.b1.example', 'b1.example'],
     ['x.y.host1', 'y.host1'],
-    ['[::ffff:1.2.3.4]', '[::ffff:1.2.3.4]'],
+    ['[::ffff:1.2.3.4]', '[0:0::/32]'],
     ['co.uk', 'co.uk'],
   ])('%s belongs to %s', (host, site) => {
     expect(siteOf(host)).toBe(site);

@@ -249,3 +249,25 @@ describe('verifyRequest under a flood of minted URLs from one site (simulated cl
     expect(floodFetches).toBeLessThanOrEqual(8 + 4 * 2);
   });
 });
+
+describe('OutboundLimiter: the addresses of one IPv6 network are one site', () => {
+  it("fetches in flight to 40 addresses of one /64 (a server's, free) hold that site's 4 slots, and a new site is still admitted", async () => {
+    const clock = new TestClock();
+    const o = new OutboundLimiter(DEFAULTS, clock.now);
+    const held: Release[] = [];
+    const refused: string[] = [];
+    for (let i = 1; i <= 40; i++) {
+      clock.t += 1;
+      const r = await admitted(o, `[2a01:4f8:1234:5678::${i.toString(16)}]`);
+      if (typeof r === 'function') held.push(r);
+      else refused.push(r);
+    }
+    expect(held).toHaveLength(4);
+    expect(refused[0]).toMatch(/fetches to this site are already in flight/);
+    // Other /48s of the same /32 (free from a tunnel broker) are the same site too.
+    expect(await admitted(o, '[2a01:4f8:ffff::1]')).toMatch(/fetches to this site are already in flight/);
+    const other = await admitted(o, 'agent.example');
+    expect(typeof other).toBe('function');
+    for (const r of [...held, other as Release]) r();
+  });
+});

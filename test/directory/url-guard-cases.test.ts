@@ -133,3 +133,19 @@ describe('the host an exchange is admitted for', () => {
     expect(fetch.calls).toHaveLength(20);
   });
 });
+
+describe('how long a URL may be', () => {
+  it('a Signature-Agent value over 2,048 characters is refused before anything is sent; one at the limit is fetched', async () => {
+    const { c, fetch } = client();
+    const base = 'https://agent.example/';
+    const long = base + 'a'.repeat(2049 - base.length);
+    expect(await failure(c.resolve(rawMember(long, 'jwks_uri')))).toEqual({
+      code: 'ERR_URL_INVALID',
+      message: 'Signature-Agent value is longer than 2048 characters; not fetched',
+    });
+    expect(fetch.calls).toEqual([]);
+    const atLimit = long.slice(0, -1);
+    expect((await failure(c.resolve(rawMember(atLimit, 'jwks_uri')))).code).toBe('ERR_DIRECTORY_FETCH');
+    expect(fetch.calls).toEqual([atLimit]);
+  });
+});

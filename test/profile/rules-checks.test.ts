@@ -42,24 +42,31 @@ describe('SPEC 5.2: the Signature-Agent members a signature binds', () => {
     expect(agentCandidates(input('sig1=("@authority" "signature-agent";key="zz");created=1'), dict)).toEqual([]);
   });
 
-  it(';key of an absent member with the whole field covered too: falls back to every member, the label first', () => {
+  it(";key of an absent member with the whole field covered too: falls back to every member, in the field's order", () => {
     expect(urls(agentCandidates(input('sig1=("@authority" "signature-agent";key="zz" "signature-agent");created=1'), dict))).toEqual([
-      'https://three.example',
       'https://one.example',
       'https://two.example',
+      'https://three.example',
     ]);
   });
 
-  it('the whole Dictionary field covered: the member keyed by the label first, then the others in order', () => {
-    expect(urls(agentCandidates(input('sig1=("@authority" "signature-agent");created=1'), dict))).toEqual([
-      'https://three.example',
+  it("the whole Dictionary field covered: its members in the field's (signed) order, whatever the (unsigned) label", () => {
+    for (const label of ['sig1', 'a2', 'zz']) {
+      expect(urls(agentCandidates(input(`${label}=("@authority" "signature-agent");created=1`, label), dict))).toEqual([
+        'https://one.example',
+        'https://two.example',
+        'https://three.example',
+      ]);
+    }
+  });
+
+  it('a signature-agent component from the trailers or from another message binds nothing of the header', () => {
+    for (const params of [';tr', ';req', ';key="sig1";tr', ';key="sig1";req']) {
+      expect(agentCandidates(input(`sig1=("@authority" "signature-agent"${params});created=1`), dict)).toBeUndefined();
+    }
+    // Beside a component that does cover the header, the header's member is what is bound.
+    expect(urls(agentCandidates(input('sig1=("@authority" "signature-agent";key="a2";tr "signature-agent";key="a1");created=1'), dict))).toEqual([
       'https://one.example',
-      'https://two.example',
-    ]);
-    expect(urls(agentCandidates(input('a2=("@authority" "signature-agent");created=1', 'a2'), dict))).toEqual([
-      'https://two.example',
-      'https://one.example',
-      'https://three.example',
     ]);
   });
 

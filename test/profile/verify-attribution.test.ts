@@ -6,7 +6,7 @@
  * resolver keys are identified by their thumbprint.
  */
 import { describe, expect, it } from 'vitest';
-import { createContentDigest, generateKeyPair, applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
+import { createContentDigest, generateKeyPair, applySignatureHeaders, MemoryNonceStore, signRequest, verifyRequest } from '../../src/index';
 import type { Jwk, SigningKey, VerifyingKey, DirectoryResponseProof, ResolvedKey } from '../../src/index';
 import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
 
@@ -276,4 +276,51 @@ describe('why a proof proves nothing, in its own words', () => {
     expect(r.outcome).toBe('verified');
     expect(said(r)).toBe('no valid directory response signature proves the key');
   });
+});
+
+describe("a resolver key's nonce is scoped by the signature's keyid, which the attribution does not move", () => {
+  // [seconds after NOW, whether the resolver answers with the proof] for the first use and the replay.
+  const cases = [
+    {
+      name: 'recorded while the proof held, replayed after it expired',
+      uses: [
+        [0, true],
+        [150, true],
+      ],
+    },
+    {
+      name: 'recorded without a proof, replayed with one',
+      uses: [
+        [0, false],
+        [50, true],
+      ],
+    },
+  ] as const;
+  for (const { name, uses } of cases) {
+    it(name, async () => {
+      const a = await agent();
+      const req = await request(a, JWKS);
+      const p = await proof(a, JWKS, { created: NOW - 60, expires: NOW + 100 });
+      let t = NOW;
+      let withProof = false;
+      const options = (store = new MemoryNonceStore()) => ({
+        now: () => t * 1000,
+        nonce: { policy: 'required' as const, store },
+        resolveKey: (): ResolvedKey => (withProof ? { key: a.publicJwk, proof: p } : { key: a.publicJwk }),
+      });
+      const shared = options();
+      const agents: (string | undefined)[] = [];
+      for (const [after, proven] of uses) {
+        [t, withProof] = [NOW + after, proven];
+        // The agent each use is attributed to on its own (a store of its own): they differ.
+        agents.push((await verifyRequest(req, options())).agent);
+      }
+      expect(agents[0]).not.toBe(agents[1]);
+      expect(agents).toContain(JWKS);
+      [t, withProof] = [NOW + uses[0][0], uses[0][1]];
+      expect((await verifyRequest(req, shared)).outcome).toBe('verified');
+      [t, withProof] = [NOW + uses[1][0], uses[1][1]];
+      expect((await verifyRequest(req, shared)).signatures[0]!.error?.code).toBe('ERR_NONCE_REPLAYED');
+    });
+  }
 });

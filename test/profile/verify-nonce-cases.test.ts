@@ -85,3 +85,30 @@ describe("a profile tag's nonce policy decides whether the nonce is recorded", (
     expect(error(await verifyRequest(req, o))).toEqual(['invalid', expect.objectContaining({ code: 'ERR_NONCE_REPLAYED' })]);
   });
 });
+
+describe('a relabelled copy of a request is a replay', () => {
+  it("the whole Signature-Agent field covered, the key in two members' directories: the unsigned label does not move the agent or the nonce scope", async () => {
+    const pair = await keyPair();
+    const k = await importSigningKey(pair.privateJwk);
+    const jwks = JSON.stringify({ keys: [pair.publicJwk] });
+    const { DirectoryClient } = await import('../../src/directory');
+    const directory = new DirectoryClient({
+      now,
+      fetch: async () => new Response(jwks, { status: 200, headers: { 'content-type': 'application/jwk-set+json', 'cache-control': 'max-age=600' } }),
+    });
+    const req = { method: 'GET', url: 'https://example.com/', headers: { 'signature-agent': 'a="https://one.example/jwks", b="https://two.example/jwks"' } };
+    const params = { created: NOW - 10, expires: NOW + 290, keyid: k.thumbprint, tag: 'web-bot-auth', nonce: 'once' };
+    const out = await signMessage(req, { key: k, label: 'b', components: ['@authority', 'signature-agent'], params });
+    const original = { ...req, headers: { ...req.headers, ...out.headers } };
+    const relabel = (text: string): string => text.replace(/^b=/, 'a=');
+    const relabelled = {
+      ...original,
+      headers: { ...original.headers, 'signature-input': relabel(original.headers['signature-input']), signature: relabel(original.headers.signature) },
+    };
+    const o: VerifyRequestOptions = { directory, now, nonce: { policy: 'required', store: new MemoryNonceStore() } };
+    const first = await verifyRequest(original, o);
+    expect([first.outcome, first.agent]).toEqual(['verified', 'https://one.example/jwks']);
+    const again = await verifyRequest(relabelled, o);
+    expect(error(again)).toEqual(['invalid', { code: 'ERR_NONCE_REPLAYED', message: 'the nonce of signature "a" was already used' }]);
+  });
+});

@@ -36,6 +36,7 @@ const MATRIX_FILES = [
   'test/directory/response-signatures-cases.test.ts',
   'test/directory/publish.test.ts',
   'test/directory/cache.test.ts',
+  'test/directory/host-backoff.test.ts',
   // test/vectors.test.ts adds the node:crypto provider and PEM import; this runs the same suite with WebCrypto only.
   'test/runtimes/vectors.portable.ts',
 ];

@@ -26,7 +26,15 @@ describe('registrableDomain', () => {
     ['co.uk', 'co.uk'],
     ['com', 'com'],
     ['127.0.0.1', '127.0.0.1'],
-    ['[::1]', '[::1]'],
+    // An IPv6 literal's site is its /32: the addresses and /48s of one network are free.
+    ['[::1]', '[0:0::/32]'],
+    ['[2A01:4F8:1234:5678::1]', '[2a01:4f8::/32]'],
+    ['[2a01:4f8:ffff:1::abcd]', '[2a01:4f8::/32]'],
+    ['[2a01:04f8::]', '[2a01:4f8::/32]'],
+    ['[2a01:4f9::1]', '[2a01:4f9::/32]'],
+    ['[2001::1]', '[2001:0::/32]'],
+    ['[::ffff:192.0.2.1]', '[0:0::/32]'],
+    ['[not-an-address]', '[not-an-address]'],
   ])('%s → %s', (host, site) => {
     expect(registrableDomain(host)).toBe(site);
   });
@@ -69,7 +77,8 @@ describe('siteOfAgent', () => {
   it.each([
     ['https://chatgpt.com/.well-known/http-message-signatures-directory', 'chatgpt.com'],
     ['HTTPS://u:p@Keys.Attacker.Example:8443/1/jwks.json?x#y', 'attacker.example'],
-    ['http://[::1]:8080/jwks', '[::1]'],
+    ['http://[::1]:8080/jwks', '[0:0::/32]'],
+    ['https://[2a01:4f8:1234:5678::7]/jwks', '[2a01:4f8::/32]'],
     ['http://127.0.0.1:3000', '127.0.0.1'],
     ['poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U', 'poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U'],
     ['https://', 'https://'],

@@ -45,7 +45,8 @@ export async function buildCard(ctx: ClientContext, state: State, entry: Directo
   if (parsedUri === undefined) throw fail('ERR_URL_INVALID', 'the jwks_uri of the Signature Agent Card is not an absolute URL');
   parsedUri.hash = '';
   const url = checkUrl(ctx.s, parsedUri.href).href;
-  const { resolution, validUntilMs } = await ctx.resolveJwks(url, normalizeUrl(stripUrlSuffix(url, false)));
+  // Identified as a member naming this URL is (agentIdentifier: without the query), whichever of the two looks it up first.
+  const { resolution, validUntilMs } = await ctx.resolveJwks(url, normalizeUrl(stripUrlSuffix(url, true)));
   for (const d of resolution.diagnostics) diagnostics.push({ ...d, at: d.at === undefined ? 'jwks_uri' : `jwks_uri ${d.at}` });
   // A card that carries a signature or a Content-Digest is checked even when its keys are
   // elsewhere (the registry draft's Security Considerations: "If signatures are present,

@@ -13,8 +13,9 @@
  * hops, never https → http), `200` (or `304` when revalidating) only, the body read
  * up to `maxBytes` after content decoding, and one wall-clock deadline over the
  * whole exchange; every fetch is admitted by the outbound limiter first and reports
- * to it how it ended ({@link guardedGet}, which the certificate fetches of
- * delegation.ts use too). Failures are the typed errors of {@link fail}.
+ * to it a failure of the host itself ({@link guardedGet}, which the certificate fetches
+ * of delegation.ts use too) or a usable answer ({@link reportAnswer}). Failures are the
+ * typed errors of {@link fail}.
  */
 import { BotsigError, isBotsigError } from '../../core/errors';
 import { isHostAllowed } from '../../core/ip';
@@ -137,13 +138,18 @@ export function platformFetch(s: Settings): FetchLike {
   );
 }
 
+/** The host each answer of {@link fetchEntry} was admitted for, which a redirect may not share. */
+const admittedHosts = new WeakMap<DirectoryCacheEntry, string>();
+
 /**
  * How an answer `fetchEntry` returned turned out once its caller read it: a usable one
- * (keys, a registry, a card accepted, a `304`) ends its host's run of failures, an unusable
- * one counts toward the host's back-off like a failed exchange.
+ * (keys, a registry, a card accepted, a `304`) ends the run of failures of the host it was
+ * admitted for (before any redirect). An unusable one is reported to nobody: it is a fact
+ * about the URL a stranger chose (the client backs the URL off), not about its host's health,
+ * so it neither counts toward the host's back-off nor resets it.
  */
 export function reportAnswer(ctx: FetchContext, entry: DirectoryCacheEntry, usable: boolean): void {
-  ctx.outbound.report(hostKey(entry.url), usable);
+  if (usable) ctx.outbound.report(admittedHosts.get(entry) ?? hostKey(entry.url), true);
 }
 
 /** Admission for one exchange with the host of `url`; rejects with `ERR_DISCOVERY_LIMITED`. */
@@ -157,9 +163,9 @@ export async function admit(ctx: FetchContext, url: string, signal: AbortSignal)
 /**
  * One GET of a directory, JWK Set, card or registry (`kind`) at `target`; `stored` makes it
  * a conditional revalidation. A card is never fetched through a redirect (registry draft:
- * "MUST NOT follow HTTP redirects"), whatever `maxRedirects` says. A failed exchange is
- * counted against its host here; an answer is judged by the caller, which tells the
- * outbound budget how it went with {@link reportAnswer}.
+ * "MUST NOT follow HTTP redirects"), whatever `maxRedirects` says. A failure of the host
+ * is reported by {@link guardedGet}; an answer is judged by the caller, which tells the
+ * outbound budget when it was usable with {@link reportAnswer}.
  */
 export async function fetchEntry(
   ctx: FetchContext,
@@ -181,7 +187,7 @@ export async function fetchEntry(
     revalidating: stored !== undefined,
   };
   try {
-    const answer = await guardedGet(ctx, target, request, async ({ response, url, requestedAtMs, deadline }): Promise<FetchResult> => {
+    const answer = await guardedGet(ctx, target, request, async ({ response, url, requestedAtMs, host, deadline }): Promise<FetchResult> => {
       const fetchedAtMs = s.now();
       const received = pickHeaders(response.headers);
       // A 304 ends the GET only when revalidating, i.e. with a stored entry.
@@ -192,6 +198,7 @@ export async function fetchEntry(
         const merged = { ...revalidated.headers, ...received };
         const freshness = computeFreshness(merged, requestedAtMs, fetchedAtMs, s);
         const entry: DirectoryCacheEntry = { ...revalidated, headers: merged, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
+        admittedHosts.set(entry, host);
         return { ok: true, entry, storable: freshness.storable };
       }
       const contentType = received['content-type'];
@@ -212,6 +219,7 @@ export async function fetchEntry(
       }
       const freshness = computeFreshness(received, requestedAtMs, fetchedAtMs, s);
       const entry: DirectoryCacheEntry = { v: 1, url, body, headers: received, requestedAtMs, fetchedAtMs, freshUntilMs: freshness.freshUntilMs };
+      admittedHosts.set(entry, host);
       return { ok: true, entry, storable: freshness.storable };
     });
     if (answer instanceof Refusal) {
@@ -259,9 +267,16 @@ export class Refusal {
  * One GET through the guards: the URL guard (again at every hop), admission by the
  * outbound limiter, one deadline, redirects followed up to `maxRedirects` and only to
  * the same site. `read` handles the answer while the admission and the deadline hold.
- * Any other status is a {@link Refusal}. Anything that fails after admission is
- * reported to the outbound limiter; failures are BotsigErrors (the deadline's own error
- * when it expired).
+ * Any other status is a {@link Refusal}. Failures are BotsigErrors (the deadline's own
+ * error when it expired).
+ *
+ * Only a failure of the host itself is reported to the outbound limiter: the fetch
+ * rejected (network, TLS, DNS, the platform's own refusal), the body stream failed, the
+ * deadline expired, or the status is {@link isHostFailureStatus}. The rest (another
+ * status, a redirect not followed, a refused URL, a body over the cap, the wrong media
+ * type, not UTF-8, whatever `read` refuses) is a fact about the URL, which a stranger
+ * chooses: counting it would let anyone back off an honest agent's host by naming bad
+ * URLs on it.
  */
 export async function guardedGet<T>(
   ctx: FetchContext,
@@ -284,11 +299,15 @@ export async function guardedGet<T>(
   }
   let current = url;
   let response: Response | undefined;
+  let fetchRejected = false;
   try {
     const requestedAtMs = s.now();
     for (let hop = 0; ; hop++) {
       checkUrl(s, current, allowHttp);
-      response = await fetchWithin(fetchFn, current, headers, deadline);
+      response = await fetchWithin(fetchFn, current, headers, deadline).catch((error: unknown) => {
+        fetchRejected = true;
+        throw error;
+      });
       const status = response.status;
       if (status === 200 || (status === 304 && request.revalidating)) break;
       cancel(response);
@@ -304,19 +323,25 @@ export async function guardedGet<T>(
         continue;
       }
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), s.now(), response.headers.get('date'));
-      ctx.outbound.report(admission.host, false);
+      if (isHostFailureStatus(status)) ctx.outbound.report(admission.host, false);
       return new Refusal(fail('ERR_DIRECTORY_FETCH', `${what} answered with HTTP status ${status}`), retryAfterMs);
     }
     return await read({ response, url: current, requestedAtMs, host: admission.host, deadline });
   } catch (error) {
     if (response !== undefined) cancel(response);
-    ctx.outbound.report(admission.host, false);
-    if (deadline.expired(error)) throw deadline.error;
+    const expired = deadline.expired(error);
+    if (fetchRejected || expired || (response !== undefined && failedBodies.has(response))) ctx.outbound.report(admission.host, false);
+    if (expired) throw deadline.error;
     throw toBotsigError(error, `${what} could not be fetched`);
   } finally {
     deadline.end();
     admission.release();
   }
+}
+
+/** Statuses that say the host is failing or overloaded, whatever the URL: 5xx, 408 and 429. */
+function isHostFailureStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 429;
 }
 
 export function cancel(response: Response): void {
@@ -417,10 +442,14 @@ export async function fetchWithin(fetchFn: FetchLike, url: string, headers: Reco
   }
 }
 
+/** Responses whose body stream failed while {@link readCapped} read it: a transport failure of the host. */
+const failedBodies = new WeakSet<Response>();
+
 /**
  * Reads a body up to `maxBytes` (after content decoding: `fetch` hands out decoded
  * bytes, so a compression bomb stops at the cap), refusing early on a declared
- * `Content-Length` above the cap.
+ * `Content-Length` above the cap. A stream that fails rejects with its own error, and
+ * the response is marked for {@link guardedGet}, which counts that against the host.
  */
 export async function readCapped(response: Response, maxBytes: number, aborted: Promise<never>): Promise<Uint8Array> {
   const encoding = response.headers.get('content-encoding');
@@ -435,9 +464,14 @@ export async function readCapped(response: Response, maxBytes: number, aborted: 
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
+  const next = (): Promise<ReadableStreamReadResult<Uint8Array>> =>
+    reader.read().catch((error: unknown) => {
+      failedBodies.add(response);
+      throw error;
+    });
   try {
     for (;;) {
-      const { done, value } = await Promise.race([reader.read(), aborted]);
+      const { done, value } = await Promise.race([next(), aborted]);
       if (done) break;
       if (!(value instanceof Uint8Array)) throw fail('ERR_DIRECTORY_FETCH', 'the response body is not a byte stream');
       total += value.byteLength;

@@ -51,7 +51,11 @@ export interface DirectoryClientLimits {
    * minute: bounds wildcard-DNS host cycling. Default 16.
    */
   readonly newHostsPerSitePerMinute?: number;
-  /** Consecutive failures (any URL) after which a whole host backs off, up to `negativeTtlSeconds`. Default 2. */
+  /**
+   * Consecutive failures of a host itself (network, timeout, HTTP 5xx, 408 or 429, on any of its URLs)
+   * after which the whole host backs off, up to `negativeTtlSeconds`. Default 2. A failure of one URL
+   * (another status, a body that is not a directory) backs off that URL only: strangers choose URLs.
+   */
   readonly hostFailureThreshold?: number;
   /** Hosts and sites whose counters are remembered (least recently used forgotten). Default 10,000. */
   readonly maxHosts?: number;

@@ -200,7 +200,7 @@ async function refresh(ctx: ClientContext, state: State): Promise<DirectoryClien
           try {
             built = await ctx.build(state, result.entry);
           } catch (error) {
-            // A body that is not a usable directory counts against its host like a failed fetch.
+            // A body that is not a usable directory is a failure of this URL (backed off below), not of its host.
             reportAnswer(ctx, result.entry, false);
             throw error;
           }

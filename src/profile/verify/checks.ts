@@ -131,9 +131,12 @@ export function checkCoverage(
  * - `"signature-agent";key="K"`: the member keyed K (whatever the label: the draft
  *   signs label `sig2` over member `agent2`).
  * - `"signature-agent"` (the whole field, earlier revisions): the signer vouched for
- *   every value; for the first revision's String form they are tried in order, the
- *   first that yields the key wins (SPEC 2.3). For a Dictionary, the member keyed by
- *   the label comes first.
+ *   every value; they are tried in the field's order, the first that yields the key wins
+ *   (SPEC 2.3). That order is signed; the label is not (RFC 9421 §7.2.5), so it does not
+ *   choose: a relabelled copy of a request is attributed to the same agent, and its nonce
+ *   is a replay in the same scope.
+ * A component read from the trailers (`tr`) or from another message (`req`) does not cover
+ * this request's header: the members named there are not bound.
  * An empty list means nothing usable is bound (no header, or the member was dropped).
  */
 export function agentCandidates(input: SignatureInput, header: ParsedSignatureAgent | undefined): readonly SignatureAgentMember[] | undefined {
@@ -143,7 +146,7 @@ export function agentCandidates(input: SignatureInput, header: ParsedSignatureAg
   const components = input.components;
   for (let i = 0; i < components.length; i++) {
     const c = components[i]!;
-    if (c.name !== 'signature-agent') continue;
+    if (c.name !== 'signature-agent' || c.params.has('tr') || c.params.has('req')) continue;
     covers = true;
     const key = c.params.get('key');
     if (key === undefined) whole = true;
@@ -160,16 +163,7 @@ export function agentCandidates(input: SignatureInput, header: ParsedSignatureAg
     if (m !== undefined) return [m];
     if (!whole) return NO_MEMBERS;
   }
-  if (members.length === 1) return members;
-  const ordered: SignatureAgentMember[] = [];
-  if (header.form === 'dictionary') {
-    for (const m of members) if (m.key === input.label) ordered.push(m);
-  }
-  for (const m of members) {
-    if (ordered.length >= MAX_AGENT_CANDIDATES) break;
-    if (ordered[0] !== m) ordered.push(m);
-  }
-  return ordered;
+  return members.length <= MAX_AGENT_CANDIDATES ? members : members.slice(0, MAX_AGENT_CANDIDATES);
 }
 
 // A request with thousands of signatures and members must not cost signatures × members.

@@ -48,7 +48,7 @@ export function recordNonce(ctx: Context, d: Draft, nonce: string | undefined, h
     // Remembered for as long as the signature is accepted: through the last whole
     // second that passes both the expiry check and the window (see nonceHoldUntil).
     // Scoped by agent identity; stores share their capacity by the agent's site.
-    fresh = p.store.checkAndRecord(d.agent!, nonce, (holdUntil + p.skewSeconds + 1) * 1000, ctx.nowMs);
+    fresh = p.store.checkAndRecord(nonceScope(d), nonce, (holdUntil + p.skewSeconds + 1) * 1000, ctx.nowMs);
   } catch (error) {
     fresh = error;
   }
@@ -59,6 +59,18 @@ export function recordNonce(ctx: Context, d: Draft, nonce: string | undefined, h
     );
   }
   return withNonce(d, fresh);
+}
+
+/**
+ * The identity a nonce is recorded under: the agent, which the signature fixes when its key
+ * came from a directory its covered member names, or from the operator's static keys. A
+ * resolver's key is scoped by the signature's `keyid` instead: the agent a resolver
+ * attributes it to is not signed (its URL while the resolver's proof holds, the thumbprint
+ * once the proof expires or is not given), so one signature could otherwise be recorded
+ * under one identity and replayed under the other.
+ */
+function nonceScope(d: Draft): string {
+  return d.keySource === 'resolver' ? d.params.keyid! : d.agent!;
 }
 
 /** `fresh`: the store's answer, or what it threw. */
