@@ -4,7 +4,6 @@
  * URLs on them and keys are free. Stores that share capacity between agents (the nonce
  * stores) share it by site. Isomorphic: no `node:*`.
  */
-import { parseIpv6 } from './ip';
 import { SECOND_LEVEL_LABELS, SECOND_LEVEL_SUFFIXES, WILDCARD_EXCEPTIONS, WILDCARD_TLDS } from './public-suffixes';
 
 function suffixSet(): ReadonlySet<string> {
@@ -71,9 +70,17 @@ export function registrableDomain(host: string): string {
  * not parse is its own site.
  */
 function ipv6Site(literal: string): string {
-  const groups = parseIpv6(literal);
-  return groups === undefined ? literal : `[${groups[0]!.toString(16)}:${groups[1]!.toString(16)}::/32]`;
+  const text = literal.endsWith(']') ? literal.slice(1, -1) : literal.slice(1);
+  // The groups before `::` (all eight without one): a missing first or second group is zero.
+  const compressed = text.indexOf('::');
+  const head = compressed < 0 ? text.split(':') : compressed === 0 ? [] : text.slice(0, compressed).split(':');
+  const first = head[0] ?? '0';
+  const second = head[1] ?? (compressed < 0 ? undefined : '0');
+  if (second === undefined || !HEX_GROUP.test(first) || !HEX_GROUP.test(second)) return literal;
+  return `[${parseInt(first, 16).toString(16)}:${parseInt(second, 16).toString(16)}::/32]`;
 }
+
+const HEX_GROUP = /^[0-9a-f]{1,4}$/;
 
 function isIPv4(name: string): boolean {
   return /^[0-9.]+$/.test(name);
