@@ -33,12 +33,16 @@ export interface Listing {
 
 export const EMPTY_LISTING: Listing = Object.freeze({ byIdentifier: new Map(), byKey: new Map() });
 
-/** The identifier a verifier reports for a URL (its normalised form, without the fragment), or undefined. */
+/**
+ * The identifier a verifier reports for a URL (its normalised form, without the query and
+ * the fragment, as `agentIdentifier` names a member), or undefined.
+ */
 export function identifierOf(url: string | undefined): string | undefined {
   if (url === undefined) return undefined;
   const parsed = tryParseUrl(url);
   if (parsed === undefined) return undefined;
   parsed.hash = '';
+  parsed.search = '';
   try {
     return normalizeUrl(parsed.href);
   } catch {
