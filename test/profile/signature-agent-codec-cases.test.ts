@@ -326,7 +326,8 @@ describe('the member rules (SPEC 2.3), through parseSignatureAgent', () => {
 
   it('a relative reference is not absolute', () => {
     // RFC 3986 §4.2: a colon after "/", "?" or "#" is in a relative reference, not after a scheme.
-    for (const url of ['a.example', '/p', '', '?q', '/a:b', './x:y', '?q:1', '#f:2', 'a/b:c']) {
+    // `datax` and `data/x`: a path that starts like the data scheme is not one.
+    for (const url of ['a.example', '/p', '', '?q', '/a:b', './x:y', '?q:1', '#f:2', 'a/b:c', 'datax', 'data', 'data/x']) {
       expect(only(url).diagnostics, url).toStrictEqual([dropped('uri-not-absolute', 'value is a relative reference, not an absolute URI')]);
     }
   });

@@ -4,8 +4,7 @@
  * `agentIdentifier` names a Signature-Agent member.
  */
 import { describe, expect, it } from 'vitest';
-import type { SignatureAgentMember } from '../../src/index';
-import { agentIdentifier } from '../../src/profile/signature-agent/identity';
+import { agentIdentifier, type SignatureAgentMember } from '../../src/index';
 import { identifierOf } from '../../src/directory/registry/listing';
 
 describe('identifierOf', () => {
