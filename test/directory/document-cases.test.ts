@@ -131,6 +131,14 @@ describe('parseDirectory options', () => {
     const strict = (o?: ParseDirectoryOptions) => codes(one(entry, o).diagnostics);
     expect(strict()).toEqual(['kid-not-thumbprint']);
     expect(strict({ url: WK })).toEqual(['kid-not-thumbprint']);
+    // Spellings the verifier identifies as the well-known URL are held to its rules.
+    for (const url of [
+      'https://A.example:443/%2Ewell-known/http-message-signatures-directory',
+      'https://a.example/x/../.well-known/%68ttp-message-signatures-directory?v=1',
+    ]) {
+      expect(strict({ url }), url).toEqual(['kid-not-thumbprint']);
+    }
+    expect(strict({ url: 'https://a.example/%2Fwell-known/http-message-signatures-directory' })).toEqual([]);
     expect(strict({ source: 'well-known' })).toEqual(['kid-not-thumbprint']);
     expect(strict({ source: 'inline', url: 'https://a.example/jwks' })).toEqual(['kid-not-thumbprint']);
     expect(strict({ url: 'https://a.example/jwks' })).toEqual([]);

@@ -6,7 +6,7 @@
 import type { Diagnostic } from '../../core/diagnostics';
 import { BotsigError } from '../../core/errors';
 import type { Clock } from '../../core/time';
-import { tryParseUrl } from '../../core/url';
+import { normalizeUrl, tryParseUrl } from '../../core/url';
 import { WELL_KNOWN_PATH } from '../../profile/signature-agent/types';
 import { checkKey, isPlainObject, own } from './key-rules';
 import type { DirectoryKey, KeyContext } from './key-rules';
@@ -77,12 +77,15 @@ function toJson(input: unknown): unknown {
 /**
  * Whether `url` is the well-known URI of a key directory: an http(s) URL whose path is
  * exactly `/.well-known/http-message-signatures-directory` (RFC 8615 reserves it at the
- * root only; dot-segments resolved, any query ignored). There `kid` must be the thumbprint
- * (draft-ietf-webbotauth-httpsig-protocol-01); a JWK Set at any other URL labels `kid` freely.
+ * root only; dot-segments resolved, any query ignored), compared as the verifier names
+ * agents (`normalizeUrl`: `%2E` is `.`), so a URL identified as the well-known one is held
+ * to its rules. There `kid` must be the thumbprint (draft-ietf-webbotauth-httpsig-protocol-01);
+ * a JWK Set at any other URL labels `kid` freely.
  */
 export function isWellKnownUrl(url: string): boolean {
   const parsed = tryParseUrl(url);
-  return parsed !== undefined && (parsed.protocol === 'https:' || parsed.protocol === 'http:') && parsed.pathname === WELL_KNOWN_PATH;
+  if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) return false;
+  return new URL(normalizeUrl(parsed.href)).pathname === WELL_KNOWN_PATH;
 }
 
 function checkOptions(options: ParseDirectoryOptions | undefined): void {
