@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createContentDigest, generateKeyPair, applySignatureHeaders, MemoryNonceStore, signRequest, verifyRequest } from '../../src/index';
-import type { Jwk, SigningKey, VerifyingKey, DirectoryResponseProof, ResolvedKey } from '../../src/index';
+import type { Jwk, NonceStore, SigningKey, VerifyingKey, DirectoryResponseProof, ResolvedKey } from '../../src/index';
 import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
 
 const NOW = 1_767_225_600;
@@ -323,4 +323,34 @@ describe("a resolver key's nonce is scoped by the signature's keyid, which the a
       expect((await verifyRequest(req, shared)).signatures[0]!.error?.code).toBe('ERR_NONCE_REPLAYED');
     });
   }
+});
+
+describe('the identity a nonce is recorded under', () => {
+  /** A store that records the scope of every check and holds nothing. */
+  function recording(): { store: NonceStore; scopes: string[] } {
+    const scopes: string[] = [];
+    return { scopes, store: { checkAndRecord: (scope: string) => (scopes.push(scope), true) } };
+  }
+
+  it('a directory key: the agent (the covered member URL); a resolver key with a proof: the keyid, not the URL it is attributed to', async () => {
+    const a = await agent();
+    const req = await request(a, JWKS);
+    const jwks = JSON.stringify({ keys: [a.publicJwk] });
+    const { DirectoryClient } = await import('../../src/directory');
+    const directory = new DirectoryClient({
+      now,
+      fetch: async () => new Response(jwks, { status: 200, headers: { 'content-type': 'application/jwk-set+json', 'cache-control': 'max-age=600' } }),
+    });
+    const fromDirectory = recording();
+    const viaDirectory = await verifyRequest(req, { now, directory, nonce: { policy: 'required', store: fromDirectory.store } });
+    expect([viaDirectory.outcome, viaDirectory.agent, fromDirectory.scopes]).toEqual(['verified', JWKS, [JWKS]]);
+    const fromResolver = recording();
+    const p = await proof(a, JWKS);
+    const viaResolver = await verifyRequest(req, {
+      now,
+      resolveKey: () => ({ key: a.publicJwk, proof: p }),
+      nonce: { policy: 'required', store: fromResolver.store },
+    });
+    expect([viaResolver.outcome, viaResolver.agent, fromResolver.scopes]).toEqual(['verified', JWKS, [a.verifying.thumbprint]]);
+  });
 });
