@@ -14,7 +14,7 @@
  * up to `maxBytes` after content decoding, and one wall-clock deadline over the
  * whole exchange; every fetch is admitted by the outbound limiter first and reports
  * to it a failure of the host itself ({@link guardedGet}, which the certificate fetches
- * of delegation.ts use too) or a usable answer ({@link reportAnswer}). Failures are the
+ * of delegation.ts use too) or a usable answer ({@link reportUsable}). Failures are the
  * typed errors of {@link fail}.
  */
 import { BotsigError, isBotsigError } from '../../core/errors';
@@ -142,14 +142,14 @@ export function platformFetch(s: Settings): FetchLike {
 const admittedHosts = new WeakMap<DirectoryCacheEntry, string>();
 
 /**
- * How an answer `fetchEntry` returned turned out once its caller read it: a usable one
- * (keys, a registry, a card accepted, a `304`) ends the run of failures of the host it was
- * admitted for (before any redirect). An unusable one is reported to nobody: it is a fact
- * about the URL a stranger chose (the client backs the URL off), not about its host's health,
- * so it neither counts toward the host's back-off nor resets it.
+ * An answer `fetchEntry` returned that its caller found usable (keys, a registry, a card
+ * accepted, a `304`): it ends the run of failures of the host it was admitted for (before
+ * any redirect). An unusable one is reported to nobody: it is a fact about the URL a stranger
+ * chose (the client backs the URL off), not about its host's health, so it neither counts
+ * toward the host's back-off nor resets it.
  */
-export function reportAnswer(ctx: FetchContext, entry: DirectoryCacheEntry, usable: boolean): void {
-  if (usable) ctx.outbound.report(admittedHosts.get(entry) ?? hostKey(entry.url), true);
+export function reportUsable(ctx: FetchContext, entry: DirectoryCacheEntry): void {
+  ctx.outbound.report(admittedHosts.get(entry) ?? hostKey(entry.url), true);
 }
 
 /** Admission for one exchange with the host of `url`; rejects with `ERR_DISCOVERY_LIMITED`. */
@@ -165,7 +165,7 @@ export async function admit(ctx: FetchContext, url: string, signal: AbortSignal)
  * a conditional revalidation. A card is never fetched through a redirect (registry draft:
  * "MUST NOT follow HTTP redirects"), whatever `maxRedirects` says. A failure of the host
  * is reported by {@link guardedGet}; an answer is judged by the caller, which tells the
- * outbound budget when it was usable with {@link reportAnswer}.
+ * outbound budget when it was usable with {@link reportUsable}.
  */
 export async function fetchEntry(
   ctx: FetchContext,

@@ -20,7 +20,7 @@ import { isBotsigError } from '../../core/errors';
 import type { BotsigError } from '../../core/errors';
 import type { Clock } from '../../core/time';
 import type { CoordinatedDirectoryCache, DirectoryCache, DirectoryCacheEntry } from '../cache';
-import { fail, fetchEntry, reportAnswer, toBotsigError } from './fetch';
+import { fail, fetchEntry, reportUsable, toBotsigError } from './fetch';
 import type { Settings } from './options';
 import type { Built, ClientContext, DirectoryClientKey, DirectoryClientResolution, Kind, State, View } from './types';
 
@@ -197,14 +197,9 @@ async function refresh(ctx: ClientContext, state: State): Promise<DirectoryClien
           // eslint-disable-next-line @typescript-eslint/only-throw-error
           if (!result.ok) throw result;
           storable = result.storable;
-          try {
-            built = await ctx.build(state, result.entry);
-          } catch (error) {
-            // A body that is not a usable directory is a failure of this URL (backed off below), not of its host.
-            reportAnswer(ctx, result.entry, false);
-            throw error;
-          }
-          reportAnswer(ctx, result.entry, true);
+          // A body that is not a usable directory throws: a failure of this URL (backed off below), not of its host.
+          built = await ctx.build(state, result.entry);
+          reportUsable(ctx, result.entry);
           if (base !== undefined && storable && isOlderCopy(built, base)) {
             // NOTES: between two copies the newer wins. Keep the newer keys, take the new freshness window.
             const entry = { ...base.entry, fetchedAtMs: result.entry.fetchedAtMs, freshUntilMs: result.entry.freshUntilMs };

@@ -28,7 +28,7 @@ import type { SignatureAgentCard } from '../../profile/card';
 import type { ErrorInfo, VerificationResult } from '../../profile/types';
 import type { DirectoryCacheEntry } from '../cache';
 import { DirectoryClient, fetchContextOf } from '../client';
-import { fetchEntry, reportAnswer } from '../client/fetch';
+import { fetchEntry, reportUsable } from '../client/fetch';
 import type { FetchContext } from '../client/types';
 import { buildListing, EMPTY_LISTING, lookupResult, type Listing } from './listing';
 import { parseRegistry, REGISTRY_DEFAULTS } from './parse';
@@ -349,7 +349,6 @@ export class RegistryClient {
           allowHttp: this.ctx.s.allowHttp,
         });
       } catch (error) {
-        reportAnswer(this.ctx, entry, false);
         this.lastError = info(error, 'the registry could not be read');
         this.registryFailures++;
         this.registryDueAtMs = now + Math.min(this.maxIntervalMs, BACKOFF_BASE_MS * 2 ** Math.min(this.registryFailures - 1, 16));
@@ -368,7 +367,7 @@ export class RegistryClient {
         ]),
       };
     }
-    reportAnswer(this.ctx, entry, true);
+    reportUsable(this.ctx, entry);
     this.stored = entry;
     this.fetchedAtMs = now;
     this.lastError = undefined;
@@ -453,7 +452,7 @@ export class RegistryClient {
     const dueAtMs = Math.max(now + this.minIntervalMs, fetched.freshUntilMs);
     if (state.stored !== undefined && fetched.body === state.stored.body && state.kind !== undefined) {
       // 304, or the same bytes: the listing stands, and an entry that failed since has recovered.
-      reportAnswer(this.ctx, fetched, true);
+      reportUsable(this.ctx, fetched);
       state.stored = fetched;
       state.dueAtMs = dueAtMs;
       state.failures = 0;
@@ -463,7 +462,7 @@ export class RegistryClient {
     }
     try {
       const built = await readRegistryCard(this.ctx, this.directory, entry.text, fetched);
-      reportAnswer(this.ctx, fetched, true);
+      reportUsable(this.ctx, fetched);
       state.kind = built.kind;
       state.card = built.card;
       state.thumbprints = built.thumbprints;
@@ -475,7 +474,6 @@ export class RegistryClient {
       return true;
     } catch (error) {
       // A card refused now: the listing keeps the last good card (stale-if-error) until it is fixed.
-      reportAnswer(this.ctx, fetched, false);
       state.failures++;
       state.error = info(error, 'the card could not be read');
       state.dueAtMs = now + Math.min(this.maxIntervalMs, BACKOFF_BASE_MS * 2 ** Math.min(state.failures - 1, 16));

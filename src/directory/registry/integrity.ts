@@ -22,7 +22,7 @@ import { publicJwkProblem } from '../../profile/key-check';
 import { checkDirectoryResponse } from '../../profile/verify/directory-proof';
 import type { DirectoryCacheEntry } from '../cache';
 import type { DirectoryClient } from '../client';
-import { fetchEntry, reportAnswer } from '../client/fetch';
+import { fetchEntry, reportUsable } from '../client/fetch';
 import type { FetchContext } from '../client/types';
 import { readCardKeys } from './read-card';
 
@@ -131,10 +131,9 @@ export class RegistryIntegrity {
     try {
       keys = await readCardKeys(this.#ctx, this.#directory, card, fetched.entry);
     } catch (error) {
-      reportAnswer(this.#ctx, fetched.entry, false);
       throw refused(`the operator's card is refused (${isBotsigError(error) ? error.code : 'ERR_CARD_INVALID'})`, error);
     }
-    reportAnswer(this.#ctx, fetched.entry, true);
+    reportUsable(this.#ctx, fetched.entry);
     if (keys.size === 0) throw refused("the operator's card lists no usable key");
     this.#cardEntry = fetched.entry;
     this.#cardKeys = keys;
