@@ -32,14 +32,13 @@
  * inline `data:` directories), `types` (the records they share).
  */
 import { BoundedMap } from '../core/bounded-map';
-import { BotsigError } from '../core/errors';
 import type { SignatureAgentMember } from '../profile/signature-agent/types';
 import type { KeyDirectory } from '../profile/types';
 import { OutboundLimiter } from './outbound';
 import { build } from './client/build';
 import { buildCard } from './client/card';
 import { CertificateCache, InlineDirectories, isDataUrl } from './client/delegation';
-import { platformFetch, targetFor } from './client/fetch';
+import { fail, platformFetch, targetFor } from './client/fetch';
 import { settingsFrom } from './client/options';
 import type { DirectoryClientOptions, FetchLike } from './client/options';
 import { resolveState, slow, StateTable } from './client/state';
@@ -213,7 +212,7 @@ export class DirectoryClient implements KeyDirectory {
     if (target === undefined) {
       if (member.inline !== undefined || isDataUrl(member.url)) return undefined;
       if (member.url.length > MAX_URL_LENGTH) {
-        return { error: new BotsigError('ERR_URL_INVALID', `Signature-Agent value is longer than ${MAX_URL_LENGTH} characters; not fetched`) };
+        return { error: fail('ERR_URL_INVALID', `Signature-Agent value is longer than ${MAX_URL_LENGTH} characters; not fetched`) };
       }
       target = targetFor(this.ctx.s, member);
       // Only a fetchable value is remembered: what cannot be fetched is refused again at the
