@@ -81,6 +81,38 @@ dns.promises.lookup = async function guardedLookup(hostname, ...rest) {
   }
   return lookupPromise.call(this, hostname, ...rest);
 };
+// DNS queries (node:dns Resolver, c-ares: UDP sockets that net.Socket never sees), as the
+// module functions and through any Resolver.
+const refusedQuery = (hostname) => {
+  refuse(`a DNS lookup of ${hostname}`);
+  return Object.assign(new Error(`readme-run: DNS query for ${hostname} refused`), { code: 'ENOTFOUND', hostname });
+};
+for (const proto of [dns.Resolver.prototype, dns.promises.Resolver.prototype]) {
+  const promises = proto === dns.promises.Resolver.prototype;
+  for (const name of Object.getOwnPropertyNames(proto).filter((n) => /^(resolve|reverse)/.test(n))) {
+    const method = proto[name];
+    proto[name] = function guardedQuery(hostname, ...rest) {
+      if (isLoopback(hostname) || net.isIP(hostname) !== 0) return method.call(this, hostname, ...rest);
+      const error = refusedQuery(hostname);
+      if (promises) return Promise.reject(error);
+      const callback = rest.at(-1);
+      if (typeof callback === 'function') process.nextTick(() => callback(error));
+      return {};
+    };
+  }
+}
+for (const [target, proto] of [
+  [dns, dns.Resolver.prototype],
+  [dns.promises, dns.promises.Resolver.prototype],
+]) {
+  for (const name of Object.keys(target).filter((n) => /^(resolve|reverse)/.test(n) && typeof target[n] === 'function')) {
+    const method = proto[name];
+    if (typeof method === 'function') {
+      const shared = new (proto === dns.Resolver.prototype ? dns.Resolver : dns.promises.Resolver)();
+      target[name] = (...args) => method.apply(shared, args);
+    }
+  }
+}
 syncBuiltinESMExports();
 
 // --- servers: 127.0.0.1, port 0 ---------------------------------------------------------

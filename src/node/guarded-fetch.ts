@@ -4,11 +4,19 @@
  * and other non-public addresses, and connects to exactly the address it
  * checked, so a second DNS answer (rebinding) never gets a say.
  *
+ * A name a stranger chose is asked of DNS with queries that end with the fetch
+ * (`node:dns/promises` `Resolver`, c-ares, on the event loop), not with
+ * `dns.lookup`, which runs in libuv's thread pool (four threads, shared with file
+ * system, zlib and crypto work) and cannot be stopped: a name server that never
+ * answers would hold a thread for the system resolver's whole retry schedule,
+ * long after the fetch gave up.
+ *
  * Node only: it speaks HTTP/1.1 over `node:net` / `node:tls` sockets it opens
  * itself. Environment proxies are not used.
  */
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
+import { Resolver } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { connect as netConnect } from 'node:net';
@@ -62,8 +70,21 @@ export type GuardedConnect = (target: GuardedConnectTarget) => Duplex;
 export interface GuardedFetchOptions {
   /** Opens non-public destinations (default: public addresses only). */
   readonly allow?: GuardedFetchAllow;
-  /** DNS resolution; default `dns.lookup` from `node:dns`. */
+  /**
+   * DNS resolution for every name, in the shape of `dns.lookup`. By default, names the
+   * operator opened (`allow.hosts`, `localhost` names, local-only names with
+   * `privateNetworks`) go through `dns.lookup` (the hosts file and search domains
+   * apply), and every other name is asked of DNS directly (A and AAAA queries, see
+   * `dnsServers`), cancelled when the fetch ends. A `lookup` given here should bound its
+   * own time: the fetch stops waiting at its deadline but cannot stop it.
+   */
   readonly lookup?: GuardedLookup;
+  /**
+   * The DNS servers asked for the names strangers choose (`"192.0.2.53"`,
+   * `"[2001:db8::53]:5353"`); default: the system's (`/etc/resolv.conf`). Not used
+   * with `lookup`.
+   */
+  readonly dnsServers?: readonly string[];
   /** Socket factory; default `net.connect` / `tls.connect` to the checked address. */
   readonly connect?: GuardedConnect;
   /**
@@ -93,7 +114,7 @@ function normaliseHost(host: string): string {
 function checkOptions(options: GuardedFetchOptions | undefined): void {
   if (options === undefined) return;
   if (typeof options !== 'object' || options === null) throw new TypeError('createGuardedFetch options must be an object');
-  const { allow, lookup, connect, timeoutMs, userAgent } = options;
+  const { allow, lookup, connect, timeoutMs, userAgent, dnsServers } = options;
   if (allow !== undefined) {
     if (typeof allow !== 'object' || allow === null) throw new TypeError('options.allow must be an object');
     if (allow.hosts !== undefined && (!Array.isArray(allow.hosts) || allow.hosts.some((h) => typeof h !== 'string' || h === ''))) {
@@ -106,6 +127,16 @@ function checkOptions(options: GuardedFetchOptions | undefined): void {
     throw new TypeError('options.timeoutMs must be a positive number');
   }
   if (userAgent !== undefined && typeof userAgent !== 'string') throw new TypeError('options.userAgent must be a string');
+  if (dnsServers !== undefined) {
+    if (!Array.isArray(dnsServers) || dnsServers.length === 0 || dnsServers.some((s) => typeof s !== 'string')) {
+      throw new TypeError('options.dnsServers must be a non-empty array of server addresses');
+    }
+    try {
+      new Resolver().setServers(dnsServers);
+    } catch (error) {
+      throw new TypeError(`options.dnsServers: ${(error as Error).message}`, { cause: error });
+    }
+  }
 }
 
 /** Default socket factory: straight to the checked address; TLS names the URL host. */
@@ -147,12 +178,16 @@ function abortReason(signal: AbortSignal): unknown {
  * Creates a `fetch` that refuses to reach non-public addresses and cannot be
  * rebound by DNS (NOTES "Discovery"; draft SSRF guidance).
  *
- * For a host name it calls `lookup` once (`all: true`), and refuses the request
- * when ANY answer is outside the allowed ranges: a name that mixes public and
- * private answers is either misconfigured or an attack, and pinning to its
- * public answer would hide that. It then connects to the first answer and only
- * to it (the socket is opened on that IP address; TLS still sends SNI and
- * checks the certificate against the host name). IP-literal URLs are checked
+ * A host name is resolved once, and the request refused when ANY answer is
+ * outside the allowed ranges: a name that mixes public and private answers is
+ * either misconfigured or an attack, and pinning to its public answer would hide
+ * that. It then connects to the first answer and only to it (the socket is opened
+ * on that IP address; TLS still sends SNI and checks the certificate against the
+ * host name). Names the operator opened (`allow.hosts`, `localhost` names, local-only
+ * names with `privateNetworks`) are resolved by the system (`dns.lookup`); every
+ * other name by A and AAAA queries to DNS (`dnsServers`, default the system's
+ * servers; A answers first), which end with the fetch: a name server that never
+ * answers costs one UDP socket until the deadline, no thread. IP-literal URLs are checked
  * directly, without DNS; `localhost`/local-only names are refused before DNS
  * unless allowed. Link-local (cloud metadata), multicast, unspecified and
  * reserved ranges are open only through `allow.hosts`.
@@ -176,13 +211,15 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
   checkOptions(options);
   const policy: AddressPolicy = { loopback: options?.allow?.loopback === true, privateNetworks: options?.allow?.privateNetworks === true };
   const allowedHosts = new Set((options?.allow?.hosts ?? []).map(normaliseHost));
-  const lookup: GuardedLookup = options?.lookup ?? (dnsLookup as unknown as GuardedLookup);
+  const lookup = options?.lookup;
+  const dnsServers = options?.dnsServers === undefined ? undefined : [...options.dnsServers];
   const connect = options?.connect ?? defaultConnect;
   const timeoutMs = options?.timeoutMs ?? DEFAULT_GUARDED_FETCH_TIMEOUT_MS;
   const userAgent = options?.userAgent;
   const ca = options?.ca;
 
-  function resolve(hostname: string): Promise<Resolved> {
+  /** The checked address to connect to for `hostname`; `onCancel` receives what stops DNS queries still running when the fetch ends. */
+  function resolve(hostname: string, onCancel: (cancel: () => void) => void): Promise<Resolved> {
     const host = normaliseHost(hostname);
     const open = allowedHosts.has(host);
     const info = classifyHost(host);
@@ -194,39 +231,12 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
       const ok = info.special === 'localhost' ? policy.loopback === true : policy.privateNetworks === true;
       if (!ok) return Promise.reject(blocked(`is a ${info.special} name`));
     }
-    return new Promise<Resolved>((resolveFn, reject) => {
-      try {
-        lookup(host, { all: true, verbatim: true }, (error, addresses, family) => {
-          if (error !== null && error !== undefined) {
-            reject(fetchFailed('DNS resolution failed', error));
-            return;
-          }
-          const list: LookupAddress[] =
-            typeof addresses === 'string' ? [{ address: addresses, family: family ?? 0 }] : Array.isArray(addresses) ? addresses : [];
-          if (list.length === 0) {
-            reject(fetchFailed('DNS resolution returned no address'));
-            return;
-          }
-          let first: Resolved | undefined;
-          for (const entry of list) {
-            const address = typeof entry === 'object' && entry !== null ? entry.address : undefined;
-            const ip = typeof address === 'string' ? classifyHost(address) : undefined;
-            if (ip === undefined || ip.kind !== 'ip') {
-              reject(fetchFailed('DNS resolution returned something that is not an IP address'));
-              return;
-            }
-            if (!open && !isAddressAllowed(address!, policy)) {
-              reject(blocked(`resolves to a ${ip.ip.range} address`));
-              return;
-            }
-            first ??= { address: normaliseHost(address!), family: ip.ip.version };
-          }
-          resolveFn(first!);
-        });
-      } catch (error) {
-        reject(fetchFailed('DNS resolution failed', error));
-      }
-    });
+    // Names the operator opened go through the system resolver; the names strangers choose, through queries the fetch can stop.
+    const answers =
+      lookup !== undefined || open || info.special !== undefined
+        ? systemLookup(lookup ?? (dnsLookup as unknown as GuardedLookup), host)
+        : queryDns(host, dnsServers, timeoutMs, onCancel);
+    return answers.then((list) => checkedAddress(list, open, policy));
   }
 
   async function guardedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
@@ -291,7 +301,7 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
       watch(deadline.signal, () => deadline.signal.reason);
       if (signal !== undefined) watch(signal, () => abortReason(signal));
 
-      resolve(url.hostname).then(
+      resolve(url.hostname, (cancel) => stopSignals.push(cancel)).then(
         (target) => {
           if (settled) return;
           const outgoing: OutgoingHttpHeaders = {};
@@ -352,6 +362,59 @@ export function createGuardedFetch(options?: GuardedFetchOptions): typeof fetch 
   }
 
   return guardedFetch as typeof fetch;
+}
+
+/** `host`'s addresses from a `dns.lookup`-shaped function. */
+function systemLookup(lookup: GuardedLookup, host: string): Promise<readonly unknown[]> {
+  return new Promise((resolveFn, reject) => {
+    try {
+      lookup(host, { all: true, verbatim: true }, (error, addresses, family) => {
+        if (error !== null && error !== undefined) reject(fetchFailed('DNS resolution failed', error));
+        else resolveFn(typeof addresses === 'string' ? [{ address: addresses, family: family ?? 0 }] : Array.isArray(addresses) ? addresses : []);
+      });
+    } catch (error) {
+      reject(fetchFailed('DNS resolution failed', error));
+    }
+  });
+}
+
+/**
+ * `host`'s A answers, then its AAAA answers, asked of DNS (`servers`, default the
+ * system's) by a resolver of this fetch's own, which `onCancel` receives so that the
+ * fetch's end (deadline, abort) stops its queries. One of the two may fail (a name
+ * with IPv4 addresses only answers AAAA with no data).
+ */
+async function queryDns(host: string, servers: string[] | undefined, timeoutMs: number, onCancel: (cancel: () => void) => void): Promise<readonly unknown[]> {
+  // Two tries within the fetch's time (c-ares doubles the wait for the second); the deadline cancels whatever is left.
+  const resolver = new Resolver({ timeout: Math.min(Math.ceil(timeoutMs / 4), MAX_QUERY_TIMEOUT_MS), tries: 2 });
+  if (servers !== undefined) resolver.setServers(servers);
+  onCancel(() => resolver.cancel());
+  const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+  if (v4.status === 'rejected' && v6.status === 'rejected') throw fetchFailed('DNS resolution failed', v4.reason);
+  const list: LookupAddress[] = [];
+  if (v4.status === 'fulfilled') for (const address of v4.value) list.push({ address, family: 4 });
+  if (v6.status === 'fulfilled') for (const address of v6.value) list.push({ address, family: 6 });
+  return list;
+}
+// c-ares takes a 32-bit signed number of milliseconds per try.
+const MAX_QUERY_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * The address to connect to: the first answer, when every answer is an IP address the
+ * policy allows (or the host is opened by name). A name that mixes public and private
+ * answers is refused whole.
+ */
+function checkedAddress(list: readonly unknown[], open: boolean, policy: AddressPolicy): Resolved {
+  if (list.length === 0) throw fetchFailed('DNS resolution returned no address');
+  let first: Resolved | undefined;
+  for (const entry of list) {
+    const address = typeof entry === 'object' && entry !== null ? (entry as { address?: unknown }).address : undefined;
+    const ip = typeof address === 'string' ? classifyHost(address) : undefined;
+    if (ip === undefined || ip.kind !== 'ip') throw fetchFailed('DNS resolution returned something that is not an IP address');
+    if (!open && !isAddressAllowed(address as string, policy)) throw blocked(`resolves to a ${ip.ip.range} address`);
+    first ??= { address: normaliseHost(address as string), family: ip.ip.version };
+  }
+  return first!;
 }
 
 function decoded(res: IncomingMessage): Readable {

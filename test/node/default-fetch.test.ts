@@ -1,7 +1,8 @@
 /**
  * Safe by default on Node (docs/security-model.md): every DirectoryClient that
  * names no fetch uses the DNS-checked, address-pinned guarded fetch once a Node
- * entry is loaded. DNS is scripted here (a stranger's name answering 127.0.0.1),
+ * entry is loaded. DNS is scripted here (a stranger's name answering 127.0.0.1, through
+ * the DNS queries the guarded fetch makes for such names; `dns.lookup` answers the same),
  * and sockets are recorded and refused outside loopback.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -18,6 +19,22 @@ vi.mock('node:dns', async (importOriginal) => {
     cb(null, [{ address: '127.0.0.1', family: 4 }]);
   };
   return { ...real, default: { ...real, lookup }, lookup };
+});
+vi.mock('node:dns/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:dns/promises')>();
+  // The DNS queries for names strangers choose: every name answers 127.0.0.1 (A), no AAAA.
+  class Resolver {
+    setServers(): void {}
+    cancel(): void {}
+    async resolve4(host: string): Promise<string[]> {
+      seen.lookups.push(host);
+      return ['127.0.0.1'];
+    }
+    async resolve6(): Promise<string[]> {
+      throw Object.assign(new Error('no AAAA record'), { code: 'ENODATA' });
+    }
+  }
+  return { ...real, default: { ...real, Resolver }, Resolver };
 });
 vi.mock('node:net', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:net')>();

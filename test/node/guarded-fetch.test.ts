@@ -44,6 +44,23 @@ vi.mock('node:dns', async (importOriginal) => {
   };
   return { ...real, default: { ...real, lookup }, lookup };
 });
+vi.mock('node:dns/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:dns/promises')>();
+  // The DNS queries made for names strangers choose when no lookup is injected: off too.
+  class Resolver {
+    setServers(): void {}
+    cancel(): void {}
+    resolve4(host: string): Promise<string[]> {
+      guard.realDns.push(host);
+      return Promise.reject(new Error('real DNS is switched off in this test file'));
+    }
+    resolve6(host: string): Promise<string[]> {
+      guard.realDns.push(host);
+      return Promise.reject(new Error('real DNS is switched off in this test file'));
+    }
+  }
+  return { ...real, default: { ...real, Resolver }, Resolver };
+});
 vi.mock('node:net', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:net')>();
   const connect = (opts: { host?: string }, ...rest: unknown[]): Socket => {

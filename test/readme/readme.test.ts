@@ -146,10 +146,13 @@ describe('scripts/readme/run-block.mjs', () => {
         "import { promises as dns } from 'node:dns';",
         "await fetch('https://example.com/').catch(() => undefined);",
         "await dns.lookup('example.org').catch(() => undefined);",
+        // DNS queries (c-ares) open UDP sockets that no TCP guard sees.
+        "await new dns.Resolver().resolve4('example.net').catch(() => undefined);",
       ].join('\n'),
     );
     expect(r.out).toContain('refused a connection to example.com:443');
     expect(r.out).toContain('refused a DNS lookup of example.org');
+    expect(r.out).toContain('refused a DNS lookup of example.net');
     expect(r.code).toBe(1);
   });
 
