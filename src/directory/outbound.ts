@@ -22,7 +22,15 @@
  *   a stranger chooses the URL, and must not back off an honest agent's host by
  *   naming bad URLs on it; the client backs such a URL off on its own.
  * Hosts that already answered well are unaffected by another host's failures.
- * `trusted` hosts (the operator's own) count against the global limits only.
+ *
+ * Who asks ({@link Access}): a `trusted` host (the operator's own) counts against the
+ * global limits only. A `known` URL (one that answered usably before, now revalidated)
+ * may use all of its site's and host's share. A `new` URL, which anyone can name on any
+ * host, leaves part of them to known URLs: half of the site's tokens, a quarter of its
+ * slots and one of the host's slots (where there is more than one), and it waits behind known URLs for a
+ * slot. A stranger who names URLs on an honest agent's host therefore spends only the
+ * part of that site's share that new URLs may take, and the agent's own directory is
+ * still refreshed (after a key rotation, say) while it does.
  * All state is bounded (least recently used hosts and sites are forgotten, never
  * one with a fetch in flight).
  */
@@ -63,11 +71,20 @@ export const OUTBOUND_DEFAULTS = Object.freeze({
 
 const HOST_BACKOFF_BASE_MS = 5_000;
 
+/**
+ * Who asks for a fetch: the operator's own host (`trusted`), a URL that answered usably
+ * before (`known`: a revalidation), or any other URL (`new`).
+ */
+export type Access = 'trusted' | 'known' | 'new';
+
 interface HostState {
   inFlight: number;
+  /** Of them, fetches of `new` URLs. */
+  inFlightNew: number;
   failures: number;
   retryAtMs: number;
-  /** Exchanges waiting for one of this host's slots, first come first served (bounded). */
+  /** Exchanges waiting for one of this host's slots, first come first served (bounded), known URLs first. */
+  readonly waitingKnown: Array<() => void>;
   readonly waiting: Array<() => void>;
 }
 
@@ -100,6 +117,10 @@ export class OutboundLimiter {
   /** Global tokens and slots kept for sites never fetched before. */
   readonly #tokenReserve: number;
   readonly #slotReserve: number;
+  /** A site's tokens and slots, and a host's slots, beyond those `new` URLs may take (kept for `known` URLs; none when there is only one). */
+  readonly #siteTokenReserve: number;
+  readonly #siteSlotReserve: number;
+  readonly #newPerHost: number;
   #inFlight = 0;
   #tokens: number;
   #refilledAtMs: number;
@@ -107,7 +128,7 @@ export class OutboundLimiter {
   constructor(settings: OutboundSettings, now: Clock) {
     this.#s = settings;
     this.#now = now;
-    this.#hosts = new BoundedMap(settings.maxHosts, (h) => h.inFlight === 0 && h.waiting.length === 0);
+    this.#hosts = new BoundedMap(settings.maxHosts, (h) => h.inFlight === 0 && h.waiting.length === 0 && h.waitingKnown.length === 0);
     this.#sites = new BoundedMap(settings.maxHosts, (site) => site.inFlight === 0);
     this.#siteRate = Math.min(settings.fetchesPerSecond, settings.fetchesPerSitePerSecond ?? Math.max(1, Math.ceil(settings.fetchesPerSecond / 5)));
     this.#siteConcurrency = Math.min(
@@ -116,6 +137,9 @@ export class OutboundLimiter {
     );
     this.#tokenReserve = Math.floor(this.#burst() / 4);
     this.#slotReserve = Math.floor(settings.maxConcurrent / 4);
+    this.#siteTokenReserve = Math.floor(this.#siteBurst() / 2);
+    this.#siteSlotReserve = Math.floor(this.#siteConcurrency / 4);
+    this.#newPerHost = Math.max(1, settings.maxConcurrentPerHost - 1);
     this.#tokens = this.#burst();
     this.#refilledAtMs = now();
   }
@@ -127,36 +151,51 @@ export class OutboundLimiter {
 
   /**
    * Admits one fetch to `host` (a lowercase host name or IP literal). While the
-   * host's own slots are taken the exchange waits (at most 16 per host, and no
-   * longer than `signal` allows); every other limit answers at once.
+   * host's own slots are taken the exchange waits (at most 16 per host and kind of
+   * URL, and no longer than `signal` allows); every other limit answers at once.
    * `trusted` hosts (the operator's allow-list, loopback in development) skip the
    * failure back-off and every per-site limit (share, reserve, new-host
-   * allowance), not the global concurrency and rate.
+   * allowance), not the global concurrency and rate; `new` URLs leave part of the
+   * site's and the host's share to `known` ones ({@link Access}).
    *
    * @throws BotsigError `ERR_DISCOVERY_LIMITED` (as a rejection) when a limit is
    *   reached or the host is backing off after failures.
    */
-  async admit(host: string, trusted: boolean, signal?: AbortSignal): Promise<Release> {
-    const s = this.#s;
+  async admit(host: string, access: Access, signal?: AbortSignal): Promise<Release> {
+    const isNew = access === 'new';
     let wokenBy: HostState | undefined;
-    for (let state = this.#hosts.get(host); state !== undefined && state.inFlight >= s.maxConcurrentPerHost; state = this.#hosts.get(host)) {
-      if (state.waiting.length >= MAX_WAITING_PER_HOST) throw limited(`${MAX_WAITING_PER_HOST} fetches already wait for this host`);
-      await waitForSlot(state, signal);
+    for (let state = this.#hosts.get(host); state !== undefined && !this.#hasSlot(state, isNew); state = this.#hosts.get(host)) {
+      const queue = isNew ? state.waiting : state.waitingKnown;
+      if (queue.length >= MAX_WAITING_PER_HOST) throw limited(`${MAX_WAITING_PER_HOST} fetches already wait for this host`);
+      await waitForSlot(queue, signal);
       wokenBy = state;
     }
     try {
-      return this.#take(host, trusted);
+      return this.#take(host, access);
     } catch (error) {
       // Woken to a slot that another limit keeps it from taking: the slot passes to the next
       // waiter, which would otherwise wait on a free host until its deadline.
-      wokenBy?.waiting.shift()?.();
+      if (wokenBy !== undefined) this.#wake(wokenBy);
       throw error;
     }
   }
 
-  #take(host: string, trusted: boolean): Release {
+  /** Whether a fetch (of a `new` URL, or not) may take one of the host's slots now. */
+  #hasSlot(state: HostState, isNew: boolean): boolean {
+    return state.inFlight < this.#s.maxConcurrentPerHost && !(isNew && state.inFlightNew >= this.#newPerHost);
+  }
+
+  /** Hands a free slot of `state` to the first waiter that may take it: a known URL's, else a new URL's. */
+  #wake(state: HostState): void {
+    if (state.waitingKnown.length > 0) state.waitingKnown.shift()!();
+    else if (state.inFlightNew < this.#newPerHost) state.waiting.shift()?.();
+  }
+
+  #take(host: string, access: Access): Release {
     const now = this.#now();
     const s = this.#s;
+    const trusted = access === 'trusted';
+    const isNew = access === 'new';
     let state = this.#hosts.get(host);
     if (state !== undefined && !trusted && now < state.retryAtMs) {
       throw limited(`the host failed ${state.failures} times in a row and is backing off`);
@@ -178,6 +217,10 @@ export class OutboundLimiter {
       }
       if (site.inFlight >= this.#siteConcurrency) throw limited(`${this.#siteConcurrency} fetches to this site are already in flight`);
       if (site.tokens < 1) throw limited(`more than ${this.#siteRate} directory fetches per second to one site`);
+      if (isNew && site.inFlight >= this.#siteConcurrency - this.#siteSlotReserve) {
+        throw limited('the last fetch slots of this site are kept for URLs that answered before');
+      }
+      if (isNew && site.tokens < 1 + this.#siteTokenReserve) throw limited("the rest of this site's fetch rate is kept for URLs that answered before");
       if (state === undefined) {
         // A host never seen (or forgotten): counted against its site's allowance.
         if (now - site.windowStartMs >= 60_000) {
@@ -193,11 +236,12 @@ export class OutboundLimiter {
       site.inFlight++;
       this.#sites.set(name, site);
     }
-    state ??= { inFlight: 0, failures: 0, retryAtMs: 0, waiting: [] };
+    state ??= { inFlight: 0, inFlightNew: 0, failures: 0, retryAtMs: 0, waitingKnown: [], waiting: [] };
     this.#hosts.set(host, state);
     this.#tokens -= 1;
     this.#inFlight++;
     state.inFlight++;
+    if (isNew) state.inFlightNew++;
     const held = state;
     const heldSite = site;
     let released = false;
@@ -207,7 +251,8 @@ export class OutboundLimiter {
       this.#inFlight--;
       if (heldSite !== undefined) heldSite.inFlight--;
       held.inFlight--;
-      held.waiting.shift()?.();
+      if (isNew) held.inFlightNew--;
+      this.#wake(held);
     };
   }
 
@@ -259,12 +304,12 @@ export class OutboundLimiter {
   }
 }
 
-/** Resolves when a slot of `state` is handed over, rejects when `signal` aborts first. */
-function waitForSlot(state: HostState, signal: AbortSignal | undefined): Promise<void> {
+/** Resolves when a slot is handed over through `queue`, rejects when `signal` aborts first. */
+function waitForSlot(queue: Array<() => void>, signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const onAbort = (): void => {
-      const i = state.waiting.indexOf(wake);
-      if (i >= 0) state.waiting.splice(i, 1);
+      const i = queue.indexOf(wake);
+      if (i >= 0) queue.splice(i, 1);
       reject(limited('no slot of this host became free in time'));
     };
     const wake = (): void => {
@@ -276,7 +321,7 @@ function waitForSlot(state: HostState, signal: AbortSignal | undefined): Promise
       return;
     }
     signal?.addEventListener('abort', onAbort, { once: true });
-    state.waiting.push(wake);
+    queue.push(wake);
   });
 }
 

@@ -89,7 +89,8 @@ export interface GuardedFetchOptions {
   readonly connect?: GuardedConnect;
   /**
    * Wall-clock limit in milliseconds for everything: DNS, connect, headers and
-   * the whole body (a slow drip ends too). Default {@link DEFAULT_GUARDED_FETCH_TIMEOUT_MS}.
+   * the whole body (a slow drip ends too). Default {@link DEFAULT_GUARDED_FETCH_TIMEOUT_MS};
+   * at most 2^31 - 1 (what a timer holds).
    */
   readonly timeoutMs?: number;
   /** `User-Agent` sent when the request has none. */
@@ -100,6 +101,7 @@ export interface GuardedFetchOptions {
 
 /** Default wall-clock limit of a guarded fetch: five seconds. */
 export const DEFAULT_GUARDED_FETCH_TIMEOUT_MS = 5000;
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 // More codings than this in one Content-Encoding is not a real server.
 const MAX_CODINGS = 4;
@@ -123,15 +125,15 @@ function checkOptions(options: GuardedFetchOptions | undefined): void {
   }
   if (lookup !== undefined && typeof lookup !== 'function') throw new TypeError('options.lookup must be a function');
   if (connect !== undefined && typeof connect !== 'function') throw new TypeError('options.connect must be a function');
-  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))) {
-    throw new TypeError('options.timeoutMs must be a positive number');
+  // A timer holds at most 2^31 - 1 ms (about 24.8 days); Node fires a longer one at once.
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !(timeoutMs <= MAX_TIMEOUT_MS))) {
+    throw new TypeError(`options.timeoutMs must be a positive number of milliseconds, at most ${MAX_TIMEOUT_MS}`);
   }
   if (userAgent !== undefined && typeof userAgent !== 'string') throw new TypeError('options.userAgent must be a string');
   if (dnsServers !== undefined) {
-    if (!Array.isArray(dnsServers) || dnsServers.length === 0 || dnsServers.some((s) => typeof s !== 'string')) {
-      throw new TypeError('options.dnsServers must be a non-empty array of server addresses');
-    }
+    if (!Array.isArray(dnsServers) || dnsServers.length === 0) throw new TypeError('options.dnsServers must be a non-empty array of server addresses');
     try {
+      // Refuses what is not a list of IP addresses (with optional ports).
       new Resolver().setServers(dnsServers);
     } catch (error) {
       throw new TypeError(`options.dnsServers: ${(error as Error).message}`, { cause: error });
@@ -386,7 +388,7 @@ function systemLookup(lookup: GuardedLookup, host: string): Promise<readonly unk
  */
 async function queryDns(host: string, servers: string[] | undefined, timeoutMs: number, onCancel: (cancel: () => void) => void): Promise<readonly unknown[]> {
   // Two tries within the fetch's time (c-ares doubles the wait for the second); the deadline cancels whatever is left.
-  const resolver = new Resolver({ timeout: Math.min(Math.ceil(timeoutMs / 4), MAX_QUERY_TIMEOUT_MS), tries: 2 });
+  const resolver = new Resolver({ timeout: Math.ceil(timeoutMs / 4), tries: 2 });
   if (servers !== undefined) resolver.setServers(servers);
   onCancel(() => resolver.cancel());
   const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
@@ -396,8 +398,6 @@ async function queryDns(host: string, servers: string[] | undefined, timeoutMs: 
   if (v6.status === 'fulfilled') for (const address of v6.value) list.push({ address, family: 6 });
   return list;
 }
-// c-ares takes a 32-bit signed number of milliseconds per try.
-const MAX_QUERY_TIMEOUT_MS = 2 ** 31 - 1;
 
 /**
  * The address to connect to: the first answer, when every answer is an IP address the

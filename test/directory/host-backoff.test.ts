@@ -77,6 +77,8 @@ describe('a failure that is a fact about the URL does not back off its host', ()
     const fetch = scripted({ [GOOD]: keySet }, answer);
     const client = new DirectoryClient({ fetch, now: clock.now });
     for (let i = 0; i < 4; i++) expect(await outcome(client, `${HOST}/nope-${i}`)).toBe(code);
+    // A second later (the site's share for URLs never seen refills: outbound-reserve.test.ts).
+    clock.t += 1000;
     expect(await outcome(client, GOOD)).toBe('keys: 1');
     expect(fetch.calls).toHaveLength(5);
   });
@@ -158,5 +160,32 @@ describe('redirects', () => {
     expect(await outcome(client, `${HOST}/b`)).toBe('ERR_DIRECTORY_FETCH');
     // One failure since the usable answer: under the threshold.
     expect(await outcome(client, `${HOST}/c`)).toBe('keys: 1');
+  });
+});
+
+describe("a stranger naming URLs on an honest agent's host does not keep the agent's own directory from being refreshed", () => {
+  it('the rotated key set is fetched while the stranger spends what URLs never seen may take of the site’s share', async () => {
+    const clock = new Clock();
+    const { publicJwk: rotated } = await generateKeyPair('ed25519');
+    let served = [publicJwk];
+    const fetch = scripted(
+      {
+        [GOOD]: () =>
+          new Response(JSON.stringify({ keys: served }), { headers: { 'content-type': 'application/jwk-set+json', 'cache-control': 'max-age=60' } }),
+      },
+      status(404),
+    );
+    const client = new DirectoryClient({ fetch, now: clock.now });
+    expect(await outcome(client, GOOD)).toBe('keys: 1');
+    // An hour later the agent has added a key; a stranger names other URLs of its host, as fast as it likes.
+    clock.t += 3_600_000;
+    served = [publicJwk, rotated];
+    const strangers: string[] = [];
+    for (let i = 0; i < 20; i++) strangers.push(await outcome(client, `${HOST}/nope-${i}`));
+    expect(await outcome(client, GOOD)).toBe('keys: 2');
+    // The stranger had half the site's burst.
+    expect(strangers.filter((code) => code === 'ERR_DIRECTORY_FETCH')).toHaveLength(4);
+    expect(strangers.filter((code) => code === 'ERR_DISCOVERY_LIMITED')).toHaveLength(16);
+    expect(fetch.calls.filter((url) => url === GOOD)).toHaveLength(2);
   });
 });

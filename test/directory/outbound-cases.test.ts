@@ -43,9 +43,9 @@ describe('per-host waiting', () => {
   it('16 exchanges wait for a busy host; the 17th is refused at once', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, maxConcurrentPerHost: 1 }, clock.now);
-    const first = await o.admit('busy.example', false);
-    const waiting = Array.from({ length: 16 }, () => o.admit('busy.example', false));
-    expect(await refusal(o.admit('busy.example', false))).toBe('16 fetches already wait for this host; not fetched');
+    const first = await o.admit('busy.example', 'known');
+    const waiting = Array.from({ length: 16 }, () => o.admit('busy.example', 'known'));
+    expect(await refusal(o.admit('busy.example', 'known'))).toBe('16 fetches already wait for this host; not fetched');
     // Each release hands the slot to the next waiter, first come first served.
     const order: number[] = [];
     waiting.forEach((p, i) => void p.then((release) => (order.push(i), release())));
@@ -59,10 +59,10 @@ describe('per-host waiting', () => {
     const clock = new Clock();
     // A burst of two tokens, and a clock that stands still: no refill.
     const o = new OutboundLimiter({ ...SETTINGS, maxConcurrentPerHost: 1, fetchesPerSecond: 1 }, clock.now);
-    const first = await o.admit('h.example', true);
+    const first = await o.admit('h.example', 'trusted');
     // Another host spends the last token while both wait.
-    const waiters = [o.admit('h.example', true), o.admit('h.example', true)].map((p) => refusal(p));
-    (await o.admit('other.example', true))();
+    const waiters = [o.admit('h.example', 'trusted'), o.admit('h.example', 'trusted')].map((p) => refusal(p));
+    (await o.admit('other.example', 'trusted'))();
     first();
     const settled = await Promise.race([Promise.all(waiters), new Promise<string>((r) => setTimeout(() => r('still waiting'), 200))]);
     expect(settled).toEqual(['more than 1 directory fetches per second; not fetched', 'more than 1 directory fetches per second; not fetched']);
@@ -72,13 +72,13 @@ describe('per-host waiting', () => {
   it('a host is busy at maxConcurrentPerHost exactly, not before', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, maxConcurrentPerHost: 2 }, clock.now);
-    await o.admit('h.example', false);
+    await o.admit('h.example', 'known');
     let second = false;
-    void o.admit('h.example', false).then(() => (second = true));
+    void o.admit('h.example', 'known').then(() => (second = true));
     await tick();
     expect(second).toBe(true);
     let third = false;
-    void o.admit('h.example', false).then(() => (third = true));
+    void o.admit('h.example', 'known').then(() => (third = true));
     await tick();
     expect(third).toBe(false);
     expect(o.inFlight).toBe(2);
@@ -87,14 +87,14 @@ describe('per-host waiting', () => {
   it('an already aborted signal is refused without waiting; an aborted waiter leaves the queue', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, maxConcurrentPerHost: 1 }, clock.now);
-    const first = await o.admit('h.example', false);
+    const first = await o.admit('h.example', 'known');
     const aborted = new AbortController();
     aborted.abort();
-    expect(await refusal(o.admit('h.example', false, aborted.signal))).toBe('no slot of this host became free in time; not fetched');
+    expect(await refusal(o.admit('h.example', 'known', aborted.signal))).toBe('no slot of this host became free in time; not fetched');
     const quitter = new AbortController();
-    const quitting = refusal(o.admit('h.example', false, quitter.signal));
+    const quitting = refusal(o.admit('h.example', 'known', quitter.signal));
     let stayerAdmitted = false;
-    const stayer = o.admit('h.example', false).then((r) => ((stayerAdmitted = true), r));
+    const stayer = o.admit('h.example', 'known').then((r) => ((stayerAdmitted = true), r));
     await tick();
     quitter.abort();
     expect(await quitting).toBe('no slot of this host became free in time; not fetched');
@@ -107,9 +107,9 @@ describe('per-host waiting', () => {
   it('a waiter admitted after its slot frees up no longer reacts to its signal', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, maxConcurrentPerHost: 1 }, clock.now);
-    const first = await o.admit('h.example', false);
+    const first = await o.admit('h.example', 'known');
     const controller = new AbortController();
-    const waiter = o.admit('h.example', false, controller.signal);
+    const waiter = o.admit('h.example', 'known', controller.signal);
     await tick();
     first();
     const release = await waiter;
@@ -123,7 +123,7 @@ describe('per-host waiting', () => {
 describe('host back-off after consecutive failures', () => {
   async function fail(o: OutboundLimiter, host: string, times: number): Promise<void> {
     for (let i = 0; i < times; i++) {
-      (await o.admit(host, true))();
+      (await o.admit(host, 'trusted'))();
       o.report(host, false);
     }
   }
@@ -132,18 +132,18 @@ describe('host back-off after consecutive failures', () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, hostFailureThreshold: 3 }, clock.now);
     await fail(o, 'h.example', 2);
-    expect(await refusal(o.admit('h.example', false)), 'under the threshold').toBe('admitted');
+    expect(await refusal(o.admit('h.example', 'known')), 'under the threshold').toBe('admitted');
     await fail(o, 'h.example', 1);
-    expect(await refusal(o.admit('h.example', false))).toBe('the host failed 3 times in a row and is backing off; not fetched');
+    expect(await refusal(o.admit('h.example', 'known'))).toBe('the host failed 3 times in a row and is backing off; not fetched');
     clock.t += 4_999;
-    expect(await refusal(o.admit('h.example', false))).not.toBe('admitted');
+    expect(await refusal(o.admit('h.example', 'known'))).not.toBe('admitted');
     clock.t += 1;
-    expect(await refusal(o.admit('h.example', false))).toBe('admitted');
+    expect(await refusal(o.admit('h.example', 'known'))).toBe('admitted');
     await fail(o, 'h.example', 1);
     clock.t += 9_999;
-    expect(await refusal(o.admit('h.example', false))).not.toBe('admitted');
+    expect(await refusal(o.admit('h.example', 'known'))).not.toBe('admitted');
     clock.t += 1;
-    expect(await refusal(o.admit('h.example', false))).toBe('admitted');
+    expect(await refusal(o.admit('h.example', 'known'))).toBe('admitted');
   });
 
   it('is capped by maxBackoffMs', async () => {
@@ -151,9 +151,9 @@ describe('host back-off after consecutive failures', () => {
     const o = new OutboundLimiter({ ...SETTINGS, maxBackoffMs: 7_000 }, clock.now);
     await fail(o, 'h.example', 5);
     clock.t += 6_999;
-    expect(await refusal(o.admit('h.example', false))).not.toBe('admitted');
+    expect(await refusal(o.admit('h.example', 'known'))).not.toBe('admitted');
     clock.t += 1;
-    expect(await refusal(o.admit('h.example', false))).toBe('admitted');
+    expect(await refusal(o.admit('h.example', 'known'))).toBe('admitted');
   });
 
   it('stops doubling after 16 doublings', async () => {
@@ -162,29 +162,29 @@ describe('host back-off after consecutive failures', () => {
     await fail(o, 'h.example', 30);
     const cap = 5_000 * 2 ** 16;
     clock.t += cap - 1;
-    expect(await refusal(o.admit('h.example', false))).not.toBe('admitted');
+    expect(await refusal(o.admit('h.example', 'known'))).not.toBe('admitted');
     clock.t += 1;
-    expect(await refusal(o.admit('h.example', false))).toBe('admitted');
+    expect(await refusal(o.admit('h.example', 'known'))).toBe('admitted');
   });
 
   it('trusted hosts skip the back-off; a success resets the count and the wait', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter(SETTINGS, clock.now);
     await fail(o, 'h.example', 2);
-    expect(await refusal(o.admit('h.example', false))).not.toBe('admitted');
-    const r = await o.admit('h.example', true);
+    expect(await refusal(o.admit('h.example', 'known'))).not.toBe('admitted');
+    const r = await o.admit('h.example', 'trusted');
     r();
     o.report('h.example', true);
-    expect(await refusal(o.admit('h.example', false)), 'the wait is gone').toBe('admitted');
+    expect(await refusal(o.admit('h.example', 'known')), 'the wait is gone').toBe('admitted');
     await fail(o, 'h.example', 1);
-    expect(await refusal(o.admit('h.example', false)), 'the count restarted').toBe('admitted');
+    expect(await refusal(o.admit('h.example', 'known')), 'the count restarted').toBe('admitted');
   });
 
   it('a report for a host never admitted changes nothing', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter(SETTINGS, clock.now);
     for (let i = 0; i < 5; i++) o.report('never.example', false);
-    expect(await refusal(o.admit('never.example', false))).toBe('admitted');
+    expect(await refusal(o.admit('never.example', 'known'))).toBe('admitted');
   });
 });
 
@@ -192,43 +192,43 @@ describe('global limits', () => {
   it('maxConcurrent refuses at exactly that many in flight, for trusted hosts too', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, maxConcurrent: 2 }, clock.now);
-    await o.admit('a.example', true);
-    await o.admit('b.example', true);
-    expect(await refusal(o.admit('c.example', true))).toBe('2 directory fetches are already in flight; not fetched');
+    await o.admit('a.example', 'trusted');
+    await o.admit('b.example', 'trusted');
+    expect(await refusal(o.admit('c.example', 'trusted'))).toBe('2 directory fetches are already in flight; not fetched');
   });
 
   it('the bucket holds twice the per-second rate (at least one) and refills continuously', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, fetchesPerSecond: 4 }, clock.now);
-    for (let i = 0; i < 8; i++) (await o.admit(`h${i}.example`, true))();
-    expect(await refusal(o.admit('x.example', true))).toBe('more than 4 directory fetches per second; not fetched');
+    for (let i = 0; i < 8; i++) (await o.admit(`h${i}.example`, 'trusted'))();
+    expect(await refusal(o.admit('x.example', 'trusted'))).toBe('more than 4 directory fetches per second; not fetched');
     clock.t += 249;
-    expect(await refusal(o.admit('x.example', true))).not.toBe('admitted');
+    expect(await refusal(o.admit('x.example', 'trusted'))).not.toBe('admitted');
     clock.t += 1;
-    expect(await refusal(o.admit('x.example', true))).toBe('admitted');
+    expect(await refusal(o.admit('x.example', 'trusted'))).toBe('admitted');
     // A long pause refills to the burst, not beyond.
     clock.t += 3_600_000;
-    for (let i = 0; i < 8; i++) (await o.admit(`h${i}.example`, true))();
-    expect(await refusal(o.admit('x.example', true))).not.toBe('admitted');
+    for (let i = 0; i < 8; i++) (await o.admit(`h${i}.example`, 'trusted'))();
+    expect(await refusal(o.admit('x.example', 'trusted'))).not.toBe('admitted');
   });
 
   it('a rate below one per two seconds still allows one fetch', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, fetchesPerSecond: 0.1 }, clock.now);
-    (await o.admit('a.example', true))();
-    expect(await refusal(o.admit('b.example', true))).not.toBe('admitted');
+    (await o.admit('a.example', 'trusted'))();
+    expect(await refusal(o.admit('b.example', 'trusted'))).not.toBe('admitted');
     clock.t += 10_000;
-    expect(await refusal(o.admit('b.example', true))).toBe('admitted');
+    expect(await refusal(o.admit('b.example', 'trusted'))).toBe('admitted');
   });
 
   it('a clock going backwards neither adds nor takes away tokens', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, fetchesPerSecond: 1 }, clock.now);
     clock.t -= 10_000;
-    (await o.admit('a.example', true))();
+    (await o.admit('a.example', 'trusted'))();
     clock.t += 5_000;
-    (await o.admit('b.example', true))();
-    expect(await refusal(o.admit('c.example', true)), 'the burst of 2 is spent').not.toBe('admitted');
+    (await o.admit('b.example', 'trusted'))();
+    expect(await refusal(o.admit('c.example', 'trusted')), 'the burst of 2 is spent').not.toBe('admitted');
   });
 });
 
@@ -236,37 +236,37 @@ describe('new hosts per site per minute', () => {
   it('the window is one minute from its first new host; trusted hosts are not counted', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, newHostsPerSitePerMinute: 2 }, clock.now);
-    (await o.admit('t.evil.example', true))();
-    (await o.admit('a.evil.example', false))();
+    (await o.admit('t.evil.example', 'trusted'))();
+    (await o.admit('a.evil.example', 'known'))();
     clock.t += 30_000;
-    (await o.admit('b.evil.example', false))();
-    expect(await refusal(o.admit('c.evil.example', false))).toBe('more than 2 new hosts of one site per minute; not fetched');
+    (await o.admit('b.evil.example', 'known'))();
+    expect(await refusal(o.admit('c.evil.example', 'known'))).toBe('more than 2 new hosts of one site per minute; not fetched');
     clock.t += 29_999;
-    expect(await refusal(o.admit('c.evil.example', false))).not.toBe('admitted');
+    expect(await refusal(o.admit('c.evil.example', 'known'))).not.toBe('admitted');
     clock.t += 1;
-    expect(await refusal(o.admit('c.evil.example', false))).toBe('admitted');
-    expect(await refusal(o.admit('d.evil.example', false))).toBe('admitted');
-    expect(await refusal(o.admit('e.evil.example', false))).not.toBe('admitted');
+    expect(await refusal(o.admit('c.evil.example', 'known'))).toBe('admitted');
+    expect(await refusal(o.admit('d.evil.example', 'known'))).toBe('admitted');
+    expect(await refusal(o.admit('e.evil.example', 'known'))).not.toBe('admitted');
   });
 
   it('a refused new host is not remembered: it stays new', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, newHostsPerSitePerMinute: 1 }, clock.now);
-    (await o.admit('a.evil.example', false))();
-    expect(await refusal(o.admit('b.evil.example', false))).not.toBe('admitted');
-    expect(await refusal(o.admit('b.evil.example', false))).not.toBe('admitted');
-    expect(await refusal(o.admit('a.evil.example', false))).toBe('admitted');
+    (await o.admit('a.evil.example', 'known'))();
+    expect(await refusal(o.admit('b.evil.example', 'known'))).not.toBe('admitted');
+    expect(await refusal(o.admit('b.evil.example', 'known'))).not.toBe('admitted');
+    expect(await refusal(o.admit('a.evil.example', 'known'))).toBe('admitted');
   });
 
   it('a forgotten host (beyond maxHosts) counts as new again; one in flight is never forgotten', async () => {
     const clock = new Clock();
     const o = new OutboundLimiter({ ...SETTINGS, newHostsPerSitePerMinute: 3, maxHosts: 1 }, clock.now);
-    const held = await o.admit('a.evil.example', false); // new host 1
-    (await o.admit('b.evil.example', false))(); // new host 2; a is in flight, so it is kept
-    (await o.admit('a.evil.example', false))(); // known: not counted
+    const held = await o.admit('a.evil.example', 'known'); // new host 1
+    (await o.admit('b.evil.example', 'known'))(); // new host 2; a is in flight, so it is kept
+    (await o.admit('a.evil.example', 'known'))(); // known: not counted
     held();
-    expect(await refusal(o.admit('c.evil.example', false)), 'new host 3 (a forgotten now)').toBe('admitted');
-    expect(await refusal(o.admit('a.evil.example', false))).toBe('more than 3 new hosts of one site per minute; not fetched');
+    expect(await refusal(o.admit('c.evil.example', 'known')), 'new host 3 (a forgotten now)').toBe('admitted');
+    expect(await refusal(o.admit('a.evil.example', 'known'))).toBe('more than 3 new hosts of one site per minute; not fetched');
   });
 });
 
@@ -291,5 +291,70 @@ describe('siteOf', () => {
     ['co.uk', 'co.uk'],
   ])('%s belongs to %s', (host, site) => {
     expect(siteOf(host)).toBe(site);
+  });
+});
+
+describe("URLs never seen ('new') leave part of a site's and a host's share to URLs that answered before ('known')", () => {
+  // The client's defaults: a site's share is 4 per second (bursts of 8) and 4 slots; a host has 2 slots.
+  const DEFAULTS: OutboundSettings = { ...SETTINGS, maxConcurrent: 16, maxConcurrentPerHost: 2, fetchesPerSecond: 20 };
+
+  it('new URLs take half of a site’s burst; known URLs the rest', async () => {
+    const o = new OutboundLimiter(DEFAULTS, new Clock().now);
+    for (let i = 0; i < 4; i++) (await o.admit('keys.agent.example', 'new'))();
+    expect(await refusal(o.admit('keys.agent.example', 'new'))).toBe("the rest of this site's fetch rate is kept for URLs that answered before; not fetched");
+    for (let i = 0; i < 4; i++) (await o.admit('keys.agent.example', 'known'))();
+    expect(await refusal(o.admit('keys.agent.example', 'known'))).toBe('more than 4 directory fetches per second to one site; not fetched');
+  });
+
+  it('new URLs take the refill above the reserve, known URLs all of it', async () => {
+    const clock = new Clock();
+    const o = new OutboundLimiter(DEFAULTS, clock.now);
+    for (let i = 0; i < 8; i++) (await o.admit('keys.agent.example', 'known'))();
+    // 0 tokens; a second later 4, all of them kept for known URLs.
+    clock.t += 1000;
+    expect(await refusal(o.admit('keys.agent.example', 'new'))).toBe("the rest of this site's fetch rate is kept for URLs that answered before; not fetched");
+    clock.t += 250;
+    // 5 tokens: one above the reserve.
+    (await o.admit('keys.agent.example', 'new'))();
+    expect(await refusal(o.admit('keys.agent.example', 'new'))).toMatch(/kept for URLs that answered before/);
+    (await o.admit('keys.agent.example', 'known'))();
+  });
+
+  it('new URLs hold at most three of a site’s four slots', async () => {
+    const o = new OutboundLimiter(DEFAULTS, new Clock().now);
+    const held = [await o.admit('a.agent.example', 'new'), await o.admit('b.agent.example', 'new'), await o.admit('c.agent.example', 'new')];
+    expect(await refusal(o.admit('d.agent.example', 'new'))).toBe('the last fetch slots of this site are kept for URLs that answered before; not fetched');
+    held.push(await o.admit('d.agent.example', 'known'));
+    expect(await refusal(o.admit('e.agent.example', 'known'))).toBe('4 fetches to this site are already in flight; not fetched');
+    for (const release of held) release();
+  });
+
+  it('new URLs hold one of a host’s two slots, and wait behind known URLs for a slot', async () => {
+    const o = new OutboundLimiter({ ...DEFAULTS, fetchesPerSecond: 1000 }, new Clock().now);
+    const order: string[] = [];
+    const first = await o.admit('keys.agent.example', 'new');
+    // The second new URL waits, though a slot is free: it is kept for a known URL.
+    const secondNew = o.admit('keys.agent.example', 'new').then((release) => (order.push('second new'), release));
+    await tick();
+    expect(order).toEqual([]);
+    const known = await o.admit('keys.agent.example', 'known');
+    const laterKnown = o.admit('keys.agent.example', 'known').then((release) => (order.push('later known'), release));
+    await tick();
+    expect(o.inFlight).toBe(2);
+    // A freed slot goes to the known URL that came later, then to the new one.
+    first();
+    (await laterKnown)();
+    expect(order).toEqual(['later known']);
+    known();
+    (await secondNew)();
+    expect(order).toEqual(['later known', 'second new']);
+    expect(o.inFlight).toBe(0);
+  });
+
+  it('with one slot per host or site, new URLs may take it', async () => {
+    const o = new OutboundLimiter({ ...DEFAULTS, maxConcurrentPerHost: 1, maxConcurrentPerSite: 1 }, new Clock().now);
+    const release = await o.admit('keys.agent.example', 'new');
+    expect(o.inFlight).toBe(1);
+    release();
   });
 });

@@ -24,9 +24,9 @@ const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
 describe('waiting for a host slot with a signal', () => {
   it('a waiter listens to its signal only while it waits: admitted, it removes its abort listener', async () => {
     const o = new OutboundLimiter(SETTINGS, () => 1_000_000);
-    const release = await o.admit('h.example', false);
+    const release = await o.admit('h.example', 'known');
     const shared = new AbortController();
-    const waiting = o.admit('h.example', false, shared.signal);
+    const waiting = o.admit('h.example', 'known', shared.signal);
     await tick();
     expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1);
     release();

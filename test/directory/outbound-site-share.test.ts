@@ -24,9 +24,9 @@ const DEFAULTS: OutboundSettings = {
   maxHosts: 10_000,
 };
 
-async function admitted(o: OutboundLimiter, host: string, trusted = false): Promise<Release | string> {
+async function admitted(o: OutboundLimiter, host: string, access: 'trusted' | 'known' | 'new' = 'known'): Promise<Release | string> {
   try {
-    return await o.admit(host, trusted);
+    return await o.admit(host, access);
   } catch (error) {
     return isBotsigError(error) ? error.message : 'not a BotsigError';
   }
@@ -157,14 +157,14 @@ describe('OutboundLimiter: each site spends its own share', () => {
     const o = new OutboundLimiter(DEFAULTS, clock.now);
     let n = 0;
     for (let i = 0; i < 40; i++) {
-      const r = await admitted(o, '127.0.0.1', true);
+      const r = await admitted(o, '127.0.0.1', 'trusted');
       if (typeof r === 'function') {
         n++;
         r();
       }
     }
     expect(n).toBe(40);
-    expect(await admitted(o, '127.0.0.1', true)).toBe('more than 20 directory fetches per second; not fetched');
+    expect(await admitted(o, '127.0.0.1', 'trusted')).toBe('more than 20 directory fetches per second; not fetched');
   });
 
   it('explicit shares are taken as given, capped by the global limits', async () => {

@@ -27,32 +27,37 @@ describe('OutboundLimiter', () => {
   it('global concurrency: the fifth fetch in flight is refused at once, a released slot is reusable', async () => {
     const clock = new TestClock();
     const o = new OutboundLimiter(SETTINGS, clock.now);
-    const held = [await o.admit('a.example', false), await o.admit('b.example', false), await o.admit('c.example', false), await o.admit('d.example', false)];
-    expect(await codeOfAsync(o.admit('e.example', false))).toBe('ERR_DISCOVERY_LIMITED');
+    const held = [
+      await o.admit('a.example', 'known'),
+      await o.admit('b.example', 'known'),
+      await o.admit('c.example', 'known'),
+      await o.admit('d.example', 'known'),
+    ];
+    expect(await codeOfAsync(o.admit('e.example', 'known'))).toBe('ERR_DISCOVERY_LIMITED');
     held[0]!();
     held[0]!(); // a second release changes nothing
     expect(o.inFlight).toBe(3);
-    await o.admit('e.example', false);
+    await o.admit('e.example', 'known');
     expect(o.inFlight).toBe(4);
   });
 
   it('per host: a third exchange waits for a slot (a tarpit host holds two), and gives up when its signal aborts', async () => {
     const clock = new TestClock();
     const o = new OutboundLimiter({ ...SETTINGS, maxConcurrent: 10 }, clock.now);
-    const first = await o.admit('tarpit.example', false);
-    await o.admit('tarpit.example', false);
+    const first = await o.admit('tarpit.example', 'known');
+    await o.admit('tarpit.example', 'known');
     let admitted = false;
-    const third = o.admit('tarpit.example', false).then((r) => ((admitted = true), r));
+    const third = o.admit('tarpit.example', 'known').then((r) => ((admitted = true), r));
     await Promise.resolve();
     expect(admitted).toBe(false);
     // Other hosts are not held up by the tarpit.
-    await o.admit('other.example', false);
+    await o.admit('other.example', 'known');
     first();
     (await third)();
     expect(admitted).toBe(true);
-    await o.admit('tarpit.example', false); // both slots held again
+    await o.admit('tarpit.example', 'known'); // both slots held again
     const controller = new AbortController();
-    const waiting = codeOfAsync(o.admit('tarpit.example', false, controller.signal));
+    const waiting = codeOfAsync(o.admit('tarpit.example', 'known', controller.signal));
     controller.abort();
     expect(await waiting).toBe('ERR_DISCOVERY_LIMITED');
   });
@@ -61,28 +66,28 @@ describe('OutboundLimiter', () => {
     const clock = new TestClock();
     const o = new OutboundLimiter(SETTINGS, clock.now);
     for (let i = 0; i < 2; i++) {
-      (await o.admit('bad.example', false))();
+      (await o.admit('bad.example', 'known'))();
       o.report('bad.example', false);
     }
-    expect(await codeOfAsync(o.admit('bad.example', false))).toBe('ERR_DISCOVERY_LIMITED');
+    expect(await codeOfAsync(o.admit('bad.example', 'known'))).toBe('ERR_DISCOVERY_LIMITED');
     clock.advance(5);
-    const again = await o.admit('bad.example', false);
+    const again = await o.admit('bad.example', 'known');
     again();
     o.report('bad.example', true);
     o.report('bad.example', false);
-    expect(await codeOfAsync(o.admit('bad.example', false)), 'one failure after a success is under the threshold').toBeUndefined();
+    expect(await codeOfAsync(o.admit('bad.example', 'known')), 'one failure after a success is under the threshold').toBeUndefined();
   });
 
   it('wildcard DNS: at most 3 new hosts of one site per minute; known hosts and other sites are unaffected', async () => {
     const clock = new TestClock();
     const o = new OutboundLimiter({ ...SETTINGS, maxConcurrent: 100 }, clock.now);
-    for (let i = 0; i < 3; i++) (await o.admit(`r${i}.evil.example`, false))();
-    expect(await codeOfAsync(o.admit('r3.evil.example', false))).toBe('ERR_DISCOVERY_LIMITED');
-    expect(await codeOfAsync(o.admit('r0.evil.example', false)), 'a host seen before').toBeUndefined();
-    expect(await codeOfAsync(o.admit('good.example', false))).toBeUndefined();
-    expect(await codeOfAsync(o.admit('r3.evil.example', true)), 'trusted (allow-listed) hosts are the operator’s').toBeUndefined();
+    for (let i = 0; i < 3; i++) (await o.admit(`r${i}.evil.example`, 'known'))();
+    expect(await codeOfAsync(o.admit('r3.evil.example', 'known'))).toBe('ERR_DISCOVERY_LIMITED');
+    expect(await codeOfAsync(o.admit('r0.evil.example', 'known')), 'a host seen before').toBeUndefined();
+    expect(await codeOfAsync(o.admit('good.example', 'known'))).toBeUndefined();
+    expect(await codeOfAsync(o.admit('r3.evil.example', 'trusted')), 'trusted (allow-listed) hosts are the operator’s').toBeUndefined();
     clock.advance(60);
-    expect(await codeOfAsync(o.admit('r4.evil.example', false))).toBeUndefined();
+    expect(await codeOfAsync(o.admit('r4.evil.example', 'known'))).toBeUndefined();
   });
 
   it('global rate: a burst of twice the per-second rate, then refusals until tokens come back', async () => {
@@ -91,14 +96,14 @@ describe('OutboundLimiter', () => {
       { ...SETTINGS, maxConcurrent: 1000, maxConcurrentPerHost: 1000, fetchesPerSecond: 5, newHostsPerSitePerMinute: 1000 },
       clock.now,
     );
-    for (let i = 0; i < 10; i++) (await o.admit(`h${i}.example`, false))();
-    expect(await codeOfAsync(o.admit('h10.example', false))).toBe('ERR_DISCOVERY_LIMITED');
+    for (let i = 0; i < 10; i++) (await o.admit(`h${i}.example`, 'known'))();
+    expect(await codeOfAsync(o.admit('h10.example', 'known'))).toBe('ERR_DISCOVERY_LIMITED');
     clock.advance(1);
     // Five tokens back: sites already fetched take three, the last two are kept for sites never fetched before.
-    for (let i = 0; i < 3; i++) (await o.admit(`h${i}.example`, false))();
-    expect(await codeOfAsync(o.admit('h1.example', false))).toBe('ERR_DISCOVERY_LIMITED');
-    for (let i = 0; i < 2; i++) (await o.admit(`k${i}.example`, false))();
-    expect(await codeOfAsync(o.admit('k2.example', false))).toBe('ERR_DISCOVERY_LIMITED');
+    for (let i = 0; i < 3; i++) (await o.admit(`h${i}.example`, 'known'))();
+    expect(await codeOfAsync(o.admit('h1.example', 'known'))).toBe('ERR_DISCOVERY_LIMITED');
+    for (let i = 0; i < 2; i++) (await o.admit(`k${i}.example`, 'known'))();
+    expect(await codeOfAsync(o.admit('k2.example', 'known'))).toBe('ERR_DISCOVERY_LIMITED');
   });
 
   it('siteOf approximates the registrable domain', () => {

@@ -12,6 +12,8 @@ export interface DnsRecords {
   readonly aaaa?: readonly string[];
   /** Drop every question for this name. */
   readonly silent?: boolean;
+  /** Drop the first question of each type for this name, answer the ones after (a lost packet). */
+  readonly dropFirst?: boolean;
 }
 
 /** One question the server received. */
@@ -43,6 +45,7 @@ export async function startDnsServer(zone: Readonly<Record<string, DnsRecords>>)
     questions.push({ name: question.name, type: question.type, at: performance.now() });
     const records = zone[question.name] ?? zone[`*${question.name.slice(question.name.indexOf('.'))}`];
     if (records?.silent === true) return;
+    if (records?.dropFirst === true && questions.filter((q) => q.name === question.name && q.type === question.type).length === 1) return;
     const addresses = question.type === TYPE_A ? (records?.a ?? []) : question.type === TYPE_AAAA ? (records?.aaaa ?? []) : [];
     socket.send(answer(message, question.end, records === undefined ? 3 : 0, question.type, addresses), from.port, from.address);
   });

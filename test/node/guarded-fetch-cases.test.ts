@@ -218,11 +218,13 @@ describe('option checks: each malformed option is a TypeError that names it', ()
     [{ allow: { hosts: ['a.test', ''] } }, 'options.allow.hosts must be an array of host names'],
     [{ lookup: 'x' }, 'options.lookup must be a function'],
     [{ connect: {} }, 'options.connect must be a function'],
-    [{ timeoutMs: '5' }, 'options.timeoutMs must be a positive number'],
-    [{ timeoutMs: 0 }, 'options.timeoutMs must be a positive number'],
-    [{ timeoutMs: -1 }, 'options.timeoutMs must be a positive number'],
-    [{ timeoutMs: Number.NaN }, 'options.timeoutMs must be a positive number'],
-    [{ timeoutMs: Infinity }, 'options.timeoutMs must be a positive number'],
+    [{ timeoutMs: '5' }, 'options.timeoutMs must be a positive number of milliseconds, at most 2147483647'],
+    [{ timeoutMs: 0 }, 'options.timeoutMs must be a positive number of milliseconds, at most 2147483647'],
+    [{ timeoutMs: -1 }, 'options.timeoutMs must be a positive number of milliseconds, at most 2147483647'],
+    [{ timeoutMs: Number.NaN }, 'options.timeoutMs must be a positive number of milliseconds, at most 2147483647'],
+    [{ timeoutMs: Infinity }, 'options.timeoutMs must be a positive number of milliseconds, at most 2147483647'],
+    // What a timer holds: Node fires a longer timer at once.
+    [{ timeoutMs: 2 ** 31 }, 'options.timeoutMs must be a positive number of milliseconds, at most 2147483647'],
     [{ userAgent: 5 }, 'options.userAgent must be a string'],
   ])('%j', (options, message) => {
     expect(() => createGuardedFetch(options as GuardedFetchOptions)).toThrow(new TypeError(message));
@@ -235,6 +237,7 @@ describe('option checks: each malformed option is a TypeError that names it', ()
       'function',
     );
     expect(typeof createGuardedFetch({ allow: { hosts: [] } })).toBe('function');
+    expect(typeof createGuardedFetch({ timeoutMs: 2 ** 31 - 1, dnsServers: ['127.0.0.1:5353', '[::1]:53'] })).toBe('function');
   });
 });
 

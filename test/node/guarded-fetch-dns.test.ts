@@ -5,7 +5,7 @@
  * `dns.lookup` instead (mocked here, and recorded).
  *
  * NETWORK RULE for this file: every fetch names the loopback DNS server in `dnsServers`,
- * and a query through any other server is refused by the `node:dns/promises` mock below;
+ * and a query to any other server is refused by the `node:dns/promises` mock below;
  * every fetch injects a `connect` that opens sockets to loopback only.
  */
 import { createServer } from 'node:http';
@@ -19,7 +19,7 @@ import type { GuardedConnectTarget } from '../../src/node/guarded-fetch';
 import { startDnsServer } from '../helpers/dns-server';
 import type { LoopbackDnsServer } from '../helpers/dns-server';
 
-const guard = vi.hoisted(() => ({ lookups: [] as string[], refusedQueries: [] as string[] }));
+const guard = vi.hoisted(() => ({ lookups: [] as string[], refusedQueries: [] as string[], server: '' }));
 
 vi.mock('node:dns', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:dns')>();
@@ -33,7 +33,7 @@ vi.mock('node:dns', async (importOriginal) => {
 });
 vi.mock('node:dns/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:dns/promises')>();
-  // A real resolver that refuses to ask any server outside loopback.
+  // A real resolver that asks no server but this file's own.
   class Resolver {
     readonly #real: InstanceType<typeof real.Resolver>;
     constructor(options?: ConstructorParameters<typeof real.Resolver>[0]) {
@@ -52,7 +52,8 @@ vi.mock('node:dns/promises', async (importOriginal) => {
       return this.#refused(host) ?? this.#real.resolve6(host);
     }
     #refused(host: string): Promise<never> | undefined {
-      if (this.#real.getServers().every((s) => s.startsWith('127.'))) return undefined;
+      const servers = this.#real.getServers();
+      if (servers.length === 1 && servers[0] === guard.server) return undefined;
       guard.refusedQueries.push(host);
       return Promise.reject(new Error('test guard: a DNS query outside loopback refused'));
     }
@@ -70,9 +71,11 @@ beforeAll(async () => {
     'inside.example': { a: ['10.0.0.7'] },
     'mixed.example': { a: ['127.0.0.1'], aaaa: ['fd00::1'] },
     'six.example': { aaaa: ['::1'] },
+    'lossy.example': { a: ['127.0.0.1'], dropFirst: true },
     'both.example': { a: ['127.0.0.2'], aaaa: ['::1'] },
     '*.tarpit.example': { silent: true },
   });
+  guard.server = dns.address;
   server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'x-host': String(req.headers.host) });
     res.end('{"keys":[]}');
@@ -157,8 +160,22 @@ describe("a stranger's name is asked of DNS, and the fetch goes to the address i
   it('a name that does not exist is ERR_DIRECTORY_FETCH, with the DNS error as its cause', async () => {
     const fetch = createGuardedFetch({ dnsServers: [dns.address], connect: recordingConnect() });
     const error = await rejection(fetch('https://missing.example/'));
-    expect(error.code).toBe('ERR_DIRECTORY_FETCH');
-    expect(error.cause?.code).toBe('ENOTFOUND');
+    expect(error).toMatchObject({ code: 'ERR_DIRECTORY_FETCH', message: 'DNS resolution failed', cause: { code: 'ENOTFOUND' } });
+  });
+
+  it('without dnsServers, the system’s servers are asked (refused here by the test guard)', async () => {
+    const fetch = createGuardedFetch({ connect: recordingConnect() });
+    const error = await rejection(fetch('https://agent.example/'));
+    expect(error).toMatchObject({ code: 'ERR_DIRECTORY_FETCH', cause: { message: 'test guard: a DNS query outside loopback refused' } });
+    expect(guard.refusedQueries.splice(0)).toEqual(['agent.example', 'agent.example']);
+  });
+
+  it('a query that gets lost is asked again within the fetch’s time (a quarter of timeoutMs per try)', async () => {
+    const fetch = createGuardedFetch({ allow: { loopback: true }, dnsServers: [dns.address], connect: recordingConnect(), timeoutMs: 2000 });
+    const started = performance.now();
+    expect((await fetch(`http://lossy.example:${port}/`)).status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(asked('lossy.example')).toEqual([1, 1, 28, 28]);
   });
 });
 
@@ -236,8 +253,21 @@ describe('names the operator opened go through the system resolver', () => {
   });
 
   it('dnsServers must be a non-empty array of addresses', () => {
-    for (const bad of [[], 'x', [1], ['not an address']]) {
-      expect(() => createGuardedFetch({ dnsServers: bad as unknown as string[] })).toThrow(TypeError);
+    for (const bad of [[], 'x']) {
+      expect(() => createGuardedFetch({ dnsServers: bad as unknown as string[] })).toThrow(
+        new TypeError('options.dnsServers must be a non-empty array of server addresses'),
+      );
+    }
+    for (const bad of [[1], ['not an address']]) {
+      let error: unknown;
+      try {
+        createGuardedFetch({ dnsServers: bad as unknown as string[] });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toMatch(/^options\.dnsServers: /);
+      expect((error as Error).cause).toBeInstanceOf(Error);
     }
   });
 });

@@ -713,16 +713,18 @@ describe('cards (§4.1 CIMD-Based Discovery, §5 Security Considerations)', () =
   it('cards refused by the outbound budget are retried after 5 s and do not count as failures', async () => {
     const w = web();
     const clock = new TestClock();
-    w.routes.set(REGISTRY, () => textResponse(`${CARDS}/a\n${CARDS}/b\n`, { 'cache-control': 'max-age=86400' }));
+    // Two hosts: a second card of the same host would wait for one of the host's slots instead.
+    const B = 'https://more-cards.example/b';
+    w.routes.set(REGISTRY, () => textResponse(`${CARDS}/a\n${B}\n`, { 'cache-control': 'max-age=86400' }));
     let answer!: (r: Response) => void;
     w.routes.set(`${CARDS}/a`, () => new Promise<Response>((r) => (answer = r)));
-    w.routes.set(`${CARDS}/b`, () => status(500));
+    w.routes.set(B, () => status(500));
     const c = client(w, clock.now, { maxIntervalSeconds: 86_400, limits: { cardConcurrency: 2 } }, { limits: { maxConcurrent: 1 } });
     const done = c.refresh();
     await vi.waitFor(() => expect(w.count(`${CARDS}/a`)).toBe(1));
     answer(jsonResponse({ client_id: `${CARDS}/a` }, { 'cache-control': 'max-age=86400' }));
     const s = await done;
-    expect(w.count(`${CARDS}/b`)).toBe(0);
+    expect(w.count(B)).toBe(0);
     expect(c.entries()[1]).toMatchObject({ state: 'failed', error: { code: 'ERR_DISCOVERY_LIMITED' } });
     expect(s.nextRefreshAtMs).toBe(clock.t + 5_000);
     // The next failure of b is its first: 30 s.
@@ -739,7 +741,8 @@ describe('cards (§4.1 CIMD-Based Discovery, §5 Security Considerations)', () =
     w.routes.set(`${CARDS}/named`, () => jsonResponse({ keys: [a.publicJwk], client_name: 'Named' }));
     w.routes.set(`${CARDS}/null`, () => jsonResponse('null'));
     w.routes.set(`${CARDS}/broken`, () => jsonResponse('{"keys": ['));
-    const c = client(w, clock.now);
+    // Five cards of one site never fetched before, at one instant: more than the share new URLs take by default (4).
+    const c = client(w, clock.now, {}, { limits: { fetchesPerSitePerSecond: 5 } });
     const s = await c.refresh();
     expect(c.entries().map((e) => `${e.state} ${e.error?.code ?? ''}`.trim())).toEqual([
       'directory',

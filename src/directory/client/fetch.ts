@@ -152,12 +152,15 @@ export function reportUsable(ctx: FetchContext, entry: DirectoryCacheEntry): voi
   ctx.outbound.report(admittedHosts.get(entry) ?? hostKey(entry.url), true);
 }
 
-/** Admission for one exchange with the host of `url`; rejects with `ERR_DISCOVERY_LIMITED`. */
-export async function admit(ctx: FetchContext, url: string, signal: AbortSignal): Promise<{ readonly host: string; readonly release: Release }> {
+/**
+ * Admission for one exchange with the host of `url`; `known`: the URL answered usably
+ * before (a revalidation). Rejects with `ERR_DISCOVERY_LIMITED`.
+ */
+async function admit(ctx: FetchContext, url: string, known: boolean, signal: AbortSignal): Promise<{ readonly host: string; readonly release: Release }> {
   const host = hostKey(url);
   // The operator's own hosts (allow-list; loopback when allowed, i.e. development) are not strangers.
   const trusted = ctx.s.hosts.has(host) || (ctx.s.policy.loopback === true && isLoopbackHost(host));
-  return { host, release: await ctx.outbound.admit(host, trusted, signal) };
+  return { host, release: await ctx.outbound.admit(host, trusted ? 'trusted' : known ? 'known' : 'new', signal) };
 }
 
 /**
@@ -240,7 +243,10 @@ export interface GuardedRequest {
   /** Whether `http:` URLs pass the guard (the client's `allow.http`, or an AIA URI). */
   readonly allowHttp: boolean;
   readonly maxRedirects: number;
-  /** Conditional (validators in `headers`): a 304 is an answer. */
+  /**
+   * Conditional (validators in `headers`): a 304 is an answer. The URL answered usably
+   * before, so it may use the part of its site's share kept from URLs never seen.
+   */
   readonly revalidating: boolean;
 }
 
@@ -292,7 +298,7 @@ export async function guardedGet<T>(
   let admission: { readonly host: string; readonly release: Release };
   try {
     checkUrl(s, url, allowHttp);
-    admission = await admit(ctx, url, deadline.signal);
+    admission = await admit(ctx, url, request.revalidating, deadline.signal);
   } catch (error) {
     deadline.end();
     throw toBotsigError(error, `${what} could not be fetched`);

@@ -33,7 +33,7 @@ export interface DirectoryClientLimits {
   readonly maxRedirects?: number;
   /** Fetches in flight at once, all hosts together. Default 16. Beyond it: `ERR_DISCOVERY_LIMITED`, nothing queued. */
   readonly maxConcurrent?: number;
-  /** Fetches in flight at once to one host (a slow host holds at most this many). Default 2. */
+  /** Fetches in flight at once to one host (a slow host holds at most this many); URLs never fetched before hold one fewer (at least one). Default 2. */
   readonly maxConcurrentPerHost?: number;
   /** Sustained fetches per second, all hosts together (bursts of twice that). Default 20. */
   readonly fetchesPerSecond?: number;
@@ -41,10 +41,16 @@ export interface DirectoryClientLimits {
    * Sustained fetches per second to the hosts of one site (registrable domain), bursts of
    * twice that: a stranger minting URLs on hosts it controls spends this share, not the
    * whole `fetchesPerSecond`. Default: a fifth of `fetchesPerSecond` (4), at least 1.
-   * The operator's own hosts (`allow.hosts`, loopback when allowed) are not counted.
+   * URLs never fetched before take at most half of the burst; the rest is kept for
+   * directories that answered before. The operator's own hosts (`allow.hosts`, loopback
+   * when allowed) are not counted.
    */
   readonly fetchesPerSitePerSecond?: number;
-  /** Fetches in flight at once to the hosts of one site. Default: a quarter of `maxConcurrent` (4), at least `maxConcurrentPerHost`. */
+  /**
+   * Fetches in flight at once to the hosts of one site. Default: a quarter of
+   * `maxConcurrent` (4), at least `maxConcurrentPerHost`. URLs never fetched before hold
+   * at most three quarters of them.
+   */
   readonly maxConcurrentPerSite?: number;
   /**
    * Hosts never fetched before, per site (registrable domain) and
