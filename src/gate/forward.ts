@@ -73,6 +73,10 @@ export function servedAuthorities(authorities: readonly string[]): ReadonlySet<s
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}$/;
 // Origin form: a path, an optional query; visible ASCII only, no fragment (RFC 9112 §3.2, RFC 3986).
 const ORIGIN_FORM = /^\/[\x21\x22\x24-\x7e]*$/;
+// A path the verifier and the upstream could read as two paths: the URL parser removes dot
+// segments (also percent-encoded ones) and reads a backslash as a slash, while the proxy
+// passes the path as sent. A signature over `@path` `/free/a` would verify for `/premium/..\free/a`.
+const AMBIGUOUS_PATH = /\\|(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 const MAX_TARGET = 8192;
 
 function refuse(status: Refusal['status'], code: Refusal['code'], reason: string, host?: string): Refusal {
@@ -127,7 +131,12 @@ export function originalRequest(req: IncomingMessage, convention: Convention, ru
     host = origin?.host;
     proto = origin?.proto;
     if (method === undefined || !TOKEN.test(method)) return refuse(400, 'ERR_GATE_FORWARDED', 'X-Forwarded-Method is missing, repeated or not a method');
-    if (host === undefined) return refuse(400, 'ERR_GATE_FORWARDED', 'X-Forwarded-Host is missing or not a valid host[:port]');
+    // With one proxy, X-Forwarded-Host is the client's Host as the proxy copied it (nginx, Caddy,
+    // Traefik overwrite it): a list there is a Host with a comma, which the proxy did not serve as
+    // any of its items.
+    if (host === undefined || (rules.proxyHops === 1 && (header('x-forwarded-host') ?? '').includes(','))) {
+      return refuse(400, 'ERR_GATE_FORWARDED', 'X-Forwarded-Host is missing or not a valid host[:port]');
+    }
   } else {
     method = req.method;
     const url = req.url ?? '';
@@ -146,20 +155,19 @@ export function originalRequest(req: IncomingMessage, convention: Convention, ru
       convention === 'envoy' ? 'the path behind the prefix is not an origin-form target' : 'X-Forwarded-Uri is missing, repeated or not an origin-form target',
     );
   }
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  if (AMBIGUOUS_PATH.test(path)) {
+    return refuse(400, 'ERR_GATE_FORWARDED', 'the path has a dot segment or a backslash, which the gate and the upstream would read as different paths');
+  }
   // Without X-Forwarded-Proto the scheme is the connection's: plain http, which fails closed unless allowInsecure.
   const scheme = proto ?? 'http';
-  const parsed = parseTargetUri(`${scheme}://${host}/`);
+  // A percent-escape in a host (`orig%69n.test`) is decoded by the URL parser, not by the proxy, which matched the name as sent.
+  const parsed = host.includes('%') ? undefined : parseTargetUri(`${scheme}://${host}/`);
   if (parsed === undefined || !rules.served.has(`${scheme} ${parsed.authority}`)) {
     return refuse(421, 'ERR_AUTHORITY_NOT_ALLOWED', 'this gate does not serve that host (authorities)', parsed === undefined ? undefined : host);
   }
   // A signature covering the `host` field sees the client's, not the subrequest's.
   headers['host'] = host;
-  const q = target.indexOf('?');
-  return {
-    refused: false,
-    message: { method, url: `${scheme}://${host}${target}`, headers },
-    host,
-    path: q < 0 ? target : target.slice(0, q),
-    target,
-  };
+  return { refused: false, message: { method, url: `${scheme}://${host}${target}`, headers }, host, path, target };
 }

@@ -353,7 +353,14 @@ export async function startGate(options: StartGateOptions): Promise<RunningGate>
     if (path === '/auth') return handleAuth(req, res, 'x-forwarded', statusMode(query));
     const envoy = runtime.config.envoy;
     if (envoy !== false && (path === envoy.pathPrefix || path.startsWith(envoy.pathPrefix + '/'))) return handleAuth(req, res, 'envoy', 'native');
-    if (adminAddress === undefined && handleAdmin(req, res, path)) return;
+    // Without an admin listener the operator endpoints share this one: health for anyone (an
+    // orchestrator's probes), the metrics and the live page (hosts, agents) for trusted peers only.
+    if (
+      adminAddress === undefined &&
+      (path === '/healthz' || path === '/readyz' || runtime.rules.trusted(req.socket.remoteAddress)) &&
+      handleAdmin(req, res, path)
+    )
+      return;
     reply(res, 404, { 'cache-control': 'no-store' });
   });
   // Slow or idle proxies cannot hold connections open for ever.

@@ -2,7 +2,6 @@
  * Custom policies: the request as a policy sees it, and the check of what a
  * policy answers.
  */
-import { parseTargetUri } from '../httpsig/message';
 import type { MessageObject } from '../httpsig/message';
 import type { PolicyDecision, PolicyRequest, Rejection } from './types';
 
@@ -19,14 +18,24 @@ export function policyRequest(message: Request | MessageObject): PolicyRequest {
   };
 }
 
+/**
+ * The path as the request sent it (`PolicyRequest.path`): the URL's, not normalised
+ * (routers of `node:http` frameworks match the path as sent), else the origin-form
+ * target's, else `/`.
+ */
 function pathOf(url: string | undefined, target: string | undefined): string {
-  const parsed = url === undefined || url === '' ? undefined : parseTargetUri(url);
-  if (parsed !== undefined) return parsed.path;
-  if (target !== undefined && target.charCodeAt(0) === 0x2f /* / */) {
-    const q = target.indexOf('?');
-    return q < 0 ? target : target.slice(0, q);
+  const authority = url === undefined ? -1 : url.indexOf('://');
+  if (authority > 0) {
+    const start = url!.indexOf('/', authority + 3);
+    return start < 0 ? '/' : pathPart(url!.slice(start));
   }
-  return '/';
+  return target !== undefined && target.charCodeAt(0) === 0x2f /* / */ ? pathPart(target) : '/';
+}
+
+/** `path?query#fragment` without its query and fragment. */
+function pathPart(target: string): string {
+  const end = target.search(/[?#]/);
+  return end < 0 ? target : target.slice(0, end);
 }
 
 function headerValue(headers: MessageObject['headers'], lower: string): string | undefined {

@@ -55,10 +55,13 @@ export interface ForwardedOrigin {
 }
 
 /**
- * Reads `Forwarded` (RFC 7239 §4, parameters `host` and `proto`), then
- * `X-Forwarded-Host` / `X-Forwarded-Proto` for what `Forwarded` does not say,
- * choosing the element the trust setting names. Invalid values are ignored: a
- * proto other than `http`/`https`, a host that is not a valid authority.
+ * Reads `X-Forwarded-Proto` / `X-Forwarded-Host`, then `Forwarded` (RFC 7239 §4,
+ * parameters `host` and `proto`) for what they do not say, choosing the element the
+ * trust setting names. The `X-Forwarded-*` fields come first because the proxies in
+ * front of most origins (nginx, Caddy, Traefik, Envoy, cloud load balancers) write
+ * them and pass a client's own `Forwarded` through unchanged: read first, a client's
+ * `Forwarded: proto=https;host=…` would outrank what the proxy said. Invalid values
+ * are ignored: a proto other than `http`/`https`, a host that is not a valid authority.
  * Returns `undefined` when the trust setting trusts nothing.
  * @internal
  */
@@ -69,19 +72,17 @@ export function forwardedOrigin(
 ): ForwardedOrigin | undefined {
   const hops = trustedHops(trust, remoteAddress);
   if (hops === 0) return undefined;
-  let proto: string | undefined;
-  let host: string | undefined;
-  const forwarded = header('forwarded');
+  let proto = checkProto(pickListItem(header('x-forwarded-proto'), hops));
+  let host = checkHost(pickListItem(header('x-forwarded-host'), hops));
+  const forwarded = proto === undefined || host === undefined ? header('forwarded') : undefined;
   if (forwarded !== undefined && forwarded.length <= MAX_FORWARDED_LENGTH) {
     const elements = parseForwarded(forwarded);
     const element = elements === undefined ? undefined : pickElement(elements, hops);
     if (element !== undefined) {
-      proto = checkProto(element.proto);
-      host = checkHost(element.host);
+      proto ??= checkProto(element.proto);
+      host ??= checkHost(element.host);
     }
   }
-  if (proto === undefined) proto = checkProto(pickListItem(header('x-forwarded-proto'), hops));
-  if (host === undefined) host = checkHost(pickListItem(header('x-forwarded-host'), hops));
   const out: { proto?: string; host?: string } = {};
   if (proto !== undefined) out.proto = proto;
   if (host !== undefined) out.host = host;

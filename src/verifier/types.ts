@@ -12,8 +12,11 @@ import type { KeyDirectory, KeySource, NonceOptions, Outcome, VerificationResult
 export type VerifierMode = 'observe' | 'enforce';
 
 /**
- * Which proxy headers (`Forwarded`, RFC 7239; `X-Forwarded-Host`; `X-Forwarded-Proto`)
- * may say what scheme and authority the client used:
+ * Which proxy headers (`X-Forwarded-Host` and `X-Forwarded-Proto`; then `Forwarded`,
+ * RFC 7239, for what they do not say) may say what scheme and authority the client used.
+ * The proxy must write the fields it is trusted for: one that writes only `Forwarded`
+ * must also drop client-sent `X-Forwarded-*`, which are read first.
+ * The settings:
  * - `false` (default): none; the scheme is the connection's and the authority the `Host` / `:authority` received.
  * - `true`: trust them, taking the first (client-most) element. Only safe when the
  *   proxy in front replaces (rather than appends to) client-sent values.
@@ -71,9 +74,14 @@ export interface PolicyRequest {
   /** The absolute URL the verifier reconstructed, or `''` when the request named no valid authority. */
   readonly url: string;
   /**
-   * The path of the request (no query), always set: from `url`, or from the request
-   * target when there is no valid authority (`/` when neither has one). Policies that
-   * route by path should use it rather than `new URL(url)`, which throws on `''`.
+   * The path of the request (no query) as the request sent it, always set: from `url`,
+   * or from the request target when there is no valid authority (`/` when neither has
+   * one). It is not normalised: dot segments (`/a/../b`), backslashes and percent-escapes
+   * stay as sent, because Express, Fastify and `node:http` route on the path as sent, and
+   * a policy that saw `/b` would let through a request the router serves from `/a/…`. (A
+   * `Request`'s URL was already normalised by the URL parser, which is also what fetch
+   * handlers and Hono route on.) Policies that route by path should use it rather than
+   * `new URL(url)`, which normalises, and throws on `''`.
    */
   readonly path: string;
   /** A header field, lines joined with `, `; `undefined` when absent. */

@@ -108,6 +108,43 @@ describe.each(EXPRESS_VERSIONS.map((v) => [v.name, v] as const))('botsig/express
       }
     });
 
+    it('the policy sees the path as sent, which Express routes on: a dot segment or a backslash does not open a guarded route', async () => {
+      const seen: string[] = [];
+      const origin = await startExpress({}, (app) => {
+        app.use(
+          botsig(
+            loopbackOptions({
+              // docs/origin.md: leave /public/ open, require a signature elsewhere.
+              policy: (_result, request, fallback) => {
+                seen.push(request.path);
+                return request.path.startsWith('/public/') ? undefined : (fallback ?? { status: 403 });
+              },
+            }),
+          ),
+        );
+        app.use('/admin', (_req: Request, res: Response) => void res.status(299).end());
+      });
+      const rawGet = (path: string): Promise<number> =>
+        new Promise((resolve, reject) => {
+          const { hostname, port } = new URL(origin.origin);
+          const req = httpRequest({ host: hostname, port, path, method: 'GET' }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      try {
+        const paths = ['/admin/x/../../public/y', '/admin/%2e%2e/public/y', '/admin/..\\public/y', '/admin/.%2E/public/y'];
+        for (const path of paths) expect([path, await rawGet(path)]).toEqual([path, 403]);
+        expect(seen).toEqual(paths);
+        // The route itself is reached once the policy lets a request through.
+        expect(await rawGet('/public/y')).toBe(200);
+      } finally {
+        await origin.close();
+      }
+    });
+
     it('a policy that throws reaches Express error handling (next(error)), the route is not run', async () => {
       const origin = await startExpress({}, (app) => {
         app.use(

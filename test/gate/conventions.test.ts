@@ -146,6 +146,32 @@ describe('Traefik ForwardAuth conventions', () => {
     expect(twice.status).toBe(400);
   });
 
+  it('refuses a path the gate and the upstream would read as two: dot segments (also percent-encoded) and backslashes', async () => {
+    const headers = await agent.sign('/free/article', { components: ['@path'] });
+    for (const target of [
+      '/premium/../free/article',
+      '/premium/..\\free/article',
+      '/premium/%2e%2e/free/article',
+      '/premium/.%2E/free/article',
+      '/free/./article',
+    ]) {
+      const answer = await traefik(gate.port, 'GET', target, headers);
+      expect([target, answer.status, answer.headers['botsig-error']]).toEqual([target, 400, 'ERR_GATE_FORWARDED']);
+      expect((await envoy(gate.port, 'GET', target, headers)).status).toBe(400);
+    }
+    // The signature itself is good for the path it names.
+    expect((await traefik(gate.port, 'GET', '/free/article', headers)).status).toBe(200);
+  });
+
+  it('a Host with a comma is refused, and one with a percent-escape is not a served host (the proxy matched the name as sent)', async () => {
+    const headers = await agent.sign('/h');
+    const comma = await traefik(gate.port, 'GET', '/h', { ...headers, host: `attacker.example,${HOST}` });
+    expect([comma.status, comma.headers['botsig-error']]).toEqual([400, 'ERR_GATE_FORWARDED']);
+    const escaped = await traefik(gate.port, 'GET', '/h', { ...headers, host: `%${HOST.charCodeAt(0).toString(16)}${HOST.slice(1)}` });
+    expect([escaped.status, escaped.headers['botsig-error']]).toEqual([421, 'ERR_AUTHORITY_NOT_ALLOWED']);
+    expect((await traefik(gate.port, 'GET', '/h', headers)).status).toBe(200);
+  });
+
   it('ignores a client-sent Forwarded header: only X-Forwarded-Host (written by the proxy) names the host', async () => {
     const headers = await agent.sign('/f');
     // The client signed for origin.test but asked other.test; it adds Forwarded: host=origin.test to pass.
@@ -190,8 +216,13 @@ describe('trust is explicit', () => {
     expect(answer.status).toBe(403);
     expect(answer.headers['botsig-error']).toBe('ERR_GATE_UNTRUSTED_PEER');
     expect((await envoy(distrustful.port, 'GET', '/t', headers)).headers['botsig-error']).toBe('ERR_GATE_UNTRUSTED_PEER');
-    // The operator endpoints do not depend on the peer.
+    // Health answers any peer (an orchestrator's probes); the metrics and the live page (hosts, agents) only trusted ones.
     expect((await send(distrustful.port, '/healthz')).status).toBe(200);
+    expect((await send(distrustful.port, '/readyz')).status).toBe(200);
+    expect((await send(distrustful.port, '/metrics')).status).toBe(404);
+    expect((await send(distrustful.port, '/')).status).toBe(404);
+    expect((await send(gate.port, '/metrics')).status).toBe(200);
+    expect((await send(gate.port, '/')).status).toBe(200);
   });
 });
 

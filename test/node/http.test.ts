@@ -94,7 +94,15 @@ describe('toMessage: @authority and @scheme from what the origin received (RFC 9
     expect(toMessage(fakeRequest({ rawHeaders: raw }), { trustProxy: 0 }).url).toBe('http://real.example/');
   });
 
-  it('trustProxy: true takes the first Forwarded element (RFC 7239 §4), then X-Forwarded-* for what it lacks', () => {
+  it('X-Forwarded-* come first (what the proxy wrote): a client-sent Forwarded passed through does not outrank them', () => {
+    const raw = ['host', 'internal', 'x-forwarded-proto', 'http', 'x-forwarded-host', 'origin.example', 'forwarded', 'proto=https;host=other.example'];
+    for (const trustProxy of [true, 1]) expect(toMessage(fakeRequest({ rawHeaders: raw }), { trustProxy }).url).toBe('http://origin.example/');
+    // Forwarded says only what they do not.
+    const hostOnly = ['host', 'internal', 'x-forwarded-host', 'origin.example', 'forwarded', 'proto=https;host=other.example'];
+    expect(toMessage(fakeRequest({ rawHeaders: hostOnly }), { trustProxy: 1 }).url).toBe('https://origin.example/');
+  });
+
+  it('trustProxy: true takes the first Forwarded element (RFC 7239 §4) without X-Forwarded-*, and X-Forwarded-* where they are', () => {
     const m = toMessage(
       fakeRequest({ rawHeaders: ['host', 'internal:8080', 'forwarded', 'for=1.2.3.4;host="shop.example";proto=https, for=10.0.0.2;host=lb;proto=http'] }),
       { trustProxy: true },
