@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MemoryDirectoryCache } from '../../src/directory';
 import type { DirectoryCacheEntry } from '../../src/directory';
-import { fromNodeRedis, RedisDirectoryCache } from '../../src/redis';
+import { fromNodeRedis, RedisDirectoryCache, RedisNonceStore } from '../../src/redis';
 import type { RedisLike } from '../../src/redis';
 // Every suite here needs redis-server: skipped locally without it, failing under CI.
 import { describeWithRedis as describe } from '../helpers/optional';
@@ -303,5 +303,55 @@ describe.each(CLIENT_KINDS)('RedisDirectoryCache refresh lock (%s)', (kind: Clie
     const like = fromNodeRedis(await nodeRedisClient(server.port));
     expect(() => new RedisDirectoryCache({ client: like, staleIfErrorSeconds: -1 })).toThrow(TypeError);
     expect(() => new RedisDirectoryCache({ client: like, localFallback: {} as never })).toThrow(TypeError);
+  });
+});
+
+describe('one Redis for the directory cache and the nonce store (docs/origin.md, "Fleets")', () => {
+  // Directories are what strangers serve, kept for a day: enough of them fill any Redis.
+  async function fill(policy: 'volatile-lru' | 'noeviction') {
+    const own = await startRedisServer();
+    const client = await nodeRedisClient(own.port);
+    await client.configSet({ maxmemory: '8mb', 'maxmemory-policy': policy });
+    const now = Date.now();
+    const cache = new RedisDirectoryCache({ client, retryAfterMs: 1 });
+    const store = new RedisNonceStore({ client });
+    expect(await store.checkAndRecord('https://honest.example/jwks.json', 'before', now + 300_000, now)).toBe(true);
+    for (let i = 0; i < 300; i++)
+      await cache.set(`directory https://evil.example/jwks.json?v=${i}`, entry(now, 3_600_000, `{"keys":[],"pad":"${'x'.repeat(60_000)}"}`));
+    const outcomes: Record<string, number> = {};
+    for (let j = 0; j < 3000; j++) {
+      let outcome: string;
+      try {
+        outcome = String(await store.checkAndRecord(`https://honest${j % 7}.example/jwks.json`, `after-${j}`, now + 300_000, now));
+      } catch (error) {
+        outcome = (error as { code?: string }).code ?? 'other';
+      }
+      outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    }
+    const replay = await store.checkAndRecord('https://honest.example/jwks.json', 'before', now + 300_000, now).catch((error: { code?: string }) => error.code);
+    return { own, client, outcomes, replay };
+  }
+
+  it('under maxmemory-policy volatile-lru the cached directories make room: every nonce check answers, and nothing the store holds is forgotten', async () => {
+    const { own, client, outcomes, replay } = await fill('volatile-lru');
+    try {
+      expect(outcomes).toEqual({ true: 3000 });
+      expect(replay, 'a nonce recorded before the flood is still refused').toBe(false);
+      expect(Number(/evicted_keys:(\d+)/.exec(await client.info('stats'))?.[1])).toBeGreaterThan(0);
+    } finally {
+      await client.quit();
+      await own.stop();
+    }
+  });
+
+  it('under noeviction a full Redis refuses the nonce writes: every check fails closed (why the directory cache needs volatile-lru or a Redis of its own)', async () => {
+    const { own, client, outcomes } = await fill('noeviction');
+    try {
+      expect(outcomes, JSON.stringify(outcomes)).toHaveProperty('ERR_NONCE_STORE_UNAVAILABLE');
+      expect(outcomes['true'] ?? 0).toBeLessThan(3000);
+    } finally {
+      await client.quit();
+      await own.stop();
+    }
   });
 });

@@ -219,10 +219,14 @@ interface ScopeIds {
  * `maxNonceLength` (`ERR_NONCE_TOO_LONG`) or scopes longer than `maxScopeLength`
  * (`ERR_NONCE_STORE_UNAVAILABLE`) are refused before Redis is asked.
  *
- * Run Redis with `maxmemory-policy noeviction` and a `maxmemory` above the
- * capacity: a full Redis then refuses writes and the check fails with
- * `ERR_NONCE_STORE_UNAVAILABLE` (fail closed); an evicting policy would silently
- * forget nonces and re-open replays. When Redis cannot answer (down, timeout,
+ * Run Redis with `maxmemory-policy volatile-lru` and a `maxmemory` above the
+ * capacity: the script's keys have no expiry, so they are never evicted, while keys
+ * that have one (a `RedisDirectoryCache`'s entries and locks) make room. Under
+ * `noeviction` a full Redis refuses writes and the check fails with
+ * `ERR_NONCE_STORE_UNAVAILABLE` (fail closed), and a directory cache sharing it fills
+ * it with what strangers serve; an `allkeys-*` policy would silently forget nonces and
+ * re-open replays. (Without `eval`, each nonce is a key with an expiry: give that store
+ * a Redis of its own under `noeviction`.) When Redis cannot answer (down, timeout,
  * unexpected reply) `checkAndRecord` rejects with `ERR_NONCE_STORE_UNAVAILABLE`;
  * `verifyRequest` then reports the signature `unverified`, never `verified`.
  * Configure clients to fail fast while disconnected (node-redis
