@@ -10,32 +10,9 @@ import type { Socket } from 'node:net';
 
 const seen = vi.hoisted(() => ({ lookups: [] as string[], connects: [] as string[] }));
 
-vi.mock('node:dns', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:dns')>();
-  // Every name resolves to loopback: the rebinding / internal-name attack.
-  const lookup = (host: string, ...rest: unknown[]): void => {
-    seen.lookups.push(host);
-    const cb = rest[rest.length - 1] as (e: Error | null, a: Array<{ address: string; family: number }>) => void;
-    cb(null, [{ address: '127.0.0.1', family: 4 }]);
-  };
-  return { ...real, default: { ...real, lookup }, lookup };
-});
-vi.mock('node:dns/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:dns/promises')>();
-  // The DNS queries for names strangers choose: every name answers 127.0.0.1 (A), no AAAA.
-  class Resolver {
-    setServers(): void {}
-    cancel(): void {}
-    async resolve4(host: string): Promise<string[]> {
-      seen.lookups.push(host);
-      return ['127.0.0.1'];
-    }
-    async resolve6(): Promise<string[]> {
-      throw Object.assign(new Error('no AAAA record'), { code: 'ENODATA' });
-    }
-  }
-  return { ...real, default: { ...real, Resolver }, Resolver };
-});
+// Every name resolves to loopback (the rebinding / internal-name attack), through dns.lookup and through the guarded fetch's own queries.
+vi.mock('node:dns', async (importOriginal) => (await import('../helpers/dns-mocks')).lookupModule(importOriginal, seen.lookups, '127.0.0.1'));
+vi.mock('node:dns/promises', async (importOriginal) => (await import('../helpers/dns-mocks')).resolverModule(importOriginal, seen.lookups, '127.0.0.1'));
 vi.mock('node:net', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:net')>();
   const connect = (opts: { host?: string }): Socket => {

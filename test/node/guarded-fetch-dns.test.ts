@@ -21,16 +21,8 @@ import type { LoopbackDnsServer } from '../helpers/dns-server';
 
 const guard = vi.hoisted(() => ({ lookups: [] as string[], refusedQueries: [] as string[], server: '' }));
 
-vi.mock('node:dns', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:dns')>();
-  // The system resolver, for names the operator opened: scripted (every name is 127.0.0.1).
-  const lookup = (host: string, ...rest: unknown[]): void => {
-    guard.lookups.push(host);
-    const cb = rest[rest.length - 1] as (e: Error | null, a: Array<{ address: string; family: number }>) => void;
-    cb(null, [{ address: '127.0.0.1', family: 4 }]);
-  };
-  return { ...real, default: { ...real, lookup }, lookup };
-});
+// The system resolver, for names the operator opened: scripted (every name is 127.0.0.1).
+vi.mock('node:dns', async (importOriginal) => (await import('../helpers/dns-mocks')).lookupModule(importOriginal, guard.lookups, '127.0.0.1'));
 vi.mock('node:dns/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:dns/promises')>();
   // A real resolver that asks no server but this file's own.

@@ -3,7 +3,7 @@
  * 127.0.0.0/8 and ::1, even when the code under test is broken. Three layers:
  * every test injects `lookup` (no real DNS) and, where a connection could go
  * astray, a recording `connect` that refuses non-loopback targets; and the
- * module's own `node:dns`, `node:net` and `node:tls` imports are mocked below so
+ * module's own `node:dns`, `node:dns/promises`, `node:net` and `node:tls` imports are mocked below so
  * that real DNS is off and a socket to anything but loopback throws.
  */
 import { createServer } from 'node:http';
@@ -35,32 +35,9 @@ const guard = vi.hoisted(() => ({
   },
 }));
 
-vi.mock('node:dns', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:dns')>();
-  const lookup = (host: string, ...rest: unknown[]): void => {
-    guard.realDns.push(host);
-    const cb = rest[rest.length - 1] as (e: Error) => void;
-    cb(new Error('real DNS is switched off in this test file'));
-  };
-  return { ...real, default: { ...real, lookup }, lookup };
-});
-vi.mock('node:dns/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:dns/promises')>();
-  // The DNS queries made for names strangers choose when no lookup is injected: off too.
-  class Resolver {
-    setServers(): void {}
-    cancel(): void {}
-    resolve4(host: string): Promise<string[]> {
-      guard.realDns.push(host);
-      return Promise.reject(new Error('real DNS is switched off in this test file'));
-    }
-    resolve6(host: string): Promise<string[]> {
-      guard.realDns.push(host);
-      return Promise.reject(new Error('real DNS is switched off in this test file'));
-    }
-  }
-  return { ...real, default: { ...real, Resolver }, Resolver };
-});
+vi.mock('node:dns', async (importOriginal) => (await import('../helpers/dns-mocks')).lookupModule(importOriginal, guard.realDns));
+// The DNS queries made for names strangers choose when no lookup is injected: off too.
+vi.mock('node:dns/promises', async (importOriginal) => (await import('../helpers/dns-mocks')).resolverModule(importOriginal, guard.realDns));
 vi.mock('node:net', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:net')>();
   const connect = (opts: { host?: string }, ...rest: unknown[]): Socket => {
