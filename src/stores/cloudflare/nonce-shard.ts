@@ -147,7 +147,13 @@ export class NonceShard {
     if (!isCheckBody(body)) return json({ code: 'ERR_NONCE_STORE_UNAVAILABLE', message: 'the check is malformed' }, 400);
     const { scope, nonce, expiresAtMs, nowMs } = body;
     this.#loading ??= this.#load(nowMs);
-    await this.#loading;
+    try {
+      await this.#loading;
+    } catch {
+      // The storage failed: this check fails closed, and the next one loads again.
+      this.#loading = undefined;
+      return json({ code: 'ERR_NONCE_STORE_UNAVAILABLE', message: 'the nonce shard could not read its storage' });
+    }
     // From here to the answer nothing awaits: the check is atomic.
     if (expiresAtMs > nowMs && expiresAtMs <= this.#mark) {
       // A shed mark from before a restart: a held nonce is still a replay; a new one is refused.
