@@ -351,10 +351,31 @@ describe("URLs never seen ('new') leave part of a site's and a host's share to U
     expect(o.inFlight).toBe(0);
   });
 
-  it('with one slot per host or site, new URLs may take it', async () => {
-    const o = new OutboundLimiter({ ...DEFAULTS, maxConcurrentPerHost: 1, maxConcurrentPerSite: 1 }, new Clock().now);
-    const release = await o.admit('keys.agent.example', 'new');
+  it('with one slot per host or site, new URLs may take it, again and again', async () => {
+    const o = new OutboundLimiter({ ...DEFAULTS, maxConcurrentPerHost: 1, maxConcurrentPerSite: 1, fetchesPerSecond: 1000 }, new Clock().now);
+    for (let i = 0; i < 3; i++) {
+      const release = await Promise.race([o.admit('keys.agent.example', 'new'), tick().then(() => undefined)]);
+      expect(release, `admission ${i}`).toBeTypeOf('function');
+      release!();
+    }
+  });
+
+  it('a known URL’s slot coming free does not let a second new URL in, nor move new URLs out of their order', async () => {
+    const o = new OutboundLimiter({ ...DEFAULTS, fetchesPerSecond: 1000 }, new Clock().now);
+    const order: string[] = [];
+    const known = await o.admit('keys.agent.example', 'known');
+    const first = await o.admit('keys.agent.example', 'new');
+    const waiting = ['b', 'c'].map((name) => o.admit('keys.agent.example', 'new').then((release) => (order.push(name), release)));
+    await tick();
+    // The known URL's slot is free, but new URLs hold theirs (one of two): b and c wait on.
+    known();
+    await tick();
+    expect(order).toEqual([]);
     expect(o.inFlight).toBe(1);
-    release();
+    // The new URL's slot goes to b, then c: first come, first served.
+    first();
+    (await waiting[0]!)();
+    (await waiting[1]!)();
+    expect(order).toEqual(['b', 'c']);
   });
 });
