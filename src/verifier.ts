@@ -6,7 +6,7 @@
  * - `verifier/options.ts`: its options, checked once (the frozen `verifyRequest` options);
  * - `verifier/origin-nonce.ts`: origin-minted nonces (SPEC 5.3 rule 8);
  * - `verifier/transport.ts`: the scheme and authority the client used (`trustProxy`);
- * - `verifier/forwarded.ts`: `Forwarded` parsing and authority validation;
+ * - `verifier/forwarded.ts`: `Forwarded` parsing, authority and path checks;
  * - `verifier/policy.ts`: the request a policy sees, and its answer checked;
  * - `verifier/responses.ts`: rejections as `Response`s;
  * - `verifier/types.ts`: the public types.
@@ -15,7 +15,7 @@ export { createVerifier, isVerifier, warnIfNoAuthorities, warnIfProcessLocalNonc
 export { challengeResponse, rejectionHeaders } from './verifier/responses';
 export { forwardedOrigin, trustedHops } from './verifier/transport';
 export type { ForwardedOrigin } from './verifier/transport';
-export { isValidAuthority, parseForwarded } from './verifier/forwarded';
+export { isAmbiguousPath, isValidAuthority, parseForwarded } from './verifier/forwarded';
 export type {
   DirectoryLookupEvent,
   HandleResult,

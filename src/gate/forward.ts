@@ -21,7 +21,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { MessageObject } from '../httpsig/message';
 import { parseTargetUri } from '../httpsig/target-uri';
-import { forwardedOrigin, isValidAuthority } from '../verifier';
+import { forwardedOrigin, isAmbiguousPath, isValidAuthority } from '../verifier';
 
 /** Why the gate refused to judge a request (and what it answers natively). */
 export interface Refusal {
@@ -73,10 +73,6 @@ export function servedAuthorities(authorities: readonly string[]): ReadonlySet<s
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,32}$/;
 // Origin form: a path, an optional query; visible ASCII only, no fragment (RFC 9112 §3.2, RFC 3986).
 const ORIGIN_FORM = /^\/[\x21\x22\x24-\x7e]*$/;
-// A path the verifier and the upstream could read as two paths: the URL parser removes dot
-// segments (also percent-encoded ones) and reads a backslash as a slash, while the proxy
-// passes the path as sent. A signature over `@path` `/free/a` would verify for `/premium/..\free/a`.
-const AMBIGUOUS_PATH = /\\|(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 const MAX_TARGET = 8192;
 
 function refuse(status: Refusal['status'], code: Refusal['code'], reason: string, host?: string): Refusal {
@@ -157,7 +153,8 @@ export function originalRequest(req: IncomingMessage, convention: Convention, ru
   }
   const q = target.indexOf('?');
   const path = q < 0 ? target : target.slice(0, q);
-  if (AMBIGUOUS_PATH.test(path)) {
+  // The gate would judge the parsed path while the proxy passes this one upstream.
+  if (isAmbiguousPath(path)) {
     return refuse(400, 'ERR_GATE_FORWARDED', 'the path has a dot segment or a backslash, which the gate and the upstream would read as different paths');
   }
   // Without X-Forwarded-Proto the scheme is the connection's: plain http, which fails closed unless allowInsecure.

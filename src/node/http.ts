@@ -8,7 +8,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { MessageObject } from '../httpsig/message';
 import type { VerificationResult } from '../profile/types';
-import { createVerifier, forwardedOrigin, isValidAuthority, isVerifier, rejectionHeaders, warnIfNoAuthorities, warnIfProcessLocalNonces } from '../verifier';
+import {
+  createVerifier,
+  forwardedOrigin,
+  isAmbiguousPath,
+  isValidAuthority,
+  isVerifier,
+  rejectionHeaders,
+  warnIfNoAuthorities,
+  warnIfProcessLocalNonces,
+} from '../verifier';
 import type { Rejection, TrustProxy, Verifier, VerifierOptions } from '../verifier';
 import { bodyWasRead, nodeBodyReader, noteConsumedBody } from './body';
 import { installNodeDefaults } from './defaults';
@@ -56,7 +65,10 @@ export interface ToMessageOptions {
  *   the middleware, still reads all of it.
  * An authority that is missing, repeated or not a valid `host[:port]` leaves
  * `url` out: signatures then fail to cover `@authority` rather than verifying
- * against a name the client did not send.
+ * against a name the client did not send. So does a path with a dot segment or a
+ * backslash (`/premium/../free/a`): the URL parser would give `@path` `/free/a`
+ * while the framework routes the path as sent, so no signature verifies for it
+ * (`ERR_MESSAGE_INVALID`); a policy still sees the path as sent.
  *
  * @throws TypeError when `req` is not a Node request.
  * @example
@@ -132,11 +144,18 @@ export function toMessage(req: NodeRequest, options: ToMessageOptions = {}): Mes
   }
 
   const message: MessageObject = { method, headers, body: nodeBodyReader(req) };
-  if (authority !== undefined && isValidAuthority(authority)) message.url = scheme + '://' + authority + path;
+  // A path the URL parser would read as another one (dot segments, backslashes) gets no URL: nothing verifies for it.
+  if (authority !== undefined && isValidAuthority(authority) && !isAmbiguousPath(pathOnly(path))) message.url = scheme + '://' + authority + path;
   if (target !== undefined) message.target = target;
   // No valid authority: keep the origin-form target, so a policy still sees the path.
   else if (message.url === undefined && path.charCodeAt(0) === 0x2f) message.target = requestTarget;
   return message;
+}
+
+/** `path?query` without its query. */
+function pathOnly(target: string): string {
+  const q = target.indexOf('?');
+  return q < 0 ? target : target.slice(0, q);
 }
 
 function joinLines(value: string | string[] | undefined): string | undefined {

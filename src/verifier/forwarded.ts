@@ -1,7 +1,7 @@
 /**
- * Proxy header grammar: `Forwarded` (RFC 7239 §4) elements, and whether a text can
- * stand as the authority of an http(s) URL. One linear pass each, no regular
- * expressions, bounded input.
+ * What a server received, checked: `Forwarded` (RFC 7239 §4) elements, whether a text
+ * can stand as the authority of an http(s) URL, and whether a path would be read as
+ * another path by the URL parser. Bounded input.
  */
 import { charTable } from '../core/char-table';
 
@@ -132,4 +132,19 @@ export function isValidAuthority(text: string): boolean {
     }
   }
   return true;
+}
+
+// A dot segment (also percent-encoded, as the URL parser reads it) or a backslash (which it reads as "/").
+const AMBIGUOUS_PATH = /\\|(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
+/**
+ * True when a received path (no query) would be read as another path by the URL
+ * parser, which removes dot segments (`/a/../b`, `/a/%2e%2e/b`) and reads a backslash
+ * as a slash, while routers of `node:http` frameworks and proxies pass and match it as
+ * sent. The signature base's `@path` is the parsed one, so such a request must not
+ * verify: a signature over `/b` would vouch for what a router serves from `/a/…`.
+ * @internal
+ */
+export function isAmbiguousPath(path: string): boolean {
+  return AMBIGUOUS_PATH.test(path);
 }

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { request as httpRequest } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express5 from 'express';
 import type { Request, Response } from 'express';
@@ -73,6 +74,25 @@ describe.each(EXPRESS_VERSIONS.map((v) => [v.name, v] as const))('botsig/express
     };
   }
 
+  /** A GET with the request-target exactly as given (node:http's URL form would normalise it). */
+  function sendAsIs(
+    origin: Origin,
+    path: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+    return new Promise((resolve, reject) => {
+      const { hostname, port } = new URL(origin.origin);
+      const req = httpRequest({ host: hostname, port, path, method: 'GET', headers, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
   async function startExpress(options: VerifierOptions | Verifier, mount?: (app: App) => void): Promise<Origin> {
     const app = express();
     if (mount === undefined) app.use(botsig(options));
@@ -108,6 +128,21 @@ describe.each(EXPRESS_VERSIONS.map((v) => [v.name, v] as const))('botsig/express
       }
     });
 
+    it('a signature over one @path does not verify for a path the URL parser reads as it (dot segments, backslashes)', async () => {
+      const agent = await startAgent();
+      const origin = await startExpress(loopbackOptions({}));
+      try {
+        const headers = await signedHeaders(agent, origin.origin + '/free/article', { components: ['@path'] });
+        for (const path of ['/premium/../free/article', '/premium/..\\free/article', '/premium/%2e%2e/free/article']) {
+          expect(summaryOf(await sendAsIs(origin, path, headers)).outcome, path).not.toBe('verified');
+        }
+        expect(summaryOf(await sendAsIs(origin, '/free/article', headers))).toMatchObject({ outcome: 'verified' });
+      } finally {
+        await origin.close();
+        await agent.directory.close();
+      }
+    });
+
     it('the policy sees the path as sent, which Express routes on: a dot segment or a backslash does not open a guarded route', async () => {
       const seen: string[] = [];
       const origin = await startExpress({}, (app) => {
@@ -124,22 +159,12 @@ describe.each(EXPRESS_VERSIONS.map((v) => [v.name, v] as const))('botsig/express
         );
         app.use('/admin', (_req: Request, res: Response) => void res.status(299).end());
       });
-      const rawGet = (path: string): Promise<number> =>
-        new Promise((resolve, reject) => {
-          const { hostname, port } = new URL(origin.origin);
-          const req = httpRequest({ host: hostname, port, path, method: 'GET' }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          });
-          req.on('error', reject);
-          req.end();
-        });
       try {
         const paths = ['/admin/x/../../public/y', '/admin/%2e%2e/public/y', '/admin/..\\public/y', '/admin/.%2E/public/y'];
-        for (const path of paths) expect([path, await rawGet(path)]).toEqual([path, 403]);
+        for (const path of paths) expect([path, (await sendAsIs(origin, path)).status]).toEqual([path, 403]);
         expect(seen).toEqual(paths);
         // The route itself is reached once the policy lets a request through.
-        expect(await rawGet('/public/y')).toBe(200);
+        expect((await sendAsIs(origin, '/public/y')).status).toBe(200);
       } finally {
         await origin.close();
       }

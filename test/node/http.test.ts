@@ -142,6 +142,16 @@ describe('toMessage: @authority and @scheme from what the origin received (RFC 9
     expect(broken.url).toBe('http://real.example/');
   });
 
+  it('no url for a path the URL parser would read as another (dot segments, also percent-encoded; backslashes): the target is kept as sent', () => {
+    for (const target of ['/a/../b', '/a/./b', '/a/%2e%2e/b', '/a/.%2E/b', '/a\\b', '/..?x=1']) {
+      const m = toMessage(fakeRequest({ url: target, rawHeaders: ['host', 'origin.example'] }));
+      expect([target, m.url, m.target]).toEqual([target, undefined, target]);
+    }
+    for (const target of ['/a/...b', '/a/..b/c', '/.well-known/x', '/a/b.', '/a?x=/../y']) {
+      expect(toMessage(fakeRequest({ url: target, rawHeaders: ['host', 'origin.example'] })).url).toBe(`http://origin.example${target}`);
+    }
+  });
+
   it('no url when the authority is missing, repeated or not host[:port] (RFC 9112 §3.2: exactly one Host)', () => {
     expect(toMessage(fakeRequest({ rawHeaders: [] })).url).toBeUndefined();
     expect(toMessage(fakeRequest({ rawHeaders: ['host', 'a.example', 'host', 'b.example'] })).url).toBeUndefined();
