@@ -134,7 +134,7 @@ describe.each(EXPRESS_VERSIONS.map((v) => [v.name, v] as const))('botsig/express
       try {
         const headers = await signedHeaders(agent, origin.origin + '/free/article', { components: ['@path'] });
         for (const path of ['/premium/../free/article', '/premium/..\\free/article', '/premium/%2e%2e/free/article']) {
-          expect(summaryOf(await sendAsIs(origin, path, headers)).outcome, path).not.toBe('verified');
+          expect(summaryOf(await sendAsIs(origin, path, headers)), path).toMatchObject({ outcome: 'invalid', code: 'ERR_MESSAGE_INVALID' });
         }
         expect(summaryOf(await sendAsIs(origin, '/free/article', headers))).toMatchObject({ outcome: 'verified' });
       } finally {
