@@ -32,6 +32,7 @@ export default tseslint.config(
       '.stryker-tmp-*/',
       'reports/',
       'scratch/',
+      '.scratch/',
       'docs/api/',
       'examples/*/node_modules/',
       'examples/*/.wrangler/',
