@@ -145,17 +145,11 @@ export function toMessage(req: NodeRequest, options: ToMessageOptions = {}): Mes
 
   const message: MessageObject = { method, headers, body: nodeBodyReader(req) };
   // A path the URL parser would read as another one (dot segments, backslashes) gets no URL: nothing verifies for it.
-  if (authority !== undefined && isValidAuthority(authority) && !isAmbiguousPath(pathOnly(path))) message.url = scheme + '://' + authority + path;
+  if (authority !== undefined && isValidAuthority(authority) && !isAmbiguousPath(path)) message.url = scheme + '://' + authority + path;
   if (target !== undefined) message.target = target;
   // No valid authority: keep the origin-form target, so a policy still sees the path.
   else if (message.url === undefined && path.charCodeAt(0) === 0x2f) message.target = requestTarget;
   return message;
-}
-
-/** `path?query` without its query. */
-function pathOnly(target: string): string {
-  const q = target.indexOf('?');
-  return q < 0 ? target : target.slice(0, q);
 }
 
 function joinLines(value: string | string[] | undefined): string | undefined {

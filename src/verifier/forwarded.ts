@@ -138,13 +138,14 @@ export function isValidAuthority(text: string): boolean {
 const AMBIGUOUS_PATH = /\\|(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
 /**
- * True when a received path (no query) would be read as another path by the URL
- * parser, which removes dot segments (`/a/../b`, `/a/%2e%2e/b`) and reads a backslash
+ * True when the path of a received request-target (`path?query`) would be read as
+ * another path by the URL parser, which removes dot segments (`/a/../b`, `/a/%2e%2e/b`) and reads a backslash
  * as a slash, while routers of `node:http` frameworks and proxies pass and match it as
  * sent. The signature base's `@path` is the parsed one, so such a request must not
  * verify: a signature over `/b` would vouch for what a router serves from `/a/…`.
  * @internal
  */
-export function isAmbiguousPath(path: string): boolean {
-  return AMBIGUOUS_PATH.test(path);
+export function isAmbiguousPath(target: string): boolean {
+  const query = target.indexOf('?');
+  return AMBIGUOUS_PATH.test(query < 0 ? target : target.slice(0, query));
 }
