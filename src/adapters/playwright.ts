@@ -62,14 +62,19 @@ export interface PlaywrightSigningOptions {
    * every `http:`/`https:` request, third-party subresources included.
    */
   readonly origins?: OriginFilter;
-  /** Components covered beyond `@authority` and `Signature-Agent` (e.g. `@method`, `@path`). */
+  /**
+   * Components covered beyond `@authority` and `Signature-Agent` (e.g. `content-type`).
+   * In the browser (`signBrowserContext`, and `botsig/crawlee` on Playwright pages),
+   * `@method` and `@target-uri` are always covered too: the browser resends a signature
+   * on every redirect it follows, and it must verify for its own request only.
+   */
   readonly components?: readonly string[];
   /** Lifetime of each signature (`expires - created`). Default 300. */
   readonly validitySeconds?: number;
   /**
-   * `false` signs without a nonce. A browser-followed redirect resends the first
-   * request's signature (see {@link signBrowserContext}); without a nonce, a
-   * same-origin redirect hop is not refused as a replay.
+   * `false` signs without a nonce: a signature can then be replayed, to the request it
+   * was made for, until it expires. (A browser-followed redirect resends the first
+   * request's signature, see {@link signBrowserContext}; it does not verify for the hop.)
    */
   readonly nonce?: false;
   /** Clock for `created`/`expires`. Default `Date.now`. */
@@ -107,11 +112,12 @@ const ROUTE_PATTERN = '**/*';
  * Redirects: Playwright calls route handlers only for the first request of a
  * redirect chain, and sends the headers given to `fallback`/`continue` again on
  * every redirect hop the browser follows (see `route.continue` in Playwright's
- * types). Those hops therefore carry the first request's signature: an origin
- * reached by a redirect to another authority sees a signature that does not
- * verify there, and a same-origin hop repeats the nonce (a verifier that checks
- * nonces sees a replay; `nonce: false` avoids that). Navigate to final URLs, or
- * use `botsig/fetch` (which signs every hop), where this matters.
+ * types). Those hops therefore carry the first request's signature, which is why
+ * every browser signature also covers `@method` and `@target-uri`: a hop, same-origin
+ * or not, carries a signature that verifies for the first request only, so the
+ * target of a redirect to another site learns no credential it could use at the
+ * first. Navigate to final URLs, or use `botsig/fetch` (which signs every hop),
+ * where redirects must be signed.
  * Requests answered by a Service Worker are not routed, hence not signed.
  *
  * @returns a function that removes the route (idempotent).
@@ -192,7 +198,8 @@ export async function createSigningRouteHandler(options: PlaywrightSigningOption
 
 /** @internal The route handler for options already checked and a key already imported. */
 export function createSigningRouteHandlerFrom(prepared: PreparedBrowserSigning, onError: PlaywrightSigningOptions['onError']): PlaywrightRouteHandler {
-  const { matches, signOptions } = prepared;
+  const { matches } = prepared;
+  const signOptions = boundToRequest(prepared.signOptions);
   return async (route, request) => {
     const url = request.url();
     if (!isHttp(url) || !matches(url)) return route.fallback();
@@ -210,6 +217,21 @@ export function createSigningRouteHandlerFrom(prepared: PreparedBrowserSigning, 
     return route.fallback({ headers: { ...headers, ...signature } });
   };
 }
+
+/**
+ * The browser's signing options, the signature bound to its request: `@method` and
+ * `@target-uri` covered besides what the options name. Playwright resends a routed
+ * request's headers on every redirect the browser follows, and the route never sees
+ * those hops; a signature covering only `@authority` would then reach a redirect's
+ * target (another site, say) as a credential for any request to the first authority
+ * until it expires. Bound to its request, it verifies for that request alone.
+ */
+function boundToRequest(options: SignRequestOptions): SignRequestOptions {
+  const own = options.components ?? [];
+  const bound = BINDING.filter((id) => !own.includes(id) && !own.includes(`"${id}"`));
+  return { ...options, components: [...bound, ...own] };
+}
+const BINDING = ['@method', '@target-uri'];
 
 /** What both browser helpers need, checked and imported once. @internal */
 export interface PreparedBrowserSigning {

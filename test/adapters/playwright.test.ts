@@ -235,7 +235,7 @@ describe('signBrowserContext: each request signed for its own authority (SPEC 5.
 describe('signBrowserContext: browser-followed redirects (documented Playwright behaviour)', () => {
   // Playwright calls the route handler only for the first request of a chain and
   // resends its header overrides on each hop (route.continue in types.d.ts).
-  it('a same-origin hop carries the first signature again: the nonce is a replay; with nonce: false it verifies', async () => {
+  it('a same-origin hop carries the first signature again, which does not verify for the hop (it covers @target-uri), nonce or not', async () => {
     const a = await origin((req) => (req.url === '/old' ? { status: 302, headers: { location: '/new' } } : { type: 'text/html', body: 'landed' }));
     const first = await newPage();
     await signBrowserContext(first.context, options());
@@ -243,7 +243,7 @@ describe('signBrowserContext: browser-followed redirects (documented Playwright 
     expect(a.seen.map((s) => s.path)).toEqual(['/old', '/new']);
     expect(a.seen[1]!.signatureInput).toBe(a.seen[0]!.signatureInput);
     expect(a.seen[0]!.result.outcome).toBe('verified');
-    expect(a.seen[1]!.result.signatures[0]!.error?.code).toBe('ERR_NONCE_REPLAYED');
+    expect(a.seen[1]!.result.signatures[0]!.error?.code).toBe('ERR_SIGNATURE_INVALID');
 
     a.seen.length = 0;
     const second = await newPage();
@@ -251,7 +251,7 @@ describe('signBrowserContext: browser-followed redirects (documented Playwright 
     await second.page.goto(`${a.origin}/old`, { timeout: WAIT_MS });
     expect(a.seen.map((s) => [s.path, s.result.outcome])).toEqual([
       ['/old', 'verified'],
-      ['/new', 'verified'],
+      ['/new', 'invalid'],
     ]);
   });
 
@@ -265,5 +265,33 @@ describe('signBrowserContext: browser-followed redirects (documented Playwright 
     expect(b.seen[0]!.signatureInput).toBe(a.seen[0]!.signatureInput);
     expect(b.seen[0]!.result.outcome).toBe('invalid');
     expect(b.seen[0]!.result.signatures[0]!.error?.code).toBe('ERR_SIGNATURE_INVALID');
+  });
+
+  it('a redirect to another site carries the first request’s signature, which verifies for that request alone (@method and @target-uri covered)', async () => {
+    // B records the headers the browser resends on the hop it follows by itself.
+    let forwarded: IncomingMessage['headers'] | undefined;
+    const b = await startLoopbackServer((req, res) => {
+      forwarded = req.headers;
+      res.end('caught');
+    });
+    const a = await origin((req) => (req.url === '/out' ? { status: 302, headers: { location: `${b.origin}/catch` } } : { body: 'plain' }));
+    const { context, page } = await newPage();
+    await signBrowserContext(context, options({ origins: [a.origin] }));
+    await page.goto(`${a.origin}/out`, { timeout: WAIT_MS });
+    expect(forwarded?.['signature-input']).toBeDefined();
+    const replay = (method: string, path: string) =>
+      verifyRequest({ method, url: `${a.origin}${path}`, headers: forwarded! }, { keys: [publicJwk], allowInsecure: true, nonce: { policy: 'none' } });
+    // B replaying what it received to A, for another request: refused.
+    for (const [method, path] of [
+      ['POST', '/api/anything'],
+      ['GET', '/account'],
+      ['POST', '/out'],
+    ] as const) {
+      const result = await replay(method, path);
+      expect([method, path, result.outcome, result.error?.code]).toEqual([method, path, 'invalid', 'ERR_SIGNATURE_INVALID']);
+    }
+    const same = await replay('GET', '/out');
+    expect(same.outcome).toBe('verified');
+    expect(same.signatures[0]!.covered).toEqual(['"@authority"', '"signature-agent";key="sig1"', '"@method"', '"@target-uri"']);
   });
 });
