@@ -42,7 +42,12 @@ export interface SignedFetchOptions {
   readonly fetch?: FetchFunction;
   /** Redirects followed per call before failing like fetch does. Default 20 (the Fetch standard's limit). */
   readonly maxRedirects?: number;
-  /** Sign again and retry once on a 403/429 that carries `Accept-Signature`. Default true. */
+  /**
+   * Sign again and retry once on a 403/429 that carries `Accept-Signature` (with
+   * `signWhen: 'asked'`, also the first signed answer to a 401/403/429 asking for a
+   * signature). `false`: a request is never sent twice; the challenge is returned.
+   * Default true.
+   */
   readonly retryOnChallenge?: boolean;
   /**
    * `'always'` (default): every request is signed. `'asked'`: a request goes out unsigned
@@ -175,6 +180,9 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
     let method = request.method;
     let hopHeaders = callerHeaders;
     let redirects = 0;
+    // Once a chain has reached an https URL, its http hops go out unsigned: `@authority` names
+    // no scheme, so a signature sent in clear text would also verify at the https origin.
+    let secureChain = false;
     const send = async (hopUrl: string, hopMethod: string, headers: Headers, hopBody: Body, signOptions: SignRequestOptions): Promise<Response> =>
       underlying(hopUrl, hopInit(init, hopMethod, await signedHeaders(hopUrl, hopMethod, headers, signOptions, hopBody), hopBody, signal));
     for (;;) {
@@ -182,22 +190,25 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
       const replayable = !(body instanceof ReadableStream);
       // signWhen 'asked': unsigned until this origin has asked (then remembered for a while).
       const origin = asked === undefined ? undefined : originOf(url);
-      const signNow = asked === undefined || (origin !== undefined && asked.has(origin));
+      const clear = url.startsWith('http:');
+      secureChain ||= !clear;
+      const downgraded = clear && secureChain;
+      const signNow = !downgraded && (asked === undefined || (origin !== undefined && asked.has(origin)));
       let response = signNow
         ? await send(url, method, hopHeaders, body, { ...base, key })
         : await underlying(url, hopInit(init, method, hopHeaders, body, signal));
-      const unsignedAsked = !signNow && asksForSignature(response.status, (name) => response.headers.get(name));
+      const unsignedAsked = !signNow && !downgraded && asksForSignature(response.status, (name) => response.headers.get(name));
       if (unsignedAsked && origin !== undefined) asked!.remember(origin);
 
-      if (((retryOnChallenge && signNow && isChallenge(response)) || unsignedAsked) && replayable) {
+      if (retryOnChallenge && ((signNow && isChallenge(response)) || unsignedAsked) && replayable) {
         const retryOptions = challengeOptions(response, key, base);
         if (retryOptions !== undefined) {
           let retryHeaders: Headers | undefined;
           try {
             retryHeaders = await signedHeaders(url, method, hopHeaders, retryOptions, body);
-          } catch (error) {
-            // The origin asked for something this request cannot give (a missing header): let the caller see the challenge.
-            if (!isBotsigError(error)) throw error;
+          } catch {
+            // The origin asked for something this request cannot give (a missing header, a
+            // parameter the signer refuses): whatever it asked, the caller sees the challenge.
           }
           if (retryHeaders !== undefined) {
             await discard(response);

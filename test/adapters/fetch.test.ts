@@ -243,6 +243,32 @@ describe('createSignedFetch: redirects, each hop signed for its own authority (R
     expect(origin.seen.every((s) => s.result.outcome === 'verified')).toBe(true);
   });
 
+  it('sends the http hops of a chain that reached https unsigned, even when they ask for a signature (@authority names no scheme)', async () => {
+    // An injected fetch: the https origin is not served here; the chain goes https → http → http.
+    const sent: Array<[string, boolean]> = [];
+    const fetch = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const href = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
+      sent.push([href, new Headers(init?.headers).has('signature')]);
+      if (href === 'https://shop.example/') return new Response(null, { status: 302, headers: { location: 'http://shop.example/plain' } });
+      if (href === 'http://shop.example/plain')
+        return new Response('sign please', { status: 401, headers: { 'accept-signature': 'sig1=("@authority");tag="web-bot-auth"' } });
+      return new Response('?', { status: 404 });
+    };
+    for (const signWhen of ['always', 'asked'] as const) {
+      sent.length = 0;
+      const response = await createSignedFetch(options({ fetch: fetch as typeof globalThis.fetch, signWhen }))('https://shop.example/');
+      expect(response.status).toBe(401);
+      expect(sent, signWhen).toEqual([
+        ['https://shop.example/', signWhen === 'always'],
+        ['http://shop.example/plain', false],
+      ]);
+    }
+    // A chain that is http from the start is signed as the caller asked.
+    sent.length = 0;
+    await createSignedFetch(options({ fetch: fetch as typeof globalThis.fetch }))('http://shop.example/plain');
+    expect(sent[0]).toEqual(['http://shop.example/plain', true]);
+  });
+
   it('refuses a redirect to a non-HTTP scheme', async () => {
     const origin = await verifyingOrigin(() => ({ status: 302, headers: { location: 'file:///etc/passwd' } }));
     await expect(createSignedFetch(options())(`${origin.origin}/`)).rejects.toThrow(/non-HTTP/);
@@ -334,6 +360,13 @@ describe('createSignedFetch: Accept-Signature challenges (RFC 9421 §5.1, SPEC 4
 
   it('does not retry when the challenge asks for a component the request lacks (content-digest); the caller sees the 403', async () => {
     const origin = await verifyingOrigin(() => ({ status: 403, headers: { 'accept-signature': 'sig1=("@authority" "content-digest");tag="web-bot-auth"' } }));
+    const response = await createSignedFetch(options())(`${origin.origin}/`);
+    expect(response.status).toBe(403);
+    expect(origin.count()).toBe(1);
+  });
+
+  it('returns the challenge, without a retry, when what it asks cannot be signed (an empty nonce)', async () => {
+    const origin = await verifyingOrigin(() => ({ status: 403, headers: { 'accept-signature': 'sig1=("@authority");nonce="";tag="web-bot-auth"' } }));
     const response = await createSignedFetch(options())(`${origin.origin}/`);
     expect(response.status).toBe(403);
     expect(origin.count()).toBe(1);

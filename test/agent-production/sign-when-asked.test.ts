@@ -156,6 +156,15 @@ describe("createSignedFetch({ signWhen: 'asked' }) against loopback origins", ()
     expect(limited.hits.map((h) => h.signed)).toEqual([false, false]);
   });
 
+  it('with retryOnChallenge: false nothing is sent twice: the challenge is returned, and the origin is signed for from its next request', async () => {
+    const o = await origin({ status: 401 });
+    const signedFetch = createSignedFetch({ key: privateJwk, signatureAgent: 'https://agent.example', signWhen: 'asked', retryOnChallenge: false });
+    const r = await signedFetch(o.origin + '/order', { method: 'POST', body: 'buy=1' });
+    expect([r.status, await r.text()]).toEqual([401, 'sign please']);
+    expect(o.hits.map((h) => [h.signed, h.body])).toEqual([[false, 'buy=1']]);
+    expect(await (await signedFetch(o.origin + '/next')).text()).toBe('verified');
+  });
+
   it("signWhen: 'always' (the default) signs the first request", async () => {
     const o = await origin({ status: 401 });
     await createSignedFetch({ key: privateJwk, signatureAgent: 'https://agent.example' })(o.origin + '/');
