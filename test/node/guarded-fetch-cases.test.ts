@@ -14,14 +14,13 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { connect as realNetConnect } from 'node:net';
-import type { Duplex } from 'node:stream';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { getEventListeners } from 'node:events';
 import { createServer as createNetServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGuardedFetch } from '../../src/node/guarded-fetch';
-import type { GuardedConnectTarget, GuardedFetchOptions, GuardedLookup } from '../../src/node/guarded-fetch';
+import type { GuardedFetchOptions, GuardedLookup } from '../../src/node/guarded-fetch';
+import { recordingConnect } from '../helpers/recording-connect';
 
 const guard = vi.hoisted(() => ({
   realDns: [] as string[],
@@ -70,18 +69,6 @@ function lookupAnswering(addresses: unknown, family?: number): GuardedLookup & {
     queueMicrotask(() => cb(null, addresses, family));
   }) as unknown as GuardedLookup & { calls: Array<{ host: string; options: unknown }> };
   fn.calls = calls;
-  return fn;
-}
-
-/** A recording socket factory: opens real sockets to loopback only. */
-function recordingConnect(): ((t: GuardedConnectTarget) => Duplex) & { targets: GuardedConnectTarget[] } {
-  const targets: GuardedConnectTarget[] = [];
-  const fn = ((t: GuardedConnectTarget) => {
-    targets.push(t);
-    if (!guard.isLoopback(t.address)) throw new Error('recording connect: refused');
-    return realNetConnect({ host: t.address, port: t.port });
-  }) as unknown as ((t: GuardedConnectTarget) => Duplex) & { targets: GuardedConnectTarget[] };
-  fn.targets = targets;
   return fn;
 }
 

@@ -11,13 +11,11 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connect as realNetConnect } from 'node:net';
-import type { Duplex } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGuardedFetch } from '../../src/node/guarded-fetch';
-import type { GuardedConnectTarget } from '../../src/node/guarded-fetch';
 import { startDnsServer } from '../helpers/dns-server';
 import type { LoopbackDnsServer } from '../helpers/dns-server';
+import { recordingConnect } from '../helpers/recording-connect';
 
 const guard = vi.hoisted(() => ({ lookups: [] as string[], refusedQueries: [] as string[], server: '' }));
 
@@ -86,18 +84,6 @@ afterEach(() => {
   dns.questions.length = 0;
 });
 
-/** An injected socket factory: records every target; real sockets to loopback only (none with `refuseAll`). */
-function recordingConnect(refuseAll = false): ((t: GuardedConnectTarget) => Duplex) & { targets: GuardedConnectTarget[] } {
-  const targets: GuardedConnectTarget[] = [];
-  const fn = ((t: GuardedConnectTarget) => {
-    targets.push(t);
-    if (refuseAll || !(t.address.startsWith('127.') || t.address === '::1')) throw new Error('recording connect: refused');
-    return realNetConnect({ host: t.address, port: t.port });
-  }) as unknown as ((t: GuardedConnectTarget) => Duplex) & { targets: GuardedConnectTarget[] };
-  fn.targets = targets;
-  return fn;
-}
-
 async function rejection(p: Promise<unknown>): Promise<{ code?: string; cause?: { code?: string } }> {
   try {
     await p;
@@ -128,7 +114,7 @@ describe("a stranger's name is asked of DNS, and the fetch goes to the address i
   });
 
   it('uses the AAAA answer when there is no A answer, and the A answer first when there are both', async () => {
-    const connect = recordingConnect(true);
+    const connect = recordingConnect({ refuseAll: true });
     const fetch = createGuardedFetch({ allow: { loopback: true }, dnsServers: [dns.address], connect });
     expect((await rejection(fetch(`http://six.example:${port}/`))).code).toBe('ERR_DIRECTORY_FETCH');
     expect((await rejection(fetch(`http://both.example:${port}/`))).code).toBe('ERR_DIRECTORY_FETCH');
@@ -215,7 +201,7 @@ describe('the queries end with the fetch', () => {
 
 describe('names the operator opened go through the system resolver', () => {
   it('allow.hosts, localhost and local-only names are looked up with dns.lookup, not asked of DNS', async () => {
-    const connect = recordingConnect(true);
+    const connect = recordingConnect({ refuseAll: true });
     const fetch = createGuardedFetch({
       allow: { loopback: true, privateNetworks: true, hosts: ['directory.corp.example'] },
       dnsServers: [dns.address],

@@ -10,13 +10,13 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { connect as realNetConnect, createServer as createNetServer } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
 import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createGuardedFetch } from '../../src/node/guarded-fetch';
-import type { GuardedConnectTarget, GuardedFetchOptions, GuardedLookup } from '../../src/node/guarded-fetch';
+import type { GuardedFetchOptions, GuardedLookup } from '../../src/node/guarded-fetch';
+import { recordingConnect } from '../helpers/recording-connect';
 
 const guard = vi.hoisted(() => ({
   realDns: [] as string[],
@@ -98,18 +98,6 @@ function scriptedLookup(...answers: Answer[]): GuardedLookup & { calls: string[]
     queueMicrotask(() => cb(null, list));
   }) as GuardedLookup & { calls: string[] };
   fn.calls = calls;
-  return fn;
-}
-
-/** An injected socket factory: records every target; opens real sockets to loopback only. */
-function recordingConnect(options?: { refuseAll?: boolean }): ((t: GuardedConnectTarget) => Duplex) & { targets: GuardedConnectTarget[] } {
-  const targets: GuardedConnectTarget[] = [];
-  const fn = ((t: GuardedConnectTarget) => {
-    targets.push(t);
-    if (options?.refuseAll === true || !guard.isLoopback(t.address)) throw new Error('recording connect: refused');
-    return realNetConnect({ host: t.address, port: t.port });
-  }) as unknown as ((t: GuardedConnectTarget) => Duplex) & { targets: GuardedConnectTarget[] };
-  fn.targets = targets;
   return fn;
 }
 
