@@ -117,6 +117,7 @@ export type DiagnosticCode =
   | 'registry-too-many-lines'
   | 'registry-content-type'
   | 'registry-entry-directory'
+  | 'registry-identifier-conflict'
   | 'registry-signature-unchecked'
   | 'registry-entry-failed'
   // Origin adapters (node/body.ts): the request content was read by something mounted before botsig.

@@ -69,11 +69,17 @@ export type InputOf = (key: string, req: boolean) => SignatureInput | undefined;
  */
 export function chainGap(label: string, components: readonly ComponentIdentifier[], inputOf: InputOf): string | undefined {
   let have: Set<string> | undefined;
+  // Each covered signature is checked once: a list naming one many times (an error the base
+  // builder reports) would otherwise cost its length times the other signature's.
+  let checked: Set<string> | undefined;
   for (const c of components) {
     if (c.name !== 'signature') continue;
     const key = c.params.get('key');
     if (key === undefined || key.type !== 'string') return `signature "${label}" covers the whole Signature field; cover one member with ;key`;
     const req = c.params.has('req');
+    const once = (req ? 'req ' : '') + key.value;
+    if (checked?.has(once) === true) continue;
+    (checked ??= new Set()).add(once);
     const inner = inputOf(key.value, req);
     if (inner === undefined) return `signature "${label}" covers a signature that has no Signature-Input${req ? ' on the request' : ''}`;
     have ??= new Set(components.map((id) => componentIdentity(id)));

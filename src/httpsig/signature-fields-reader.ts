@@ -49,16 +49,12 @@ const PLAIN_TEXT = /^[\t\x20-\x5b\x5d-\x7e]*$/;
 
 /**
  * End of a String starting at `i` (on DQUOTE), or -1; only in a value that passed
- * {@link PLAIN_TEXT}. `tab`: where the value's first tab is (-1: none), which no String holds.
+ * {@link PLAIN_TEXT}. `tab`: where the first tab after `i` is (-1: none), which no String holds.
  */
 function plainStringEnd(s: string, i: number, tab: number): number {
   const e = s.indexOf('"', i + 1);
   if (e < 0) return -1;
-  if (tab >= 0) {
-    const t = s.indexOf('\t', i + 1);
-    if (t >= 0 && t < e) return -1;
-  }
-  return e + 1;
+  return tab >= 0 && tab < e ? -1 : e + 1;
 }
 
 /** Moves past `, ` style separators (OWS "," OWS, RFC 9651 §4.2.2); -1 when malformed. */
@@ -228,10 +224,21 @@ function readInteger(s: string, j: number, at: { end: number }): number | undefi
  */
 class InputReader {
   end = 0;
-  /** Where the value's first tab is, -1 when it has none. */
-  readonly tab: number;
+  /** Where the first tab not yet passed is, -1 when none is left. */
+  private tab: number;
   constructor(readonly s: string) {
     this.tab = s.indexOf('\t');
+  }
+
+  /**
+   * {@link plainStringEnd} for the String at `i`. Strings are read left to right, so the
+   * next tab is looked for once per tab passed, not once per String: linear in the value
+   * wherever its tabs are.
+   */
+  stringEnd(i: number): number {
+    let tab = this.tab;
+    if (tab >= 0 && tab <= i) this.tab = tab = this.s.indexOf('\t', i + 1);
+    return plainStringEnd(this.s, i, tab);
   }
 
   /** Signature-Input in the common canonical shape, each input with its received text; `undefined` otherwise. */
@@ -278,7 +285,7 @@ class InputReader {
     if (s.charCodeAt(j) !== 41) {
       for (;;) {
         if (s.charCodeAt(j) !== 34) return undefined;
-        const e = plainStringEnd(s, j, this.tab);
+        const e = this.stringEnd(j);
         if (e < 0) return undefined;
         const p = this.params(e);
         if (p === undefined) return undefined;
@@ -320,7 +327,7 @@ class InputReader {
       const j = k + 1;
       let value: BareItem;
       if (s.charCodeAt(j) === 34) {
-        const e = plainStringEnd(s, j, this.tab);
+        const e = this.stringEnd(j);
         if (e < 0) return undefined;
         value = { type: 'string', value: s.slice(j + 1, e - 1) };
         this.end = e;
@@ -363,7 +370,7 @@ class InputReader {
         else expires = n;
       } else {
         if (s.charCodeAt(j) !== 34) return undefined;
-        const e = plainStringEnd(s, j, this.tab);
+        const e = this.stringEnd(j);
         if (e < 0) return undefined;
         if (which === NONCE) nonce = s.slice(j + 1, e - 1);
         else if (which === KEYID) keyid = s.slice(j + 1, e - 1);

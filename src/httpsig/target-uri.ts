@@ -108,20 +108,24 @@ function fastTarget(s: string): TargetUri | undefined {
   const hostStart = i;
   let prev = 46; // '.', so a leading dot or ".." falls back
   let last = 0;
+  let labelStart = i;
   for (; i < n; i++) {
     const c = s.charCodeAt(i);
     if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45) {
       // a-z 0-9 -
     } else if (c === 46) {
       if (prev === 46) return undefined;
+      labelStart = i + 1;
     } else {
       break;
     }
     prev = c;
     last = c;
   }
-  // The last label must end in a letter: numeric-looking hosts are IPv4 to WHATWG.
+  // The last label must end in a letter and not start with "0x": a last label that is a
+  // number (decimal, or 0x hex such as "0xa") makes the host IPv4 to WHATWG, or invalid.
   if (i === hostStart || !(last >= 97 && last <= 122)) return undefined;
+  if (s.charCodeAt(labelStart) === 48 && s.charCodeAt(labelStart + 1) === 120) return undefined;
   const host = s.slice(hostStart, i);
   let authority = host;
   if (i < n && s.charCodeAt(i) === 58) {

@@ -28,6 +28,7 @@ import type { HttpMessage, VerifyingKey } from '../../src/httpsig';
 import { queryParamValues } from '../../src/httpsig/components';
 import { readSignaturesWithTexts } from '../../src/httpsig/signature-input';
 import { codeOf } from '../helpers/errors';
+import { generateKeyPair, verifyRequest, verifyResponse } from '../../src/index';
 
 // CPU time of this process (Node). The tests share the machine with other work: wall
 // time would count the time spent waiting for a core, which grows with the length of
@@ -423,5 +424,68 @@ describe('thousands of signatures cost signatures × one signature', () => {
     const bad = toHttpMessage({ headers: { 'signature-agent': 'a=(' } });
     expect(() => componentValues(bad, id)).toThrow(/not a valid Dictionary/);
     expect(() => componentValues(bad, id)).toThrow(/not a valid Dictionary/);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Signature-Input values a stranger sizes: tabs late in the value, covered signatures named many times
+
+describe('a hostile Signature-Input costs its length', () => {
+  const T0 = 1_735_689_600;
+  const PARAMS = `;created=${T0};expires=${T0 + 60};keyid="k";tag="web-bot-auth"`;
+
+  timed('the direct reader: a tab after thousands of Strings (OWS before the next member) is looked for once', async () => {
+    // Valid RFC 9651 §4.2 whitespace; every String before the tab used to look for it again.
+    const value = (n: number): string => 'sig1=(' + Array.from({ length: n }, (_, i) => `"x${i}"`).join(' ') + `)${PARAMS},\tsig2=()${PARAMS}`;
+    const read = (text: string) => () =>
+      readSignaturesWithTexts(toHttpMessage({ headers: { 'signature-input': text, signature: 'sig1=:AAAA:, sig2=:AAAA:' } }));
+    const small = value(2000);
+    const large = value(32000);
+    const entries = read(large)();
+    expect([...entries.keys()]).toEqual(['sig1', 'sig2']);
+    expect(entries.get('sig1')!.input!.components).toHaveLength(32000);
+    expect(await ratio(read(small), read(large))).toBeLessThan(within(16));
+  });
+
+  // sig1 covers sig2 (its Signature-Input and its n components) and names "signature";key="sig2" n times.
+  const chained = (n: number, first: string): string => {
+    const inner = Array.from({ length: n }, (_, i) => `"x${i}"`).join(' ');
+    const again = Array.from({ length: n }, () => '"signature";key="sig2"').join(' ');
+    return `sig1=(${first} ${inner} "signature-input";key="sig2" ${again})${PARAMS}, sig2=(${first} ${inner})${PARAMS}`;
+  };
+
+  timed('verifyRequest: a covered signature named again and again is checked once', async () => {
+    const request = (n: number) => ({
+      method: 'GET',
+      url: 'https://origin.example/',
+      headers: { 'signature-input': chained(n, '"@authority"'), signature: 'sig1=:AAAA:, sig2=:AAAA:' },
+    });
+    const options = { now: () => T0 * 1000 };
+    const small = request(150);
+    const large = request(2400);
+    const result = await verifyRequest(large, options);
+    // Refused, as a list that names one component twice is (RFC 9421 §2.5), after the chain check.
+    expect(result.outcome).not.toBe('verified');
+    expect(
+      await ratio(
+        () => verifyRequest(small, options),
+        () => verifyRequest(large, options),
+      ),
+    ).toBeLessThan(within(16));
+  });
+
+  timed('verifyResponse: the same', async () => {
+    const { publicJwk } = await generateKeyPair('ed25519');
+    const response = (n: number) => ({ status: 200, headers: { 'signature-input': chained(n, '"@status"'), signature: 'sig1=:AAAA:, sig2=:AAAA:' } });
+    const options = { request: { url: 'https://origin.example/' }, keys: [publicJwk], now: () => T0 * 1000 };
+    const small = response(150);
+    const large = response(2400);
+    expect((await verifyResponse(large, options)).outcome).not.toBe('verified');
+    expect(
+      await ratio(
+        () => verifyResponse(small, options),
+        () => verifyResponse(large, options),
+      ),
+    ).toBeLessThan(within(16));
   });
 });

@@ -167,6 +167,14 @@ describe('parseTargetUri: already-normal http(s) URLs are parsed without the URL
     });
   }
 
+  it('a host is one @authority however its letters are cased (RFC 9421 §2.2.3), also when it is a 0x number', () => {
+    expect(derived('https://0xa/', '@authority')).toBe('0.0.0.10');
+    expect(derived('https://0xA/', '@authority')).toBe('0.0.0.10');
+    expect(parseTargetUri('https://foo.0xbeef/')).toBeUndefined();
+    // A last label that only starts like one is a name.
+    expect(derived('https://host.0xample/', '@authority')).toBe('host.0xample');
+  });
+
   // What the scan does not handle goes to the URL parser (and comes out normalised).
   const other = [
     'HTTPS://example.com/',
@@ -192,6 +200,12 @@ describe('parseTargetUri: already-normal http(s) URLs are parsed without the URL
     'https://example.com/?\u00e9',
     'https://user@example.com/',
     'https://example.com\\a',
+    // A last label that is a 0x number: the host is IPv4 to WHATWG (0.0.0.10), or no host at all.
+    'https://0xa/',
+    'https://0x/',
+    'https://1.0x1fb/',
+    'http://0xf:8080/p?q',
+    'https://foo.0xbeef/',
   ];
   for (const url of other) {
     it(`${JSON.stringify(url)} goes to the URL parser`, () => {

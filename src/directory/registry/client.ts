@@ -211,6 +211,7 @@ export class RegistryClient {
       const line = `line ${state.entry.line}`;
       for (const d of state.diagnostics) diagnostics.push({ ...d, at: d.at === undefined ? line : `${line} ${d.at}` });
     }
+    diagnostics.push(...this.listing.conflicts);
     const out: { -readonly [K in keyof RegistryStatus]: RegistryStatus[K] } = {
       url: this.url,
       loaded: this.parsed !== undefined,
@@ -300,24 +301,22 @@ export class RegistryClient {
 
   private async tick(force: boolean): Promise<void> {
     const now = this.now();
-    let changed = false;
-    if (force || this.parsed === undefined || now >= this.registryDueAtMs) changed = await this.fetchRegistry();
+    if (force || this.parsed === undefined || now >= this.registryDueAtMs) await this.fetchRegistry();
     if (this.closedFlag) return;
-    changed = (await this.fetchCards()) || changed;
-    if (changed && !this.closedFlag) this.listing = buildListing(this.cards.values());
+    if ((await this.fetchCards()) && !this.closedFlag) this.listing = buildListing(this.cards.values());
   }
 
-  /** One fetch of the registry; true when the entries changed. */
-  private async fetchRegistry(): Promise<boolean> {
+  /** One fetch of the registry; new entries are listed at once. */
+  private async fetchRegistry(): Promise<void> {
     const result = await fetchEntry(this.ctx, 'registry', this.url, this.stored, this.limits.maxBytes);
-    if (this.closedFlag) return false;
+    if (this.closedFlag) return;
     const now = this.now();
     if (!result.ok) {
       this.lastError = info(result.error, 'the registry could not be fetched');
       this.registryFailures++;
       const backoff = result.error.code === 'ERR_DISCOVERY_LIMITED' ? LIMITED_RETRY_MS : BACKOFF_BASE_MS * 2 ** Math.min(this.registryFailures - 1, 16);
       this.registryDueAtMs = now + Math.min(this.maxIntervalMs, Math.max(backoff, result.retryAfterMs ?? 0));
-      return false;
+      return;
     }
     const entry = result.entry;
     let parsed: ParsedRegistry;
@@ -328,14 +327,14 @@ export class RegistryClient {
       try {
         signatureFindings = await this.integrity.check(entry);
       } catch (error) {
-        if (this.closedFlag) return false;
+        if (this.closedFlag) return;
         // Not counted against the registry's host: the refusal may be the operator card's (another host).
         this.lastError = info(error, 'the registry signature could not be checked');
         this.registryFailures++;
         this.registryDueAtMs = this.now() + Math.min(this.maxIntervalMs, BACKOFF_BASE_MS * 2 ** Math.min(this.registryFailures - 1, 16));
-        return false;
+        return;
       }
-      if (this.closedFlag) return false;
+      if (this.closedFlag) return;
     }
     if (unchanged) {
       parsed = this.parsed!;
@@ -352,7 +351,7 @@ export class RegistryClient {
         this.lastError = info(error, 'the registry could not be read');
         this.registryFailures++;
         this.registryDueAtMs = now + Math.min(this.maxIntervalMs, BACKOFF_BASE_MS * 2 ** Math.min(this.registryFailures - 1, 16));
-        return false;
+        return;
       }
     }
     if (signatureFindings.length > 0) parsed = { ...parsed, diagnostics: Object.freeze([...parsed.diagnostics, ...signatureFindings]) };
@@ -373,7 +372,7 @@ export class RegistryClient {
     this.lastError = undefined;
     this.registryFailures = 0;
     this.registryDueAtMs = Math.min(now + this.maxIntervalMs, Math.max(now + this.minIntervalMs, entry.freshUntilMs));
-    if (unchanged) return false;
+    if (unchanged) return;
     this.parsed = parsed;
     // Keep what is known of entries that stay; forget removed ones.
     const next = new Map<string, CardState>();
@@ -413,7 +412,9 @@ export class RegistryClient {
       }
     }
     this.cards = next;
-    return true;
+    // Listed at once by their URLs (and the cards known of kept entries); the cards this
+    // change brings are added when they come. A slow card server delays only its own card.
+    this.listing = buildListing(next.values());
   }
 
   /** Fetches the cards that are due, a few at a time; true when any listing changed. */

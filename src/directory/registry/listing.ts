@@ -11,6 +11,8 @@
  * is kept only for results verified with static keys, where the verifier attributes the
  * request to no URL at all and the origin chose the key itself.
  */
+import type { Diagnostic } from '../../core/diagnostics';
+import { registrableDomain } from '../../core/site';
 import { normalizeUrl, tryParseUrl } from '../../core/url';
 import type { SignatureAgentCard } from '../../profile/card';
 import type { VerificationResult } from '../../profile/types';
@@ -29,9 +31,11 @@ export interface ListedEntry {
 export interface Listing {
   readonly byIdentifier: ReadonlyMap<string, RegistryMatch>;
   readonly byKey: ReadonlyMap<string, RegistryMatch>;
+  /** Identifiers two entries claim with the same standing (`registry-identifier-conflict`). */
+  readonly conflicts: readonly Diagnostic[];
 }
 
-export const EMPTY_LISTING: Listing = Object.freeze({ byIdentifier: new Map(), byKey: new Map() });
+export const EMPTY_LISTING: Listing = Object.freeze({ byIdentifier: new Map(), byKey: new Map(), conflicts: Object.freeze([]) });
 
 /**
  * The identifier a verifier reports for a URL (its normalised form, without the query and
@@ -50,22 +54,73 @@ export function identifierOf(url: string | undefined): string | undefined {
   }
 }
 
-/** The listing of `entries`, in registry order: the first entry keeps an identifier or a key both claim. */
+/**
+ * How strongly an entry claims an identifier: its own URL (and its fetched card's
+ * `client_id`, which must equal it) first; then a `jwks_uri` on the entry's own origin;
+ * then one on the entry's site; last a `jwks_uri` elsewhere and what an inline card
+ * says (its `client_id` is no fetched URL). A card can name any URL as its `jwks_uri`,
+ * so naming another agent's key directory must never take that agent's attribution: the
+ * stronger claim wins, whatever the registry's line order.
+ */
+const OWN_URL = 0;
+const SAME_ORIGIN = 1;
+const SAME_SITE = 2;
+const ELSEWHERE = 3;
+
+/**
+ * The listing of `entries`: each identifier goes to the entry with the strongest claim
+ * to it, the earlier line among equals (reported as a `registry-identifier-conflict`);
+ * each inline key to the first entry whose card carries it.
+ */
 export function buildListing(entries: Iterable<ListedEntry>): Listing {
-  const byIdentifier = new Map<string, RegistryMatch>();
+  const claims = new Map<string, { rank: number; match: RegistryMatch }>();
+  const conflicts: Diagnostic[] = [];
   const byKey = new Map<string, RegistryMatch>();
+  const claim = (id: string | undefined, rank: number, match: RegistryMatch): void => {
+    if (id === undefined) return;
+    const held = claims.get(id);
+    if (held === undefined || rank < held.rank) claims.set(id, { rank, match });
+    else if (rank === held.rank && held.match.entry !== match.entry) {
+      conflicts.push({
+        level: 'warning',
+        code: 'registry-identifier-conflict',
+        message: `${id} is claimed by line ${held.match.entry.line} and line ${match.entry.line}; line ${held.match.entry.line} keeps it`,
+        at: `line ${match.entry.line}`,
+      });
+    }
+  };
   for (const state of entries) {
     const entry = state.entry;
+    const card = state.card;
     // Listed by its URL even before its card is fetched: a verifier that resolves that URL checks it itself.
-    const byId: RegistryMatch = Object.freeze({ entry, card: state.card, by: 'identifier' });
-    const ids = [entry.kind === 'https' ? identifierOf(entry.url) : undefined, identifierOf(state.card?.client_id), identifierOf(state.card?.jwks_uri)];
-    for (const id of ids) if (id !== undefined && !byIdentifier.has(id)) byIdentifier.set(id, byId);
+    const match: RegistryMatch = Object.freeze({ entry, card, by: 'identifier' });
+    if (entry.kind === 'https') {
+      const own = identifierOf(entry.url);
+      claim(own, OWN_URL, match);
+      claim(identifierOf(card?.client_id), OWN_URL, match);
+      const jwks = identifierOf(card?.jwks_uri);
+      if (jwks !== undefined) claim(jwks, standing(own, jwks), match);
+    } else {
+      claim(identifierOf(card?.client_id), ELSEWHERE, match);
+      claim(identifierOf(card?.jwks_uri), ELSEWHERE, match);
+    }
     if (state.thumbprints.length > 0) {
-      const byK: RegistryMatch = Object.freeze({ entry, card: state.card, by: 'key' });
+      const byK: RegistryMatch = Object.freeze({ entry, card, by: 'key' });
       for (const t of state.thumbprints) if (!byKey.has(t)) byKey.set(t, byK);
     }
   }
-  return { byIdentifier, byKey };
+  const byIdentifier = new Map<string, RegistryMatch>();
+  for (const [id, { match }] of claims) byIdentifier.set(id, match);
+  return { byIdentifier, byKey, conflicts };
+}
+
+/** The standing of a card's `jwks_uri` claim, by where it is beside the entry's own URL (both identifiers). */
+function standing(own: string | undefined, jwks: string): number {
+  if (own === undefined) return ELSEWHERE;
+  const a = new URL(own);
+  const b = new URL(jwks);
+  if (a.origin === b.origin) return SAME_ORIGIN;
+  return a.protocol === b.protocol && registrableDomain(a.hostname) === registrableDomain(b.hostname) ? SAME_SITE : ELSEWHERE;
 }
 
 /**
