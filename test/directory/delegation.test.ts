@@ -562,3 +562,101 @@ describe(`directory draft delegation examples (vectors/delegation.json, ${file.s
     expect(payload).toEqual(byId.get('draft-x5c-full-chain')!.directory);
   });
 });
+
+describe('chains a stranger or a pinned agent builds (RFC 5280 §4.2.1.9, §4.2.1.10)', () => {
+  // NameConstraints { permittedSubtrees [0] { dNSName tenant.example } }, DER.
+  const PERMIT_TENANT = new Uint8Array([0x30, 0x14, 0xa0, 0x12, 0x30, 0x10, 0x82, 0x0e, ...new TextEncoder().encode('tenant.example')]);
+  const NAME_CONSTRAINTS = '2.5.29.30';
+
+  for (const critical of [false, true]) {
+    it(`a CA with name constraints (${critical ? 'critical' : 'not critical'}) is refused: they bind either way, and they are not processed`, async () => {
+      const root = await rootCa(`CN=Constrained Root ${critical},O=ops`);
+      const tenant = await intermediateCa(root, `CN=Tenant CA ${critical}`, { extensions: [[NAME_CONSTRAINTS, critical, PERMIT_TENANT]] });
+      const key = await agentKey('ed25519');
+      const leaf = await leafFor(key, tenant, { name: 'CN=victim.example', sanUri: 'https://victim.example' });
+      const outcome = await verifyDelegation(withX5c(key, leaf, tenant), { anchors: new TrustAnchors([root.pem]) });
+      expect(outcome.ok ? `accepted as ${outcome.delegation.subject}` : outcome.reason).toBe('unsupported');
+    });
+  }
+
+  it('a pinned agent certificate (v3, no basic constraints) vouches for its own key, not for keys it certifies', async () => {
+    const a = await agentKey('ecdsa-p256-sha256');
+    const { kty, crv, x, y, d } = a.privateJwk as Record<string, string>;
+    const privateKey = await crypto.subtle.importKey('jwk', { kty, crv, x, y, d } as JsonWebKey, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign']);
+    const pinned = await mint({
+      name: 'CN=agent-a.example',
+      alg: 'ecdsa-p256',
+      keys: { publicKey: a.publicKey, privateKey },
+      sanUri: 'https://agent-a.example',
+    });
+    const anchors = new TrustAnchors([pinned.pem]);
+    const own = await verifyDelegation(withX5c(a, pinned), { anchors });
+    expect(own.ok && own.delegation.subject).toBe('https://agent-a.example/');
+    const other = await agentKey('ed25519');
+    const issued = await leafFor(other, pinned, { name: 'CN=victim', sanUri: 'https://victim.example' });
+    const outcome = await verifyDelegation(withX5c(other, issued), { anchors });
+    expect(outcome.ok ? `accepted as ${outcome.delegation.subject}` : outcome.reason).toBe('not-a-ca');
+  });
+
+  it('an issuer RSA key with a public exponent over 8 bytes is refused before any signature is checked with it', async () => {
+    // A valid RSA key whose public exponent takes nine bytes (the kind a stranger picks to make each check slow).
+    const keys = await longExponentPair();
+    const stranger = await mint({ name: 'CN=Stranger CA', keys, alg: 'rsa', ca: { cA: true }, keyUsage: KU.keyCertSign });
+    const key = await agentKey('ed25519');
+    const leaf = await leafFor(key, stranger, { name: 'CN=l' });
+    const subtle = globalThis.crypto.subtle;
+    const original = subtle.verify.bind(subtle);
+    let withLongExponent = 0;
+    (subtle as { verify: unknown }).verify = (a: AlgorithmIdentifier, k: CryptoKey, s: BufferSource, data: BufferSource) => {
+      if (((k.algorithm as RsaHashedKeyAlgorithm).publicExponent?.length ?? 0) > 8) withLongExponent++;
+      return original(a, k, s, data);
+    };
+    try {
+      const outcome = await verifyDelegation(
+        { ...key.publicJwk, x5c: [leaf.b64, stranger.b64] },
+        { anchors: new TrustAnchors([(await rootCa('CN=Operator Root RSA')).pem]) },
+      );
+      expect(outcome.ok ? 'ok' : outcome.reason).toBe('unsupported');
+      expect(withLongExponent).toBe(0);
+    } finally {
+      (subtle as { verify: unknown }).verify = original;
+    }
+  });
+});
+
+/** An RSA-2048 key pair with a public exponent of nine bytes (just over 2^64), made from a generated key's primes. */
+async function longExponentPair(): Promise<CryptoKeyPair> {
+  const alg = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
+  const generated = await crypto.subtle.generateKey({ ...alg, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }, true, ['sign', 'verify']);
+  const j = (await crypto.subtle.exportKey('jwk', generated.privateKey)) as Record<string, string>;
+  const big = (b64: string): bigint =>
+    BigInt('0x' + [...atob(b64.replace(/-/g, '+').replace(/_/g, '/'))].map((c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join(''));
+  const b64 = (n: bigint): string => {
+    let h = n.toString(16);
+    if (h.length % 2 === 1) h = '0' + h;
+    return btoa(String.fromCharCode(...(h.match(/../g) ?? []).map((x) => parseInt(x, 16))))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
+  };
+  const inverse = (a: bigint, m: bigint): bigint | undefined => {
+    let [x0, x1, r0, r1] = [1n, 0n, a % m, m];
+    while (r1 !== 0n) {
+      const q = r0 / r1;
+      [r0, r1] = [r1, r0 - q * r1];
+      [x0, x1] = [x1, x0 - q * x1];
+    }
+    return r0 === 1n ? ((x0 % m) + m) % m : undefined;
+  };
+  const p = big(j['p']!);
+  const q = big(j['q']!);
+  const phi = (p - 1n) * (q - 1n);
+  let e = 2n ** 64n + 1n;
+  let d = inverse(e, phi);
+  while (d === undefined) d = inverse((e += 2n), phi);
+  const jwk = { kty: 'RSA', n: j['n']!, e: b64(e), d: b64(d), p: j['p']!, q: j['q']!, dp: b64(d % (p - 1n)), dq: b64(d % (q - 1n)), qi: j['qi']! };
+  return {
+    privateKey: await crypto.subtle.importKey('jwk', jwk, alg, true, ['sign']),
+    publicKey: await crypto.subtle.importKey('jwk', { kty: 'RSA', n: jwk.n, e: jwk.e }, alg, true, ['verify']),
+  };
+}

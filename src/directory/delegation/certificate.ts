@@ -45,6 +45,13 @@ export interface ParsedCertificate {
   readonly caIssuers: readonly string[];
   /** OID of the first critical extension this module does not process. */
   readonly unknownCritical: string | undefined;
+  /**
+   * Carries name constraints (RFC 5280 §4.2.1.10), critical or not: they bind whatever their
+   * criticality (§6.1.3 (b), (c)), and this module does not process them, so a CA that has them is refused.
+   */
+  readonly nameConstrained: boolean;
+  /** The X.509 version: 1 or 3 (2 is read as 3). */
+  readonly version: number;
   readonly selfIssued: boolean;
 }
 
@@ -58,6 +65,7 @@ export const OID = {
   authorityKeyId: '2.5.29.35',
   crlDistributionPoints: '2.5.29.31',
   certificatePolicies: '2.5.29.32',
+  nameConstraints: '2.5.29.30',
   authorityInfoAccess: '1.3.6.1.5.5.7.1.1',
   caIssuers: '1.3.6.1.5.5.7.48.2',
   ed25519: '1.3.101.112',
@@ -127,6 +135,7 @@ export function parseCertificate(asn: Asn, der: Uint8Array): ParsedCertificate |
     const sanDns: string[] = [];
     const caIssuers: string[] = [];
     let unknownCritical: string | undefined;
+    let nameConstrained = false;
     const seen = new Set<string>();
     for (const ext of tbs.extensions ?? []) {
       const id = ext.extnID;
@@ -154,6 +163,11 @@ export function parseCertificate(asn: Asn, der: Uint8Array): ParsedCertificate |
             if (access.accessMethod === OID.caIssuers && typeof uri === 'string') caIssuers.push(uri);
           }
           break;
+        case OID.nameConstraints:
+          nameConstrained = true;
+          // Critical, it is an extension this module does not process, wherever it is.
+          if (ext.critical) unknownCritical ??= id;
+          break;
         default:
           if (ext.critical && !PROCESSED_EXTENSIONS.has(id)) unknownCritical ??= id;
       }
@@ -177,6 +191,8 @@ export function parseCertificate(asn: Asn, der: Uint8Array): ParsedCertificate |
       sanDns,
       caIssuers,
       unknownCritical,
+      nameConstrained,
+      version: tbs.version === x.Version.v1 ? 1 : 3,
       selfIssued: subjectKey === issuerKey,
     };
   } catch {

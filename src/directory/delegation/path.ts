@@ -256,7 +256,10 @@ async function walk(index: AnchorIndex, jwk: DelegatedKeyInput, ctx: WalkContext
   if (anchorInvalid !== undefined) return failure(anchorInvalid.reason, `${anchorInvalid.message} (the trust anchor)`);
   if (links.length > 0) {
     const bc = anchor.basicConstraints;
-    if (bc !== undefined && !bc.cA) return failure('not-a-ca', 'the trust anchor is not a CA (basic constraints) yet issues the chain');
+    // RFC 5280 §4.2.1.9: a v3 certificate without basic constraints is no CA either (a pinned agent certificate
+    // vouches for its own key, not for keys it certifies); a v1 root has no extensions to say so.
+    if (bc === undefined ? anchor.version !== 1 : !bc.cA) return failure('not-a-ca', 'the trust anchor is not a CA (basic constraints) yet issues the chain');
+    if (anchor.nameConstrained) return failure('unsupported', 'the trust anchor has name constraints, which this verifier does not process');
     if (anchor.keyUsage !== undefined && (anchor.keyUsage & KEY_USAGE_KEY_CERT_SIGN) === 0) {
       return failure('key-usage', 'the trust anchor may not sign certificates (key usage lacks keyCertSign)');
     }
@@ -268,6 +271,7 @@ async function walk(index: AnchorIndex, jwk: DelegatedKeyInput, ctx: WalkContext
     const cert = links[i]!;
     const bc = cert.basicConstraints;
     if (bc === undefined || !bc.cA) return failure('not-a-ca', `${where(i)} issues a certificate but is not a CA (basic constraints, RFC 5280 §4.2.1.9)`);
+    if (cert.nameConstrained) return failure('unsupported', `${where(i)} has name constraints, which this verifier does not process (RFC 5280 §4.2.1.10)`);
     if (cert.keyUsage !== undefined && (cert.keyUsage & KEY_USAGE_KEY_CERT_SIGN) === 0) {
       return failure('key-usage', `${where(i)} may not sign certificates (key usage lacks keyCertSign, RFC 5280 §4.2.1.3)`);
     }

@@ -7,6 +7,7 @@
  */
 import { base64UrlDecode, base64UrlEncode, bytesEqual } from '../../core/base64';
 import { getCryptoProvider } from '../../crypto/provider';
+import { RSA_MAX_MODULUS_BITS } from '../../crypto/registry';
 import { getSubtle } from '../../crypto/webcrypto';
 import { BER_OPTIONS } from './asn';
 import type { Asn } from './asn';
@@ -138,8 +139,13 @@ export async function signedBy(asn: Asn, child: ParsedCertificate, issuer: Parse
         hash = h.name;
       }
       const imported = await subtle.importKey('spki', own(key.der), { name: params.name, hash }, false, ['verify']);
-      const bits = (imported.algorithm as RsaHashedKeyAlgorithm).modulusLength;
+      const { modulusLength: bits, publicExponent } = imported.algorithm as RsaHashedKeyAlgorithm;
       if (typeof bits !== 'number' || bits < RSA_MIN_BITS) return failure('unsupported', `an issuer RSA key is shorter than ${RSA_MIN_BITS} bits`);
+      // Issuer keys are checked before any anchor vouched for them: a stranger's key must not set the cost
+      // (the bounds the verifier holds request keys to, crypto/registry.ts and crypto/keys/material.ts).
+      if (bits > RSA_MAX_MODULUS_BITS) return failure('unsupported', `an issuer RSA key is longer than ${RSA_MAX_MODULUS_BITS} bits`);
+      if (significantBytes(publicExponent) > MAX_RSA_EXPONENT_BYTES)
+        return failure('unsupported', 'an issuer RSA key has a public exponent longer than 8 bytes');
       return (await subtle.verify(params, imported, own(child.signature), own(child.tbs))) ? 'valid' : 'invalid';
     }
     return failure('unsupported', 'a certificate is signed with an unsupported or weak algorithm (SHA-1, Ed448, …)');
@@ -147,4 +153,15 @@ export async function signedBy(asn: Asn, child: ParsedCertificate, issuer: Parse
     // WebCrypto rejected the key or the signature encoding: the link does not hold.
     return 'invalid';
   }
+}
+
+/** The longest RSA public exponent accepted, in bytes (as for request keys; e = 65537 takes 3). */
+const MAX_RSA_EXPONENT_BYTES = 8;
+
+/** Length of a big-endian unsigned integer without its leading zero bytes. */
+function significantBytes(n: Uint8Array | undefined): number {
+  if (n === undefined) return 0;
+  let i = 0;
+  while (i < n.length && n[i] === 0) i++;
+  return n.length - i;
 }
