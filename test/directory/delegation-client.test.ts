@@ -17,7 +17,7 @@ import { DirectoryClient, certificateDelegation, createDirectoryHandler } from '
 import type { CertificateDelegation, DirectoryClientKey, DirectoryClientOptions, FetchLike } from '../../src/directory';
 import { importSigningKey, signMessage } from '../../src/httpsig';
 import { createGuardedFetch } from '../../src/node/guarded-fetch';
-import { agentKey, days, intermediateCa, leafFor, mint, pemBundle, privateKeyPem, rootCa, withX5c, type AgentKey, type Cert } from '../helpers/certs';
+import { agentKey, days, intermediateCa, KU, leafFor, mint, pemBundle, privateKeyPem, rootCa, withX5c, type AgentKey, type Cert } from '../helpers/certs';
 import { closeAllLoopbackServers, startFetchHandlerServer, startLoopbackServer, type LoopbackServer } from '../helpers/loopback';
 import { DIRECTORY_TYPE, member, send, TestClock, WELL_KNOWN } from './client-fixtures';
 import { diagnosticCodes as codes } from '../helpers/errors';
@@ -494,5 +494,61 @@ describe('configuration', () => {
     );
     expect(onlyKey(r.keys).proof).toBe('unsigned');
     expect(r.diagnostics.find((d) => d.code === 'delegation-unavailable')?.message).toMatch(/misconfigured/);
+  });
+});
+
+describe("a stranger's directory costs its size, not keys × the size of the CA certificates they share", () => {
+  /** A distinguished name of `n` RDNs (CN=<tag><i>): a certificate within the size limits that is slow to parse. */
+  const longName = (tag: string, n: number): string => Array.from({ length: n }, (_, i) => `CN=${tag}${i}`).join(',');
+
+  /** CPU time to resolve a directory of 64 keys whose leaves chain, through AIA, to the stranger's own CAs W ← Z ← Y ← X. */
+  async function resolveCpuMs(rdns: number): Promise<number> {
+    const clock = new TestClock();
+    const routes = new Map<string, Uint8Array>();
+    const server = await startLoopbackServer((req: IncomingMessage, res: ServerResponse) => {
+      const body = routes.get(req.url ?? '/');
+      if (body === undefined) return send(res, clock, 404, { 'content-type': 'text/plain' }, 'nf');
+      send(res, clock, 200, { 'content-type': req.url === WELL_KNOWN ? DIRECTORY_TYPE : 'application/pkix-cert', 'cache-control': 'max-age=3600' }, body);
+    });
+    const o = server.origin;
+    const ca = { alg: 'ed25519' as const, ca: { cA: true }, keyUsage: KU.keyCertSign };
+    const name = (tag: string): string => (rdns === 0 ? `CN=${tag}` : longName(tag, rdns));
+    const W = await mint({ ...ca, name: name('w') });
+    const Z = await mint({ ...ca, name: name('z'), issuer: W, aia: `${o}/w` });
+    const Y = await mint({ ...ca, name: name('y'), issuer: Z, aia: `${o}/z` });
+    const X = await mint({ ...ca, name: 'CN=X', issuer: Y, aia: `${o}/y` });
+    for (const [path, c] of [
+      ['/w', W],
+      ['/z', Z],
+      ['/y', Y],
+      ['/x', X],
+    ] as Array<[string, Cert]>)
+      routes.set(path, c.der);
+    const keys: Jwk[] = [];
+    for (let i = 0; i < 64; i++) {
+      const k = await agentKey('ed25519');
+      keys.push({ ...k.publicJwk, x5c: [(await leafFor(k, X, { name: 'CN=l', aia: `${o}/x` })).b64] });
+    }
+    routes.set(WELL_KNOWN, new TextEncoder().encode(JSON.stringify({ keys })));
+    const client = new DirectoryClient({
+      now: clock.now,
+      allow: { http: true, loopback: true },
+      delegation: certificateDelegation({ trustAnchors: [(await rootCa(`CN=Operator Root ${rdns}`)).pem] }),
+    });
+    await client.resolve(member(`${o}/warm-up`)).catch(() => undefined);
+    const before = process.cpuUsage();
+    const resolved = await client.resolve(member(o));
+    const used = process.cpuUsage(before);
+    // Kept without a delegation (the chain reaches no anchor of this verifier).
+    expect(resolved.keys).toHaveLength(64);
+    expect(resolved.keys.every((k) => k.delegation === undefined)).toBe(true);
+    return (used.user + used.system) / 1000;
+  }
+
+  it('CA certificates with names of 450 RDNs (about 13 KB each) are parsed once per directory, not once per key', async () => {
+    const short = await resolveCpuMs(0);
+    const long = await resolveCpuMs(450);
+    // Parsed once each, the three long names add about as much as the 64 keys' own checks; parsed for every key, 20 times that.
+    expect(long / short, `short names ${short.toFixed(0)} ms, long names ${long.toFixed(0)} ms of CPU`).toBeLessThan(4);
   });
 });

@@ -4,6 +4,7 @@
  * first use (which loads the optional X.509 packages).
  */
 import { base64Decode, base64Encode } from '../../core/base64';
+import { BoundedMap } from '../../core/bounded-map';
 import { isBotsigError } from '../../core/errors';
 import { loadAsn } from './asn';
 import type { Asn } from './asn';
@@ -86,7 +87,7 @@ export function anchorIndex(anchors: TrustAnchors): Promise<AnchorIndex> {
         if (list === undefined) bySubject.set(parsed.subjectKey, [parsed]);
         else list.push(parsed);
       });
-      return { asn, byDer, bySubject };
+      return { asn, byDer, bySubject, seen: new BoundedMap<string, ParsedCertificate | ChainFailure>(MAX_PARSED_CERTIFICATES) };
     });
     // A missing package can be installed later; a bad anchor stays bad.
     pending.catch((error: unknown) => {
@@ -102,4 +103,25 @@ export interface AnchorIndex {
   readonly asn: Asn;
   readonly byDer: ReadonlyMap<string, ParsedCertificate>;
   readonly bySubject: ReadonlyMap<string, readonly ParsedCertificate[]>;
+  /** Certificates of chains checked against these anchors, parsed, by DER ({@link parseSeen}). */
+  readonly seen: BoundedMap<string, ParsedCertificate | ChainFailure>;
+}
+
+/**
+ * How many parsed chain certificates an anchor set keeps. The keys of one directory share
+ * their CA certificates; parsing is synchronous and, for a certificate within the size
+ * limits, can take tens of milliseconds: without this, a stranger's directory of 64 keys
+ * naming the same heavy CA certificates had them parsed 64 times over.
+ */
+const MAX_PARSED_CERTIFICATES = 128;
+
+/** {@link parseCertificate}, once per DER certificate among the last {@link MAX_PARSED_CERTIFICATES} seen with `index`. */
+export function parseSeen(index: AnchorIndex, der: Uint8Array): ParsedCertificate | ChainFailure {
+  const key = base64Encode(der);
+  let parsed = index.seen.get(key);
+  if (parsed === undefined) {
+    parsed = parseCertificate(index.asn, der);
+    index.seen.set(key, parsed);
+  }
+  return parsed;
 }

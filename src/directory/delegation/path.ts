@@ -10,9 +10,9 @@ import { BotsigError, isBotsigError } from '../../core/errors';
 import { systemClock } from '../../core/time';
 import type { Clock } from '../../core/time';
 import { normalizeUrl, tryParseUrl } from '../../core/url';
-import { anchorIndex, TrustAnchors } from './anchors';
+import { anchorIndex, parseSeen, TrustAnchors } from './anchors';
 import type { AnchorIndex } from './anchors';
-import { KEY_USAGE_DIGITAL_SIGNATURE, KEY_USAGE_KEY_CERT_SIGN, parseCertificate } from './certificate';
+import { KEY_USAGE_DIGITAL_SIGNATURE, KEY_USAGE_KEY_CERT_SIGN } from './certificate';
 import type { ParsedCertificate } from './certificate';
 import { decodeCertificates } from './der';
 import { ChainFailure, failure, where } from './failure';
@@ -182,7 +182,7 @@ async function walk(index: AnchorIndex, jwk: DelegatedKeyInput, ctx: WalkContext
   // Below the anchor, leaf first.
   const links: ParsedCertificate[] = [];
   let anchor: ParsedCertificate | undefined;
-  let current = parseCertificate(asn, pending[0]!);
+  let current = parseSeen(index, pending[0]!);
   if (current instanceof ChainFailure) return failure('malformed', `${where(0)}: ${current.message}`);
   let matches: boolean;
   try {
@@ -210,7 +210,7 @@ async function walk(index: AnchorIndex, jwk: DelegatedKeyInput, ctx: WalkContext
 
     let issuer: ParsedCertificate | ChainFailure | undefined;
     if (next < pending.length) {
-      issuer = parseCertificate(asn, pending[next]!);
+      issuer = parseSeen(index, pending[next]!);
       if (issuer instanceof ChainFailure) return failure('malformed', `${where(position + 1)}: ${issuer.message}`);
       next++;
     } else {
@@ -240,7 +240,7 @@ async function walk(index: AnchorIndex, jwk: DelegatedKeyInput, ctx: WalkContext
       const fetched = await fetchCertificates(ctx, url, 'aia');
       if (fetched instanceof ChainFailure) return fetched;
       // RFC 5280 §4.2.2.1: the resource holds the issuer's certificate; the first is the one used.
-      issuer = parseCertificate(asn, fetched[0]!);
+      issuer = parseSeen(index, fetched[0]!);
       if (issuer instanceof ChainFailure) return failure('malformed', `the certificate from the CA Issuers URI: ${issuer.message}`);
       via = 'aia';
     }
