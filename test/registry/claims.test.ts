@@ -123,10 +123,42 @@ describe("another entry's card names a listed agent's key directory", () => {
     expect(registry.lookup(await victimRequest(directory))?.card?.client_name).toBe('Victim Search');
   });
 
+  it('a jwks_uri on the entry’s site outranks one from another site, on an earlier line or a later one', async () => {
+    // Keys served from another host of the agent's own site (www.victim.example's card, keys on victim.example).
+    const www = 'https://www.victim.example/card';
+    for (const lines of [
+      [STRANGER_CARD, www],
+      [www, STRANGER_CARD],
+    ]) {
+      const w = web();
+      serveDirectory(w, VICTIM_DIR, victim.privateJwk);
+      w.routes.set(REGISTRY, () => plain(lines.join('\n') + '\n'));
+      w.routes.set(www, () => json({ client_id: www, client_name: 'Victim Search', jwks_uri: VICTIM_DIR }));
+      w.routes.set(STRANGER_CARD, () => json(STRANGER_CLAIMING_VICTIM));
+      const directory = new DirectoryClient({ fetch: w.fetch });
+      const registry = new RegistryClient({ url: REGISTRY, directory });
+      open.push(registry);
+      await registry.refresh();
+      expect(registry.lookup(await victimRequest(directory))?.card?.client_name, lines.join(' ')).toBe('Victim Search');
+      expect(registry.status().diagnostics.filter((d) => d.code === 'registry-identifier-conflict')).toEqual([]);
+    }
+  });
+
   it('with no stronger claim, a card naming a key directory elsewhere is listed under it', async () => {
     // Keys hosted on another site are a legitimate set-up: such a card is attributed while nobody stronger claims the URL.
     const { registry, result } = await scenario([STRANGER_CARD], STRANGER_CLAIMING_VICTIM);
     expect(registry.lookup(result)?.card?.client_name).toBe('Stranger');
+  });
+
+  it('entries that claim no identifier (inline cards with inline keys only) are no conflict', async () => {
+    const card = (name: string): string => inline({ client_name: name, jwks: { keys: [victim.publicJwk] } });
+    const w = web();
+    w.routes.set(REGISTRY, () => plain(`${card('One')}\n${card('Two')}\n`));
+    const registry = new RegistryClient({ url: REGISTRY, directory: new DirectoryClient({ fetch: w.fetch }) });
+    open.push(registry);
+    const status = await registry.refresh();
+    expect(registry.entries().map((e) => e.state)).toEqual(['card', 'card']);
+    expect(status.diagnostics.filter((d) => d.code === 'registry-identifier-conflict')).toEqual([]);
   });
 
   it('two claims of the same standing: the earlier line keeps it, and the registry status says so', async () => {
