@@ -598,6 +598,34 @@ describe('chains a stranger or a pinned agent builds (RFC 5280 §4.2.1.9, §4.2.
     expect(outcome.ok ? `accepted as ${outcome.delegation.subject}` : outcome.reason).toBe('not-a-ca');
   });
 
+  // SEQUENCE OF KeyPurposeId (RFC 5280 §4.2.1.12), DER.
+  const eku = (...last: number[]): Uint8Array => {
+    const ids = last.map((n) => [0x06, 0x08, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, n]).flat();
+    return new Uint8Array([0x30, ids.length, ...ids]);
+  };
+  const SERVER_AUTH = 1;
+  const CLIENT_AUTH = 2;
+
+  it('extended key usage: a leaf or an issuer for other purposes (a TLS server certificate) does not delegate; client authentication does', async () => {
+    const root = await rootCa('CN=Org Root EKU,O=org');
+    const key = await agentKey('ed25519');
+    const anchors = new TrustAnchors([root.pem]);
+    const plain = await intermediateCa(root, 'CN=Org CA');
+    const leafWith = (issuer: Cert, purposes: number[], critical = true) =>
+      leafFor(key, issuer, { name: 'CN=www.victim.example', sanDns: 'www.victim.example', extensions: [['2.5.29.37', critical, eku(...purposes)]] });
+    const outcome = async (leaf: Cert, issuer: Cert) => {
+      const o = await verifyDelegation(withX5c(key, leaf, issuer), { anchors });
+      return o.ok ? `accepted as ${o.delegation.subject}` : o.reason;
+    };
+    expect(await outcome(await leafWith(plain, [SERVER_AUTH]), plain)).toBe('key-usage');
+    expect(await outcome(await leafWith(plain, [SERVER_AUTH], false), plain)).toBe('key-usage');
+    expect(await outcome(await leafWith(plain, [CLIENT_AUTH]), plain)).toBe('accepted as www.victim.example');
+    expect(await outcome(await leafWith(plain, [SERVER_AUTH, CLIENT_AUTH]), plain)).toBe('accepted as www.victim.example');
+    // An issuer restricted to TLS servers does not vouch for agents' keys.
+    const tlsOnly = await intermediateCa(root, 'CN=TLS-only CA', { extensions: [['2.5.29.37', false, eku(SERVER_AUTH)]] });
+    expect(await outcome(await leafFor(key, tlsOnly, { sanUri: 'https://bot.example' }), tlsOnly)).toBe('key-usage');
+  });
+
   it('an issuer RSA key with a public exponent over 8 bytes is refused before any signature is checked with it', async () => {
     // A valid RSA key whose public exponent takes nine bytes (the kind a stranger picks to make each check slow).
     const keys = await longExponentPair();

@@ -50,6 +50,8 @@ export interface ParsedCertificate {
    * criticality (§6.1.3 (b), (c)), and this module does not process them, so a CA that has them is refused.
    */
   readonly nameConstrained: boolean;
+  /** The purposes of the extended key usage extension (RFC 5280 §4.2.1.12), when present. */
+  readonly extKeyUsage: readonly string[] | undefined;
   /** The X.509 version: 1 or 3 (2 is read as 3). */
   readonly version: number;
   readonly selfIssued: boolean;
@@ -96,6 +98,19 @@ const PROCESSED_EXTENSIONS: ReadonlySet<string> = new Set([
   OID.authorityInfoAccess,
 ]);
 
+/**
+ * Whether a certificate's extended key usage allows signing as an agent: absent, or naming
+ * any purpose or client authentication (RFC 5280 §4.2.1.12: "If the extension is present,
+ * then the certificate MUST only be used for one of the purposes indicated"; an agent
+ * authenticates as a client). A TLS server certificate (serverAuth alone) does not.
+ */
+export function allowsClientUse(cert: ParsedCertificate): boolean {
+  const eku = cert.extKeyUsage;
+  return eku === undefined || eku.includes(ANY_EXTENDED_KEY_USAGE) || eku.includes(CLIENT_AUTH);
+}
+const ANY_EXTENDED_KEY_USAGE = '2.5.29.37.0';
+const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
+
 export const KEY_USAGE_DIGITAL_SIGNATURE = 1;
 export const KEY_USAGE_KEY_CERT_SIGN = 32;
 
@@ -136,6 +151,7 @@ export function parseCertificate(asn: Asn, der: Uint8Array): ParsedCertificate |
     const caIssuers: string[] = [];
     let unknownCritical: string | undefined;
     let nameConstrained = false;
+    let extKeyUsage: string[] | undefined;
     const seen = new Set<string>();
     for (const ext of tbs.extensions ?? []) {
       const id = ext.extnID;
@@ -150,6 +166,9 @@ export function parseCertificate(asn: Asn, der: Uint8Array): ParsedCertificate |
         }
         case OID.keyUsage:
           keyUsage = AsnConvert.parse(value, x.KeyUsage, BER_OPTIONS).toNumber();
+          break;
+        case OID.extKeyUsage:
+          extKeyUsage = [...AsnConvert.parse(value, x.ExtendedKeyUsage, BER_OPTIONS)];
           break;
         case OID.subjectAltName:
           for (const name of AsnConvert.parse(value, x.SubjectAlternativeName, BER_OPTIONS)) {
@@ -192,6 +211,7 @@ export function parseCertificate(asn: Asn, der: Uint8Array): ParsedCertificate |
       caIssuers,
       unknownCritical,
       nameConstrained,
+      extKeyUsage,
       version: tbs.version === x.Version.v1 ? 1 : 3,
       selfIssued: subjectKey === issuerKey,
     };

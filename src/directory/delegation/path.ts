@@ -12,7 +12,7 @@ import type { Clock } from '../../core/time';
 import { normalizeUrl, tryParseUrl } from '../../core/url';
 import { anchorIndex, parseSeen, TrustAnchors } from './anchors';
 import type { AnchorIndex } from './anchors';
-import { KEY_USAGE_DIGITAL_SIGNATURE, KEY_USAGE_KEY_CERT_SIGN } from './certificate';
+import { allowsClientUse, KEY_USAGE_DIGITAL_SIGNATURE, KEY_USAGE_KEY_CERT_SIGN } from './certificate';
 import type { ParsedCertificate } from './certificate';
 import { decodeCertificates } from './der';
 import { ChainFailure, failure, where } from './failure';
@@ -282,6 +282,15 @@ async function walk(index: AnchorIndex, jwk: DelegatedKeyInput, ctx: WalkContext
   const leaf = links[0] ?? anchor;
   if (leaf.keyUsage !== undefined && (leaf.keyUsage & KEY_USAGE_DIGITAL_SIGNATURE) === 0) {
     return failure('key-usage', 'the leaf certificate may not sign (key usage lacks digitalSignature)');
+  }
+  // The certificates below the anchor, leaf and issuers alike (an issuer's extended key usage limits what it issues for).
+  for (let i = 0; i < links.length; i++) {
+    if (!allowsClientUse(links[i]!)) {
+      return failure(
+        'key-usage',
+        `${where(i)} is for other purposes (its extended key usage names neither client authentication nor any purpose, RFC 5280 §4.2.1.12)`,
+      );
+    }
   }
 
   const all = [...links, anchor];
