@@ -120,7 +120,7 @@ function standing(own: string | undefined, jwks: string): number {
   const a = new URL(own);
   const b = new URL(jwks);
   if (a.origin === b.origin) return SAME_ORIGIN;
-  return a.protocol === b.protocol && registrableDomain(a.hostname) === registrableDomain(b.hostname) ? SAME_SITE : ELSEWHERE;
+  return registrableDomain(a.hostname) === registrableDomain(b.hostname) ? SAME_SITE : ELSEWHERE;
 }
 
 /**
