@@ -128,6 +128,9 @@ describe('parseTargetUri: already-normal http(s) URLs are parsed without the URL
     'https://example.com/',
     'http://az09-b.example.xyz/',
     'https://a-z.0-9.example.ca/p',
+    // A last label that starts with 0, or has an x second, is still a name (only "0x" starts a number).
+    'https://example.0a/',
+    'https://example.ax/',
     'https://x/',
     'https://example.com:443',
     'https://example.com:443/a',
