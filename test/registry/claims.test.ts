@@ -68,17 +68,25 @@ async function victimRequest(directory: DirectoryClient) {
   return result;
 }
 
-/** The victim's directory and card, a stranger's card, and a registry of `lines`. */
-async function scenario(lines: string[], stranger: object) {
+/** A registry of `lines`, the victim's key directory and the `cards` (URL to card), loaded once. */
+async function listed(lines: string[], cards: Record<string, object>) {
   const w = web();
   serveDirectory(w, VICTIM_DIR, victim.privateJwk);
   w.routes.set(REGISTRY, () => plain(lines.join('\n') + '\n'));
-  w.routes.set(STRANGER_CARD, () => json(stranger));
-  w.routes.set(VICTIM_CARD, () => json({ client_id: VICTIM_CARD, client_name: 'Victim Search', jwks_uri: VICTIM_DIR, web_bot_auth: { purpose: 'search' } }));
+  for (const [url, card] of Object.entries(cards)) w.routes.set(url, () => json(card));
   const directory = new DirectoryClient({ fetch: w.fetch });
   const registry = new RegistryClient({ url: REGISTRY, directory });
   open.push(registry);
-  await registry.refresh();
+  const status = await registry.refresh();
+  return { registry, directory, status };
+}
+
+/** The victim's directory and card, a stranger's card, and a registry of `lines`. */
+async function scenario(lines: string[], stranger: object) {
+  const { registry, directory } = await listed(lines, {
+    [STRANGER_CARD]: stranger,
+    [VICTIM_CARD]: { client_id: VICTIM_CARD, client_name: 'Victim Search', jwks_uri: VICTIM_DIR, web_bot_auth: { purpose: 'search' } },
+  });
   return { registry, result: await victimRequest(directory) };
 }
 
@@ -110,15 +118,10 @@ describe("another entry's card names a listed agent's key directory", () => {
   it('a jwks_uri on the entry’s own origin outranks one from elsewhere on the same site', async () => {
     // One registrable domain, two tenants: a neighbour's card, on an earlier line, names the victim's directory.
     const neighbour = 'https://neighbour.victim.example/card';
-    const w = web();
-    serveDirectory(w, VICTIM_DIR, victim.privateJwk);
-    w.routes.set(REGISTRY, () => plain(`${neighbour}\n${VICTIM_CARD}\n`));
-    w.routes.set(neighbour, () => json({ client_id: neighbour, client_name: 'Neighbour', jwks_uri: VICTIM_DIR }));
-    w.routes.set(VICTIM_CARD, () => json({ client_id: VICTIM_CARD, client_name: 'Victim Search', jwks_uri: VICTIM_DIR }));
-    const directory = new DirectoryClient({ fetch: w.fetch });
-    const registry = new RegistryClient({ url: REGISTRY, directory });
-    open.push(registry);
-    await registry.refresh();
+    const { registry, directory } = await listed([neighbour, VICTIM_CARD], {
+      [neighbour]: { client_id: neighbour, client_name: 'Neighbour', jwks_uri: VICTIM_DIR },
+      [VICTIM_CARD]: { client_id: VICTIM_CARD, client_name: 'Victim Search', jwks_uri: VICTIM_DIR },
+    });
     expect(registry.entries().map((e) => e.state)).toEqual(['card', 'card']);
     expect(registry.lookup(await victimRequest(directory))?.card?.client_name).toBe('Victim Search');
   });
@@ -130,15 +133,10 @@ describe("another entry's card names a listed agent's key directory", () => {
       [STRANGER_CARD, www],
       [www, STRANGER_CARD],
     ]) {
-      const w = web();
-      serveDirectory(w, VICTIM_DIR, victim.privateJwk);
-      w.routes.set(REGISTRY, () => plain(lines.join('\n') + '\n'));
-      w.routes.set(www, () => json({ client_id: www, client_name: 'Victim Search', jwks_uri: VICTIM_DIR }));
-      w.routes.set(STRANGER_CARD, () => json(STRANGER_CLAIMING_VICTIM));
-      const directory = new DirectoryClient({ fetch: w.fetch });
-      const registry = new RegistryClient({ url: REGISTRY, directory });
-      open.push(registry);
-      await registry.refresh();
+      const { registry, directory } = await listed(lines, {
+        [www]: { client_id: www, client_name: 'Victim Search', jwks_uri: VICTIM_DIR },
+        [STRANGER_CARD]: STRANGER_CLAIMING_VICTIM,
+      });
       expect(registry.lookup(await victimRequest(directory))?.card?.client_name, lines.join(' ')).toBe('Victim Search');
       expect(registry.status().diagnostics.filter((d) => d.code === 'registry-identifier-conflict')).toEqual([]);
     }
@@ -152,26 +150,17 @@ describe("another entry's card names a listed agent's key directory", () => {
 
   it('entries that claim no identifier (inline cards with inline keys only) are no conflict', async () => {
     const card = (name: string): string => inline({ client_name: name, jwks: { keys: [victim.publicJwk] } });
-    const w = web();
-    w.routes.set(REGISTRY, () => plain(`${card('One')}\n${card('Two')}\n`));
-    const registry = new RegistryClient({ url: REGISTRY, directory: new DirectoryClient({ fetch: w.fetch }) });
-    open.push(registry);
-    const status = await registry.refresh();
+    const { registry, status } = await listed([card('One'), card('Two')], {});
     expect(registry.entries().map((e) => e.state)).toEqual(['card', 'card']);
     expect(status.diagnostics.filter((d) => d.code === 'registry-identifier-conflict')).toEqual([]);
   });
 
   it('two claims of the same standing: the earlier line keeps it, and the registry status says so', async () => {
     const second = 'https://victim.example/other-card';
-    const w = web();
-    serveDirectory(w, VICTIM_DIR, victim.privateJwk);
-    w.routes.set(REGISTRY, () => plain(`${VICTIM_CARD}\n${second}\n`));
-    w.routes.set(VICTIM_CARD, () => json({ client_id: VICTIM_CARD, client_name: 'First', jwks_uri: VICTIM_DIR }));
-    w.routes.set(second, () => json({ client_id: second, client_name: 'Second', jwks_uri: VICTIM_DIR }));
-    const directory = new DirectoryClient({ fetch: w.fetch });
-    const registry = new RegistryClient({ url: REGISTRY, directory });
-    open.push(registry);
-    await registry.refresh();
+    const { registry, directory } = await listed([VICTIM_CARD, second], {
+      [VICTIM_CARD]: { client_id: VICTIM_CARD, client_name: 'First', jwks_uri: VICTIM_DIR },
+      [second]: { client_id: second, client_name: 'Second', jwks_uri: VICTIM_DIR },
+    });
     expect(registry.lookup(await victimRequest(directory))?.card?.client_name).toBe('First');
     const conflicts = registry.status().diagnostics.filter((d) => d.code === 'registry-identifier-conflict');
     expect(conflicts).toHaveLength(1);
