@@ -5,7 +5,8 @@
  * fallback while Redis is down, and the cross-process refresh lock.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MemoryDirectoryCache } from '../../src/directory';
+import { DirectoryClient, MemoryDirectoryCache } from '../../src/directory';
+import { DIRECTORY_TYPE, jwks, member, signatureHeaders, TestClock, testKey, WELL_KNOWN } from '../directory/client-fixtures';
 import type { DirectoryCacheEntry } from '../../src/directory';
 import { fromNodeRedis, RedisDirectoryCache, RedisNonceStore } from '../../src/redis';
 import type { RedisLike } from '../../src/redis';
@@ -353,5 +354,32 @@ describe('one Redis for the directory cache and the nonce store (docs/origin.md,
       await client.quit();
       await own.stop();
     }
+  });
+});
+
+describe('a DirectoryClient on a RedisDirectoryCache, when the directory response signatures lapse before the HTTP freshness', () => {
+  it('refetches at the earliest signature expiry, as with the memory cache (the fleet lock does not hand back the lapsed copy)', async () => {
+    const clock = new TestClock();
+    const a = await testKey();
+    let fetches = 0;
+    const url = `https://agent.example${WELL_KNOWN}`;
+    const fetch = async (): Promise<Response> => {
+      fetches++;
+      const body = jwks(a);
+      const signed = await signatureHeaders(body, url, [a], clock, { expires: clock.seconds + 100 });
+      return new Response(body, {
+        status: 200,
+        headers: { date: new Date(clock.t).toUTCString(), 'content-type': DIRECTORY_TYPE, 'cache-control': 'max-age=3600', ...signed },
+      });
+    };
+    const cache = new RedisDirectoryCache({ client: await nodeRedisClient(server.port), prefix: `lapse${Math.random()}:` });
+    const c = new DirectoryClient({ now: clock.now, fetch: fetch as never, requireProof: true, cache });
+    const seen: number[] = [(await c.resolve(member('https://agent.example'))).keys.length];
+    for (let i = 0; i < 6; i++) {
+      clock.advance(500);
+      seen.push((await c.resolve(member('https://agent.example'))).keys.length);
+    }
+    // Each time the signature has lapsed (every 500 s), a new signed copy; the agent's key is never dropped.
+    expect({ fetches, seen }).toEqual({ fetches: 7, seen: [1, 1, 1, 1, 1, 1, 1] });
   });
 });

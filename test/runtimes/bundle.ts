@@ -53,6 +53,7 @@ export const NODE_ONLY: Readonly<Record<string, string>> = {
 export const DIRECTORY_NODE_ONLY: Readonly<Record<string, string>> = {
   'test/directory/client.test.ts': 'real loopback HTTP servers (node:http) behind DirectoryClient',
   'test/directory/client-blocked.test.ts': 'real loopback HTTP servers and the Node guarded fetch',
+  'test/directory/client-cache-rules.test.ts': 'shares client-fixtures (vi) with the loopback client tests',
   'test/directory/client-hostile.test.ts': 'real loopback HTTP servers, node:zlib bombs, Buffer',
   'test/directory/handler.test.ts': 'serves the handler over node:http',
   'test/directory/delegation.test.ts': 'not classified yet: in progress when the matrix was set up (reads vectors/delegation.json with node:fs)',

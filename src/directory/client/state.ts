@@ -20,6 +20,7 @@ import { isBotsigError } from '../../core/errors';
 import type { BotsigError } from '../../core/errors';
 import type { Clock } from '../../core/time';
 import type { CoordinatedDirectoryCache, DirectoryCache, DirectoryCacheEntry } from '../cache';
+import { parseCacheControl } from '../http-cache';
 import { fail, fetchEntry, reportUsable, toBotsigError } from './fetch';
 import type { Settings } from './options';
 import type { Built, ClientContext, DirectoryClientKey, DirectoryClientResolution, Kind, State, View } from './types';
@@ -166,8 +167,11 @@ async function refresh(ctx: ClientContext, state: State): Promise<DirectoryClien
       try {
         const built = await ctx.build(state, shared);
         const t = ctx.s.now();
-        if (t < built.freshUntilMs) return install(ctx, state, built, t).resolution;
-        base = built;
+        // Between two signed copies the newer wins, whoever fetched them: an older one in the shared cache is not taken.
+        if (base === undefined || !isOlderCopy(built, base)) {
+          if (t < built.freshUntilMs && !lapsed(built)) return install(ctx, state, built, t).resolution;
+          base = built;
+        }
       } catch {
         // A corrupt or now-invalid shared entry is ignored; the fetch below replaces it.
       }
@@ -185,7 +189,15 @@ async function refresh(ctx: ClientContext, state: State): Promise<DirectoryClien
       const ticket = await acquireRefresh(ctx.s, state.cacheKey);
       if (ticket.entry !== undefined) {
         try {
-          built = await ctx.build(state, ticket.entry);
+          const stored = await ctx.build(state, ticket.entry);
+          if (base !== undefined && isOlderCopy(stored, base)) {
+            // An older signed copy than the one held: fetch a new copy (the newer wins, as below).
+          } else if (lapsed(stored) || ctx.s.now() >= stored.freshUntilMs) {
+            // Fresh by its headers, but its directory response signatures have lapsed: fetch a new copy.
+            base = stored;
+          } else {
+            built = stored;
+          }
         } catch {
           // A corrupt or now-invalid shared entry is ignored; fetch ourselves.
         }
@@ -240,8 +252,30 @@ async function refresh(ctx: ClientContext, state: State): Promise<DirectoryClien
   return install(ctx, state, built, t).resolution;
 }
 
+function mayServeStale(built: Built): boolean {
+  const cc = parseCacheControl(built.entry.headers['cache-control']);
+  return !cc.mustRevalidate && !cc.noCache;
+}
+
+/**
+ * A copy from a cache whose directory response signatures expired since it was fetched: its
+ * HTTP freshness says nothing of them (a build caps freshness at the earliest signature
+ * expiry only for signatures still valid). Such a copy is the basis of a refetch, not an answer.
+ */
+function lapsed(built: Built): boolean {
+  return built.diagnostics.some((d) => d.code === 'response-signature-expired');
+}
+
 function failed(ctx: ClientContext, state: State, base: Built | undefined, error: BotsigError, retryAfterMs?: number): DirectoryClientResolution {
   const now = ctx.s.now();
+  // RFC 9111 §4.2.4: a copy whose response said must-revalidate or no-cache is never used stale,
+  // not even while the retry backs off.
+  if (base !== undefined && !mayServeStale(base)) {
+    base = undefined;
+    state.built = undefined;
+    state.view = undefined;
+    state.staleView = undefined;
+  }
   if (error.code === 'ERR_DISCOVERY_LIMITED') {
     // Not the URL's fault (the origin's budget, or its host backing off): no URL back-off; stale keys still serve.
     if (base === undefined) throw error;
