@@ -521,6 +521,35 @@ describe('verifyResponse: a covered request signature brings its chain (RFC 9421
     }
   });
 
+  it('each covered signature is checked, not only the first: a second one without its chain makes the signature invalid', async () => {
+    const { request } = await signedExchange();
+    const own = ['"@status"', '"content-type"', '"@authority";req', '"content-digest";req'];
+    const response = await signedOver(request, own);
+    const overSig1 = [...own, '"signature-input";key="sig1"', '"signature";key="sig1"'];
+    const keys = [(await keyPair()).publicJwk];
+    const withSig2 = await signedOver(request, overSig1, response, 'sig2');
+    // sig3 covers sig1 with its chain, and sig2 without sig2's Signature-Input.
+    const sig3 = await signedOver(request, [...overSig1, '"signature";key="sig2"'], withSig2, 'sig3');
+    const r = await verifyResponse(sig3, { request, keys });
+    expect(r.signatures.map((x) => [x.label, x.outcome])).toEqual([
+      ['sig1', 'verified'],
+      ['sig2', 'verified'],
+      ['sig3', 'invalid'],
+    ]);
+    expect(r.signatures[2]!.error?.message).toContain('covers signature "sig2" but not its Signature-Input');
+  });
+
+  it("the request's sig1 (;req) and the response's own sig1 are two signatures: covering the first with its chain does not excuse the second", async () => {
+    const { request } = await signedExchange();
+    const response = await signedOver(request, ['"@status"', '"content-type"']);
+    const keys = [(await keyPair()).publicJwk];
+    const both = await signedOver(request, [...CHAIN, '"signature";key="sig1"'], response, 'sig2');
+    const r = await verifyResponse(both, { request, keys });
+    const sig2 = r.signatures.find((x) => x.label === 'sig2')!;
+    expect(sig2).toMatchObject({ outcome: 'invalid', error: { code: 'ERR_REQUIRED_COMPONENT' } });
+    expect(sig2.error?.message).toContain('covers signature "sig1" but not its Signature-Input');
+  });
+
   it('a covered request signature the request does not carry: invalid, whatever else is covered', async () => {
     const { request } = await signedExchange();
     const response = await signedOver(request, CHAIN);
