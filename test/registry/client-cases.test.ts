@@ -275,7 +275,7 @@ describe('refresh(), status() and entries()', () => {
   });
 });
 
-describe('the listing (lookup, lookupAgent: O(1), first entry wins)', () => {
+describe('the listing (lookup, lookupAgent: O(1); the stronger claim wins, then the earlier entry)', () => {
   it('identifiers are the normalised URL a verifier reports: case, default port, percent-encoding and the fragment do not matter', async () => {
     const w = web();
     const clock = new TestClock();
