@@ -167,11 +167,9 @@ async function refresh(ctx: ClientContext, state: State): Promise<DirectoryClien
       try {
         const built = await ctx.build(state, shared);
         const t = ctx.s.now();
-        // Between two signed copies the newer wins, whoever fetched them: an older one in the shared cache is not taken.
-        if (base === undefined || !isOlderCopy(built, base)) {
-          if (t < built.freshUntilMs && !lapsed(built)) return install(ctx, state, built, t).resolution;
-          base = built;
-        }
+        const use = sharedUse(built, base, t);
+        if (use === 'answer') return install(ctx, state, built, t).resolution;
+        if (use === 'basis') base = built;
       } catch {
         // A corrupt or now-invalid shared entry is ignored; the fetch below replaces it.
       }
@@ -190,14 +188,9 @@ async function refresh(ctx: ClientContext, state: State): Promise<DirectoryClien
       if (ticket.entry !== undefined) {
         try {
           const stored = await ctx.build(state, ticket.entry);
-          if (base !== undefined && isOlderCopy(stored, base)) {
-            // An older signed copy than the one held: fetch a new copy (the newer wins, as below).
-          } else if (lapsed(stored) || ctx.s.now() >= stored.freshUntilMs) {
-            // Fresh by its headers, but its directory response signatures have lapsed: fetch a new copy.
-            base = stored;
-          } else {
-            built = stored;
-          }
+          const use = sharedUse(stored, base, ctx.s.now());
+          if (use === 'answer') built = stored;
+          else if (use === 'basis') base = stored;
         } catch {
           // A corrupt or now-invalid shared entry is ignored; fetch ourselves.
         }
@@ -250,6 +243,17 @@ async function refresh(ctx: ClientContext, state: State): Promise<DirectoryClien
     return viewOf(state, built, t, false, ctx.s.skewSeconds).resolution;
   }
   return install(ctx, state, built, t).resolution;
+}
+
+/**
+ * What a copy another process stored is to a refresh that holds `base`: the answer (fresh,
+ * its directory response signatures still valid), the basis of a fetch (stale or lapsed), or
+ * nothing (an older signed copy than the one held: between two signed copies the newer wins,
+ * whoever fetched them).
+ */
+function sharedUse(stored: Built, base: Built | undefined, now: number): 'answer' | 'basis' | 'ignore' {
+  if (base !== undefined && isOlderCopy(stored, base)) return 'ignore';
+  return now < stored.freshUntilMs && !lapsed(stored) ? 'answer' : 'basis';
 }
 
 function mayServeStale(built: Built): boolean {
