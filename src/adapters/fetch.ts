@@ -14,6 +14,7 @@ import type { AlgorithmName, Jwk, SigningKey, WebCryptoKey, WebCryptoKeyPair } f
 import { parseComponentIdentifier } from '../httpsig/components';
 import { signOptionsFromChallenge } from '../profile/challenge';
 import { applySignatureHeaders, signRequest } from '../profile/sign-request';
+import { fullSigning } from '../profile/sign/full';
 import { checkSignatureAgent } from '../profile/sign/agent-member';
 import type { SignatureAgentInput, SignRequestOptions } from '../profile/types';
 import { AskedOrigins, asksForSignature, checkSignWhen, originOf, type AskedOriginsOptions, type SignWhen } from './sign-when-asked';
@@ -264,11 +265,12 @@ export function createSignedFetch(options: SignedFetchOptions): FetchFunction {
  * over `body` (always bytes then), except for a GET or HEAD without one.
  */
 async function signedHeaders(url: string, method: string, headers: Headers, options: SignRequestOptions, body: Body): Promise<Headers> {
-  let signOptions = options;
+  // Other components, a Content-Digest over the body, headers that carry signatures already: the general steps.
+  let signOptions: SignRequestOptions = options.extend === undefined ? { ...options, extend: fullSigning } : options;
   let message: { method: string; url: string; headers: Headers; body?: Uint8Array | null } = { method, url, headers };
   if (options.contentDigest !== undefined) {
     if (body === null && (method === 'GET' || method === 'HEAD')) {
-      const { contentDigest: _none, ...rest } = options;
+      const { contentDigest: _none, ...rest } = signOptions;
       signOptions = rest;
     } else {
       message = { method, url, headers, body: body instanceof ReadableStream ? null : body };

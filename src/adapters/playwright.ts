@@ -10,6 +10,7 @@ import { isSigningKey } from '../crypto/keys/objects';
 import type { AlgorithmName, Jwk, SigningKey, WebCryptoKey, WebCryptoKeyPair } from '../crypto/types';
 import { parseComponentIdentifier } from '../httpsig/components';
 import { signRequest } from '../profile/sign-request';
+import { fullSigning } from '../profile/sign/full';
 import { checkSignatureAgent } from '../profile/sign/agent-member';
 import type { SignatureAgentInput, SignRequestOptions } from '../profile/types';
 import { AskedOrigins, asksForSignature, checkSignWhen, originOf, type AskedOriginsOptions, type SignWhen } from './sign-when-asked';
@@ -265,6 +266,8 @@ export function prepareBrowserSigning(options: PlaywrightSigningOptions): Promis
   const matches = asked === undefined ? filter : (url: string) => filter(url) && asked.has(originOf(url) ?? '');
   const base: Omit<SignRequestOptions, 'key'> = {
     signatureAgent: options.signatureAgent,
+    // A browser's requests come in every shape, some already signed: the general steps too.
+    extend: fullSigning,
     ...(options.components === undefined ? {} : { components: [...options.components] }),
     ...(options.validitySeconds === undefined ? {} : { validitySeconds: options.validitySeconds }),
     ...(options.nonce === false ? { nonce: false as const } : {}),

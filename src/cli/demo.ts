@@ -16,6 +16,7 @@ import { createDirectoryHandler } from '../directory/handler';
 import { createGuardedFetch } from '../node/guarded-fetch';
 import { createNodeMiddleware } from '../node/http';
 import { signOptionsFromChallenge } from '../profile/challenge';
+import { fullSigning } from '../profile/sign/full';
 import { WELL_KNOWN_PATH } from '../profile/signature-agent/types';
 import { signRequest } from '../profile/sign-request';
 import type { Outcome, SignatureHeaders, SignRequestOptions, VerificationResult } from '../profile/types';
@@ -194,7 +195,7 @@ export async function runDemo(log: (line: string) => void, style: Style): Promis
     log('');
 
     const sign = (url: string, key: Jwk, extra: Partial<SignRequestOptions> = {}, method = 'GET'): Promise<SignatureHeaders> =>
-      signRequest({ method, url, headers: {} }, { key, signatureAgent: agentOrigin, now, ...extra });
+      signRequest({ method, url, headers: {} }, { key, signatureAgent: agentOrigin, now, extend: fullSigning, ...extra });
     let step = 0;
     /** Sends one request (through `fetchFn`) and pairs the response with the origin's verdict. */
     const exchange = async (fetchFn: typeof fetch, path: string, headers: Record<string, string> = {}): Promise<OriginAnswer> => {

@@ -7,6 +7,7 @@ import { Option } from 'commander';
 import type { Command } from 'commander';
 import { isBotsigError } from '../core/errors';
 import { signRequest } from '../profile/sign-request';
+import { fullSigning } from '../profile/sign/full';
 import type { SignRequestOptions } from '../profile/types';
 import {
   algorithmOption,
@@ -102,6 +103,7 @@ async function buildSigned(target: string, options: SignOptions): Promise<Signed
 
   const signOptions: SignRequestOptions = {
     key: loaded.key,
+    extend: fullSigning,
     ...(options.agent === undefined
       ? {}
       : { signatureAgent: options.agentType === undefined ? options.agent : { url: options.agent, type: options.agentType } }),

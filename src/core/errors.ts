@@ -21,6 +21,8 @@ export type BotsigErrorCode =
   | 'ERR_COMPONENT_UNSUPPORTED'
   | 'ERR_MESSAGE_INVALID'
   | 'ERR_PARAM_INVALID'
+  // signRequest without the general RFC 9421 steps it needs (`extend: fullSigning`)
+  | 'ERR_FULL_SIGNING_REQUIRED'
   // crypto and keys
   | 'ERR_ALG_UNKNOWN'
   | 'ERR_ALG_NOT_ALLOWED'

@@ -4,6 +4,7 @@ import { sfBoolean, sfString } from '../core/sf-items';
 import type { Parameters } from '../core/sf-types';
 import { parseAcceptSignature, serializeAcceptSignature } from '../httpsig/accept-signature';
 import { parseComponentIdentifier, serializeComponentIdentifier } from '../httpsig/components';
+import { fullSigning } from './sign/full';
 import { WEB_BOT_AUTH_TAG, type SignRequestOptions, type VerificationResult } from './types';
 
 export interface ChallengeOptions {
@@ -99,7 +100,7 @@ function randomNonce(): string {
 }
 
 /** What a challenged client should change when it signs again. */
-export type ChallengeSignOptions = Pick<SignRequestOptions, 'components' | 'replaceComponents'> & {
+export type ChallengeSignOptions = Pick<SignRequestOptions, 'components' | 'replaceComponents' | 'extend'> & {
   readonly nonce?: string;
   readonly tag?: string;
   readonly keyid?: string;
@@ -107,8 +108,8 @@ export type ChallengeSignOptions = Pick<SignRequestOptions, 'components' | 'repl
 
 /**
  * Reads an `Accept-Signature` challenge (client side) into options for
- * `signRequest`: the requested components and the origin's nonce. Only the
- * first request for a `web-bot-auth` signature (or an untagged one) is used.
+ * `signRequest`: the requested components (with `extend: fullSigning`, which signing
+ * them takes) and the origin's nonce. Only the first request for a `web-bot-auth` signature (or an untagged one) is used.
  *
  * @throws BotsigError `ERR_ACCEPT_SIGNATURE_PARSE` for a malformed header or one
  *   that asks for no `web-bot-auth` signature.
@@ -128,6 +129,7 @@ export function signOptionsFromChallenge(acceptSignature: string): ChallengeSign
     const components = input.components.filter((c) => c.name !== 'signature-agent').map((c) => serializeComponentIdentifier(c));
     return {
       components,
+      extend: fullSigning,
       ...(nonce?.type === 'string' ? { nonce: nonce.value } : {}),
       ...(keyid?.type === 'string' ? { keyid: keyid.value } : {}),
       tag: WEB_BOT_AUTH_TAG,

@@ -1,12 +1,15 @@
 /**
  * `signRequest` (SPEC 5.1, 5.2): signs a request with the Web Bot Auth profile. The
- * signer itself is `sign/plan.ts` (one code path for every request), whose rarer steps
- * (other component lists, signatures already on the request, other labels, escaping;
- * `sign/extended.ts`) are loaded with `import()` by the first request that needs them; a
- * key that is not imported yet is imported on first use (`crypto/keys/signing.ts`), and a
- * JWK object imported before is taken from the key cache without awaiting. Beside it: `sign/apply-headers.ts` (putting the headers on a request);
- * `sign-sync.ts`: `signRequestSync` (`botsig/sync`); `body/sign.ts`: `contentDigestFor`.
+ * signer itself is `sign/plan.ts` (one code path for every request); its general RFC 9421
+ * steps (other component lists, signatures already on the request, other message shapes;
+ * `sign/full.ts`) come as the value the caller passes (`extend: fullSigning`), so that a
+ * bundle of `signRequest` alone carries none of them. A key that is not imported yet is
+ * imported on first use (`crypto/keys/signing.ts`), and a JWK object imported before is
+ * taken from the key cache without awaiting. Beside it: `sign/apply-headers.ts` (putting
+ * the headers on a request); `sign-sync.ts`: `signRequestSync` (`botsig/sync`);
+ * `sign/content-digest.ts`: `contentDigestFor`.
  */
+import { BotsigError } from '../core/errors';
 import { importedSigningKey } from '../crypto/keys/cache';
 import { isSigningKey } from '../crypto/keys/objects';
 import { importSigningKey } from '../crypto/keys/signing';
@@ -30,7 +33,11 @@ export { applySignatureHeaders } from './sign/apply-headers';
  * `{ url, type: 'directory' }` sends the bare origin as the earlier drafts did, `{ url, type: 'jwks_uri' }`
  * the URL as given (docs/drafts.md, "Signer").
  *
- * A covered signature (`"signature";key="sig1"` in `components`) brings its
+ * What the profile signs needs nothing else: a fresh `Request` or `{ url, method?, headers? }`,
+ * and a `contentDigest` from `contentDigestFor()`. Other `components`, a request that
+ * already carries signature fields, another message shape or `contentDigest` as an
+ * algorithm take the general RFC 9421 steps: pass `extend: fullSigning`. A covered
+ * signature (`"signature";key="sig1"` in `components`) then brings its
  * `"signature-input";key="sig1"` and every component it covers into the list (draft -01,
  * "Multiple Signatures").
  *
@@ -43,7 +50,8 @@ export { applySignatureHeaders } from './sign/apply-headers';
  * `expires`, `nonce`, `tag`. With `replaceComponents`, the given list replaces
  * `@authority`; the Signature-Agent member stays covered (SPEC 5.2 rule 1).
  *
- * @throws BotsigError `ERR_VALIDITY_TOO_LONG` for a validity above 24 h without
+ * @throws BotsigError `ERR_FULL_SIGNING_REQUIRED` for a request or options that need
+ *   `extend: fullSigning` (above) without it; `ERR_VALIDITY_TOO_LONG` for a validity above 24 h without
  *   `allowLongValidity`; `ERR_LABEL_EXISTS` for a label already in use;
  *   `ERR_REQUIRED_COMPONENT` for a `web-bot-auth` signature covering neither
  *   `@authority` nor `@target-uri`; `ERR_COMPONENT_MISSING` / `ERR_COMPONENT_INVALID`
@@ -73,21 +81,18 @@ export async function signRequest(request: MessageInput, options: SignRequestOpt
   checkSignOptions(options);
   // A JWK imported before (the same object, unchanged) is taken from the key cache without awaiting.
   const key = isSigningKey(options.key) ? options.key : (importedSigningKey(options.key, options.alg) ?? (await importKey(options)));
+  const full = options.extend;
   const digest = options.contentDigest;
-  const value = digest === undefined ? undefined : typeof digest === 'string' ? await digestOf(request, options) : contentDigestValue(digest);
-  // The common request signs here; one that needs the signer's rarer steps loads them first.
-  return signWithKey(request, options, key, value) ?? signWithKey(request, options, key, value, (await import('./sign/extended')).extendedSigning)!;
+  let value: string | undefined;
+  if (typeof digest === 'string') {
+    if (full === undefined) throw new BotsigError('ERR_FULL_SIGNING_REQUIRED', FULL_FOR_DIGEST);
+    value = await full.digest(request, digest, options.maxBodyBytes);
+  } else if (digest !== undefined) value = contentDigestValue(digest);
+  return signWithKey(request, options, key, value, full);
 }
 
-/**
- * `contentDigest: 'sha-256' | 'sha-512'` (deprecated): the content read and digested here
- * (`body/sign.ts`, loaded on first use). `contentDigestFor()` does it outside, so that
- * `signRequest` carries none of it.
- */
-async function digestOf(request: MessageInput, options: SignRequestOptions): Promise<string> {
-  const { contentDigestToSign } = await import('./body/sign');
-  return contentDigestToSign(request, options.contentDigest, options.maxBodyBytes);
-}
+const FULL_FOR_DIGEST =
+  "contentDigest as an algorithm reads the content with the full signer: pass contentDigest: await contentDigestFor(request), or extend: fullSigning (import { fullSigning } from 'botsig')";
 
 /** `options.key` imported (`crypto/keys/signing.ts`). */
 function importKey(options: SignRequestOptions): Promise<SigningKey> {

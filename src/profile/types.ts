@@ -5,6 +5,7 @@ import type { DigestAlgorithm } from '../crypto/digest';
 import type { HeaderInput } from '../httpsig/message';
 import type { AlgorithmName, Jwk, SigningKey, VerifyingKey, WebCryptoKey, WebCryptoKeyPair } from '../crypto/types';
 import type { SignatureAgentCard } from './card';
+import type { FullSigning } from './sign/full';
 import type { NonceStore } from './nonce-store';
 import type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType } from './signature-agent/types';
 
@@ -495,11 +496,12 @@ export interface SignRequestOptions {
   readonly signatureAgent?: string | SignatureAgentInput;
   /** Signature label; default the first free `sig<n>`. */
   readonly label?: string;
-  /** Extra covered components beyond the profile defaults (e.g. `@method`, `@path`, `content-digest`). */
+  /** Extra covered components beyond the profile defaults (e.g. `@method`, `@path`, `content-digest`); needs `extend: fullSigning`. */
   readonly components?: readonly string[];
   /**
    * Let `components` replace `@authority` instead of extending the defaults (e.g.
    * to cover `@target-uri`). The Signature-Agent member stays covered (SPEC 5.2 rule 1).
+   * Needs `extend: fullSigning`.
    */
   readonly replaceComponents?: boolean;
   readonly created?: Date | number;
@@ -527,6 +529,15 @@ export interface SignRequestOptions {
   readonly contentDigest?: ContentDigestValue | DigestAlgorithm;
   /** @deprecated with `contentDigest` as an algorithm only: pass `maxBodyBytes` to `contentDigestFor()`. */
   readonly maxBodyBytes?: number;
+  /**
+   * The general RFC 9421 steps, `fullSigning` (`import { fullSigning } from 'botsig'`), for
+   * what the profile's own request does not need: other `components` or
+   * `replaceComponents`, a request that already carries signature fields, a message of
+   * another shape than a `Request` or `{ url, method?, headers? }`, and `contentDigest` as
+   * an algorithm. Without it those give `ERR_FULL_SIGNING_REQUIRED`; a bundle of
+   * `signRequest` then carries none of that code.
+   */
+  readonly extend?: FullSigning;
 }
 
 /** A `Content-Digest` field value to cover when signing, from `contentDigestFor()`. */

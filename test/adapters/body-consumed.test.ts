@@ -13,7 +13,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair, signRequest } from '../../src/index';
+import { generateKeyPair, signRequest, fullSigning } from '../../src/index';
 import type { GeneratedKeyPair, VerificationResult, VerifierOptions } from '../../src/index';
 import { botsig as expressBotsig } from '../../src/express';
 import { botsig as fastifyBotsig } from '../../src/fastify';
@@ -42,7 +42,7 @@ async function signedHeaders(url: string): Promise<Record<string, string>> {
     ...headers,
     ...(await signRequest(
       { method: 'POST', url, headers, body: BODY },
-      { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
+      { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
     )),
   };
 }

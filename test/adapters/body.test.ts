@@ -16,7 +16,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair, signRequest } from '../../src/index';
+import { generateKeyPair, signRequest, fullSigning } from '../../src/index';
 import type { GeneratedKeyPair, VerificationResult, VerifierOptions } from '../../src/index';
 import { botsig as expressBotsig } from '../../src/express';
 import { botsig as fastifyBotsig } from '../../src/fastify';
@@ -172,7 +172,10 @@ async function signedPost(url: string, body: string): Promise<Record<string, str
   const headers = { 'content-type': 'application/json' };
   return {
     ...headers,
-    ...(await signRequest({ method: 'POST', url, headers, body }, { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' })),
+    ...(await signRequest(
+      { method: 'POST', url, headers, body },
+      { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
+    )),
   };
 }
 

@@ -17,7 +17,7 @@ import express4 from 'express4';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { botsig, createVerifier } from '../../src/express';
 import type { VerificationResult, Verifier, VerifierOptions } from '../../src/express';
-import { generateKeyPair, MemoryNonceStore, signRequest } from '../../src/index';
+import { generateKeyPair, MemoryNonceStore, signRequest, fullSigning } from '../../src/index';
 import type { GeneratedKeyPair } from '../../src/index';
 import { loopbackOptions, originSuite, send, signedHeaders, startAgent, summarize, summaryOf } from './origin-fixtures';
 import type { Origin } from './origin-fixtures';
@@ -265,7 +265,7 @@ describe.each(EXPRESS_VERSIONS.map((v) => [v.name, v] as const))('botsig/express
         ...headers,
         ...(await signRequest(
           { method: 'POST', url, headers, body: BODY },
-          { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
+          { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
         )),
       };
     }

@@ -8,7 +8,7 @@
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair, parseAcceptSignature, signOptionsFromChallenge, signRequest } from '../../src/index';
+import { generateKeyPair, parseAcceptSignature, signOptionsFromChallenge, signRequest, fullSigning } from '../../src/index';
 import type { GeneratedKeyPair, SignRequestOptions, VerificationResult, Verifier, VerifierOptions } from '../../src/index';
 import { createDirectoryHandler } from '../../src/directory';
 import { serializeComponentIdentifier } from '../../src/httpsig';
@@ -86,7 +86,10 @@ export async function signedHeaders(
   extra: Partial<SignRequestOptions> = {},
   headers: Record<string, string> = {},
 ): Promise<Record<string, string>> {
-  const signature = await signRequest({ method: 'GET', url, headers }, { key: agent.pair.privateJwk, signatureAgent: agent.signatureAgent, ...extra });
+  const signature = await signRequest(
+    { method: 'GET', url, headers },
+    { extend: fullSigning, key: agent.pair.privateJwk, signatureAgent: agent.signatureAgent, ...extra },
+  );
   return { ...headers, ...signature };
 }
 

@@ -17,7 +17,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateKeyPair, signRequest } from '../../src/index';
+import { generateKeyPair, signRequest, fullSigning } from '../../src/index';
 import type { GeneratedKeyPair } from '../../src/index';
 import { createDirectoryHandler } from '../../src/directory';
 import { startCli } from '../cli/cli-helpers';
@@ -115,6 +115,7 @@ export async function startAgent(): Promise<Agent> {
       const headers = await signRequest(
         { method: options.method ?? 'GET', url: `http://${host}${path}`, headers: {} },
         {
+          extend: fullSigning,
           key: pair.privateJwk,
           signatureAgent: directory.origin,
           nonce: `n-${process.pid}-${++seq}-${Math.random().toString(36).slice(2)}`,

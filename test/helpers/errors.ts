@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { isBotsigError } from '../../src/index';
-import type { BotsigErrorCode } from '../../src/index';
+import type { BotsigError, BotsigErrorCode } from '../../src/index';
 
 /** The code of the `BotsigError` `fn` throws, or `undefined` when it returns. */
 export function codeOf(fn: () => unknown): string | undefined {
@@ -39,8 +39,8 @@ export async function valueOrCode<T>(p: Promise<T> | (() => T | Promise<T>)): Pr
   }
 }
 
-/** Asserts that a call throws (or rejects with), or a promise rejects with, a `BotsigError` carrying `code`. */
-export async function expectCode(p: Promise<unknown> | (() => unknown), code: BotsigErrorCode, because?: string): Promise<void> {
+/** Asserts that a call throws (or rejects with), or a promise rejects with, a `BotsigError` carrying `code`; gives the error. */
+export async function expectCode(p: Promise<unknown> | (() => unknown), code: BotsigErrorCode, because?: string): Promise<BotsigError> {
   let caught: unknown;
   try {
     await (typeof p === 'function' ? p() : p);
@@ -50,6 +50,7 @@ export async function expectCode(p: Promise<unknown> | (() => unknown), code: Bo
   expect(caught, because ?? `expected ${code}`).toBeDefined();
   expect(isBotsigError(caught), `${because ?? code}: expected a BotsigError ${code}, got ${String(caught)}`).toBe(true);
   expect((caught as { code: string }).code, because).toBe(code);
+  return caught as BotsigError;
 }
 
 /** What carries diagnostics: the list itself, or a result with a `diagnostics` list. */

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64Encode } from '../helpers/bytes';
-import { generateKeyPair, signRequest } from '../../src/index';
+import { generateKeyPair, signRequest, fullSigning } from '../../src/index';
 import {
   createSignatureBase,
   serializeComponentIdentifier,
@@ -218,7 +218,10 @@ describe('the direct readers of Signature-Input and Signature (src/httpsig/signa
   it('read what signRequest writes, and the Signature field, directly', async () => {
     const { privateJwk } = await generateKeyPair('ed25519');
     for (const components of [[], ['"@method"', '"@query-param";name="q"']]) {
-      const headers = await signRequest({ url: 'https://origin.example/?q=1' }, { key: privateJwk, signatureAgent: 'https://agent.example', components });
+      const headers = await signRequest(
+        { url: 'https://origin.example/?q=1' },
+        { extend: fullSigning, key: privateJwk, signatureAgent: 'https://agent.example', components },
+      );
       expect(readReceivedInputs(headers['signature-input'])?.get('sig1')?.paramsText).toBe(headers['signature-input'].slice('sig1='.length));
       expect(readReceivedSignatures(headers.signature)?.get('sig1')).toEqual(parseSignature(headers.signature).get('sig1'));
     }

@@ -9,7 +9,7 @@ import { createHash, createPrivateKey, createPublicKey, randomBytes } from 'node
 import type { KeyObject } from 'node:crypto';
 import { createSigner, createVerifier, httpbis } from 'http-message-signatures';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPair, signRequest, verifyRequest, signResponse, verifyResponse } from '../../src/index';
+import { generateKeyPair, signRequest, verifyRequest, signResponse, verifyResponse, fullSigning } from '../../src/index';
 import type { GeneratedKeyPair } from '../../src/index';
 
 const URL_ = 'https://merchant.example/checkout?cart=7';
@@ -59,7 +59,13 @@ describe('requests: POST with content-digest', () => {
         headers,
         await signRequest(
           { method: 'POST', url: URL_, headers, body: BODY },
-          { key: agent.pair.privateJwk, signatureAgent: 'https://agent.example/jwks.json', contentDigest: alg, components: ['@method', '@path'] },
+          {
+            extend: fullSigning,
+            key: agent.pair.privateJwk,
+            signatureAgent: 'https://agent.example/jwks.json',
+            contentDigest: alg,
+            components: ['@method', '@path'],
+          },
         ),
       );
       expect(headers['content-digest']).toBe(oracleDigest(BODY, alg));

@@ -20,7 +20,7 @@ import { createSigner, createVerifier, httpbis } from 'http-message-signatures';
 import * as wba from 'web-bot-auth';
 import { verifier as wbaVerifier, signerFromJWK as wbaSignerFromJwk } from 'web-bot-auth/crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createContentDigest, generateKeyPair, signRequest, verifyRequest, MemoryNonceStore } from '../../src/index';
+import { createContentDigest, generateKeyPair, signRequest, verifyRequest, MemoryNonceStore, fullSigning } from '../../src/index';
 import type { Jwk, SigningKey, VerificationResult } from '../../src/index';
 import { importSigningKey, importVerifyingKey, signMessage } from '../../src/httpsig';
 
@@ -124,7 +124,12 @@ const COVERED = {
 /** botsig signs: signRequest with a Signature-Agent member (and the extra components for the variant). */
 async function signedByBotsig(variant: 'profile' | 'extended'): Promise<PlainRequest> {
   const req = variant === 'profile' ? getRequest() : postRequest();
-  const headers = await signRequest(req, { key: k.signingKey, signatureAgent: AGENT, ...(variant === 'extended' ? { components: EXTRA } : {}) });
+  const headers = await signRequest(req, {
+    extend: fullSigning,
+    key: k.signingKey,
+    signatureAgent: AGENT,
+    ...(variant === 'extended' ? { components: EXTRA } : {}),
+  });
   const signed = withHeaders(req, { ...headers });
   // What the peers are asked to check is what botsig claims to have signed.
   expect(signed.headers['signature-input']).toContain(`sig1=(${COVERED[variant].join(' ')});created=`);

@@ -1,10 +1,11 @@
 /**
- * The package's own import() boundaries (ARCHITECTURE.md, "Loading"): three, for code most
+ * The package's own import() boundaries (ARCHITECTURE.md, "Packaging"): two, for code most
  * users never run, checked on what a bundler makes of the sources (esbuild, code splitting,
- * as an application bundles them): the signer's rarer steps (sign/extended.ts), key
- * discovery (verify/discovery.ts with the directory proof check), and the Content-Digest
- * body code (body/sign.ts, body/check.ts). Each is absent from what its entry loads up front
- * and reachable behind import(); everything else is a static import. @noble is nowhere
+ * as an application bundles them): key discovery (verify/discovery.ts with the directory
+ * proof check), and the Content-Digest body code (body/sign.ts, body/check.ts). Each is
+ * absent from what its entry loads up front and reachable behind import(); everything else
+ * is a static import. The signer's general steps are no boundary: they come with the value
+ * `fullSigning` (sign/full.ts), so `signRequest` alone never reaches them. @noble is nowhere
  * (botsig/noble is opt-in).
  */
 import { dirname, resolve } from 'node:path';
@@ -59,8 +60,9 @@ async function split(entry: string): Promise<{ initial: Set<string>; all: Set<st
   return { initial, all: collect(new Set(['import-statement', 'dynamic-import'])), targets };
 }
 
-const RARER = [
-  'src/profile/sign/extended.ts',
+// The general RFC 9421 steps of the signer: they come with `fullSigning`, never with `signRequest` alone.
+const FULL = [
+  'src/profile/sign/full.ts',
   'src/core/sf-parse.ts',
   'src/httpsig/message.ts',
   'src/httpsig/base.ts',
@@ -68,21 +70,26 @@ const RARER = [
   'src/httpsig/field-values.ts',
   'src/httpsig/query-param.ts',
   'src/httpsig/cover-chain.ts',
-  'src/profile/sign/agent-member.ts',
-  'src/profile/signature-agent/member.ts',
 ];
 const SIGN_BODY = ['src/profile/body/read.ts', 'src/profile/body/sign.ts', 'src/crypto/digest.ts'];
 const CHECK_BODY = ['src/profile/body/read.ts', 'src/profile/body/check.ts', 'src/crypto/digest.ts'];
 const DISCOVERY = ['src/profile/verify/discovery.ts', 'src/profile/verify/directory-proof.ts'];
 
 describe('what signRequest loads', () => {
-  it('up front: the signer and the key import, not its rarer steps, not the body code; those behind import(); @noble nowhere', async () => {
+  it('the signer and the key import, all static (a Worker bundle inlines import() anyway); not the full signer, not the body code; @noble nowhere', async () => {
     const { initial, all } = await split('src/profile/sign-request.ts');
     expect(initial.has('src/profile/sign/plan.ts')).toBe(true);
     expect(initial.has('src/crypto/keys/signing.ts'), 'the key import is a static import').toBe(true);
-    for (const file of [...RARER, ...SIGN_BODY]) expect(initial.has(file), `${file} loaded up front`).toBe(false);
-    for (const file of [...RARER, ...SIGN_BODY]) expect(all.has(file), `${file} reachable through import()`).toBe(true);
+    expect([...all].sort(), 'no import() boundary').toEqual([...initial].sort());
+    for (const file of [...FULL, ...SIGN_BODY]) expect(all.has(file), `${file} reachable from signRequest`).toBe(false);
     for (const file of all) expect(file, 'the pure-JS Ed25519 is opt-in (botsig/noble)').not.toMatch(/@noble|src\/crypto\/noble\.ts/);
+  });
+
+  it('fullSigning: the general steps up front, the body code (contentDigest as an algorithm) behind import()', async () => {
+    const { initial, all } = await split('src/profile/sign/full.ts');
+    for (const file of FULL) expect(initial.has(file), `${file} with fullSigning`).toBe(true);
+    for (const file of SIGN_BODY) expect(initial.has(file), `${file} loaded up front by fullSigning`).toBe(false);
+    for (const file of SIGN_BODY) expect(all.has(file), `${file} reachable from fullSigning`).toBe(true);
   });
 
   it('contentDigestFor and signResponse: the body code behind import()', async () => {
@@ -127,14 +134,15 @@ describe('no other boundary', () => {
       expect(initial.has(file), `${file} loaded up front by botsig`).toBe(true);
   });
 
-  it('the import() calls signRequest and verifyResponse can reach name only the boundaries', async () => {
-    expect([...(await split('src/profile/sign-request.ts')).targets].sort()).toEqual(['src/profile/body/sign.ts', 'src/profile/sign/extended.ts']);
+  it('the import() calls signRequest, fullSigning and verifyResponse can reach name only the boundaries', async () => {
+    expect([...(await split('src/profile/sign-request.ts')).targets]).toEqual([]);
+    expect([...(await split('src/profile/sign/full.ts')).targets]).toEqual(['src/profile/body/sign.ts']);
     expect([...(await split('src/profile/verify-response.ts')).targets].sort()).toEqual(['src/profile/body/check.ts']);
   });
 
   it('control: signRequestSync, botsig/noble and body/sign.ts have their code up front (the checks can fail)', async () => {
     const sync = await split('src/profile/sign/sync-key.ts');
-    expect(sync.initial.has('src/profile/sign/extended.ts')).toBe(true);
+    expect(sync.initial.has('src/profile/sign/full.ts')).toBe(true);
     const noble = await split('src/noble.ts');
     expect([...noble.initial].some((f) => f.includes('@noble/ed25519'))).toBe(true);
     const direct = await split('src/profile/body/sign.ts');

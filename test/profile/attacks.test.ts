@@ -4,7 +4,7 @@
  * against default options, with the defence it meets.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BotsigError, applySignatureHeaders, signRequest, verifyRequest, createVerifier } from '../../src/index';
+import { BotsigError, applySignatureHeaders, signRequest, verifyRequest, createVerifier, fullSigning } from '../../src/index';
 import type { SigningKey, VerificationResult } from '../../src/index';
 import { DirectoryClient } from '../../src/directory';
 import type { FetchLike } from '../../src/directory';
@@ -184,6 +184,7 @@ describe('a signature harvested on one site does not verify on another (authorit
     applySignatureHeaders(
       req.headers,
       await signRequest(req, {
+        extend: fullSigning,
         key: pair.privateJwk,
         signatureAgent: 'https://agent.example',
         now: at(NOW),

@@ -6,7 +6,7 @@
  * (a setter, a read-only property, a getter).
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError, createContentDigest, signRequest } from '../../src/index';
+import { BotsigError, createContentDigest, signRequest, fullSigning } from '../../src/index';
 import { toHttpMessage } from '../../src/httpsig';
 import { checkDigestAlgorithm, checkMaxBodyBytes, contentDigestToSign, DEFAULT_SIGN_MAX_BODY_BYTES } from '../../src/profile/body/sign';
 import { keyPair } from '../profile/helpers';
@@ -47,13 +47,13 @@ describe('option checks say what is wrong', () => {
     const key = (await keyPair()).privateJwk;
     const empty = await signRequest(
       { method: 'POST', url: URL_, headers: {}, body: '' },
-      { signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256', maxBodyBytes: 0 },
+      { extend: fullSigning, signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256', maxBodyBytes: 0 },
     );
     expect(empty['content-digest']).toBe(await createContentDigest(''));
     await expect(
       signRequest(
         { method: 'POST', url: URL_, headers: {}, body: 'x' },
-        { signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256', maxBodyBytes: 0 },
+        { extend: fullSigning, signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256', maxBodyBytes: 0 },
       ),
     ).rejects.toMatchObject({
       code: 'ERR_BODY_TOO_LARGE',
@@ -66,13 +66,13 @@ describe('option checks say what is wrong', () => {
     const key = (await keyPair()).privateJwk;
     const signed = await signRequest(
       { method: 'POST', url: URL_, headers: {}, body: exact },
-      { signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256' },
+      { extend: fullSigning, signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256' },
     );
     expect(signed['content-digest']).toBe(await createContentDigest(exact));
     await expect(
       signRequest(
         { method: 'POST', url: URL_, headers: {}, body: new Uint8Array(DEFAULT_SIGN_MAX_BODY_BYTES + 1) },
-        { signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256' },
+        { extend: fullSigning, signatureAgent: 'https://agent.example', key, contentDigest: 'sha-256' },
       ),
     ).rejects.toMatchObject({ code: 'ERR_BODY_TOO_LARGE' });
   });

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { base64UrlDecode } from '../helpers/bytes';
-import { parseAcceptSignature, acceptSignatureValue, createChallenge, signOptionsFromChallenge } from '../../src/index';
+import { parseAcceptSignature, acceptSignatureValue, createChallenge, fullSigning, signOptionsFromChallenge } from '../../src/index';
 import type { SignatureResult, VerificationResult } from '../../src/index';
 import { serializeComponentIdentifier } from '../../src/httpsig';
 
@@ -111,6 +111,10 @@ describe('signOptionsFromChallenge', () => {
   });
 
   it('a nonce or keyid that is not a String is not taken', () => {
-    expect(signOptionsFromChallenge('sig1=("@authority");tag="web-bot-auth";nonce=1;keyid=k')).toEqual({ components: ['"@authority"'], tag: 'web-bot-auth' });
+    expect(signOptionsFromChallenge('sig1=("@authority");tag="web-bot-auth";nonce=1;keyid=k')).toEqual({
+      components: ['"@authority"'],
+      extend: fullSigning,
+      tag: 'web-bot-auth',
+    });
   });
 });

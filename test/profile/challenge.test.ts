@@ -10,6 +10,7 @@ import {
   signRequest,
   verifyRequest,
   MemoryNonceStore,
+  fullSigning,
 } from '../../src/index';
 import type { VerificationResult } from '../../src/index';
 import { acceptSignatureRequest, serializeComponentIdentifier } from '../../src/httpsig';
@@ -114,7 +115,7 @@ describe('signOptionsFromChallenge (client side)', () => {
     expect(challenge.status).toBe(403);
 
     const retry = signOptionsFromChallenge(challenge.headers['accept-signature']!);
-    expect(retry).toEqual({ components: ['"@authority"', '"@method"'], nonce: challenge.nonce, tag: 'web-bot-auth' });
+    expect(retry).toEqual({ components: ['"@authority"', '"@method"'], extend: fullSigning, nonce: challenge.nonce, tag: 'web-bot-auth' });
     const req = { method: 'GET', url, headers: {} as Record<string, string> };
     applySignatureHeaders(req.headers, await signRequest(req, { key: privateJwk, signatureAgent: 'https://agent.example', now: at(NOW), ...retry }));
     expect(req.headers['signature-input']).toContain(`nonce="${challenge.nonce}"`);
@@ -127,13 +128,13 @@ describe('signOptionsFromChallenge (client side)', () => {
 
   it('signature-agent components are left to signRequest (they depend on the label); keyid is passed on', () => {
     const options = signOptionsFromChallenge('sig1=("@authority" "signature-agent";key="sig1");tag="web-bot-auth";keyid="k";created;expires');
-    expect(options).toEqual({ components: ['"@authority"'], keyid: 'k', tag: 'web-bot-auth' });
+    expect(options).toEqual({ components: ['"@authority"'], extend: fullSigning, keyid: 'k', tag: 'web-bot-auth' });
   });
 
   it("an untagged request is used; another profile's request is skipped for the web-bot-auth one", () => {
     expect(signOptionsFromChallenge('sig1=("@authority");created').components).toEqual(['"@authority"']);
     const options = signOptionsFromChallenge('a=("@method");tag="other", b=("@path");tag="web-bot-auth";nonce="n"');
-    expect(options).toEqual({ components: ['"@path"'], nonce: 'n', tag: 'web-bot-auth' });
+    expect(options).toEqual({ components: ['"@path"'], extend: fullSigning, nonce: 'n', tag: 'web-bot-auth' });
   });
 
   it('no web-bot-auth request, or a malformed header → ERR_ACCEPT_SIGNATURE_PARSE', () => {

@@ -5,7 +5,7 @@
  * size caps, content that is not given, and `requireContentDigest`.
  */
 import { describe, expect, it } from 'vitest';
-import { BotsigError, applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
+import { BotsigError, applySignatureHeaders, signRequest, verifyRequest, fullSigning } from '../../src/index';
 import type { DigestAlgorithm, SignRequestOptions, VerificationResult, VerifyRequestOptions } from '../../src/index';
 import type { MessageObject } from '../../src/httpsig';
 import { projectVectors } from '../helpers/vectors';
@@ -33,7 +33,13 @@ async function text(body: unknown): Promise<string> {
 
 async function sign(message: MessageObject | Request, extra: Partial<SignRequestOptions> = {}): Promise<Record<string, string>> {
   const pair = await keyPair();
-  const headers = await signRequest(message, { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256', ...extra });
+  const headers = await signRequest(message, {
+    extend: fullSigning,
+    key: pair.privateJwk,
+    signatureAgent: 'https://agent.example',
+    contentDigest: 'sha-256',
+    ...extra,
+  });
   return { ...headers };
 }
 
@@ -51,7 +57,7 @@ async function signedPost(body: Body, alg: DigestAlgorithm = 'sha-256'): Promise
     headers,
     await signRequest(
       { method: 'POST', url: URL_, headers, body },
-      { signatureAgent: 'https://agent.example', key: (await keyPair()).privateJwk, contentDigest: alg },
+      { extend: fullSigning, signatureAgent: 'https://agent.example', key: (await keyPair()).privateJwk, contentDigest: alg },
     ),
   );
   return { headers };
@@ -89,7 +95,12 @@ describe('signRequest({ contentDigest }): every body form, both algorithms, roun
         headers: { 'content-type': 'application/json' },
         duplex: 'half',
       } as RequestInit);
-      const headers = await signRequest(request, { signatureAgent: 'https://agent.example', key: (await keyPair()).privateJwk, contentDigest: alg });
+      const headers = await signRequest(request, {
+        extend: fullSigning,
+        signatureAgent: 'https://agent.example',
+        key: (await keyPair()).privateJwk,
+        contentDigest: alg,
+      });
       expect(request.bodyUsed).toBe(false);
       applySignatureHeaders(request, headers);
       const result = await verify(request);
@@ -127,7 +138,10 @@ describe('signRequest({ contentDigest }): every body form, both algorithms, roun
     );
     let called = false;
     const pair = await keyPair();
-    const a = await signRequest({ method: 'POST', url: URL_, headers: {}, body }, { key: pair.privateJwk, signatureAgent: 'https://agent.example' });
+    const a = await signRequest(
+      { method: 'POST', url: URL_, headers: {}, body },
+      { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example' },
+    );
     const b = await signRequest(
       {
         method: 'POST',
@@ -138,7 +152,7 @@ describe('signRequest({ contentDigest }): every body form, both algorithms, roun
           return '';
         },
       },
-      { key: pair.privateJwk, signatureAgent: 'https://agent.example' },
+      { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example' },
     );
     expect(pulled).toBe(false);
     expect(called).toBe(false);
@@ -216,15 +230,15 @@ describe('signRequest({ contentDigest }): every body form, both algorithms, roun
     const pair = await keyPair();
     const m = { method: 'POST', url: URL_, headers: {}, body: BODY };
     await expect(
-      signRequest(m, { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'md5' as DigestAlgorithm }),
+      signRequest(m, { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'md5' as DigestAlgorithm }),
     ).rejects.toBeInstanceOf(TypeError);
     await expect(
-      signRequest(m, { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256', maxBodyBytes: -1 }),
+      signRequest(m, { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256', maxBodyBytes: -1 }),
     ).rejects.toBeInstanceOf(RangeError);
     const frozen = Object.freeze({ method: 'POST', url: URL_, headers: {}, body: stream([BODY]) });
-    await expect(signRequest(frozen, { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' })).rejects.toBeInstanceOf(
-      TypeError,
-    );
+    await expect(
+      signRequest(frozen, { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' }),
+    ).rejects.toBeInstanceOf(TypeError);
     expect(frozen.body.locked).toBe(false);
   });
 
@@ -286,7 +300,7 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
         headers,
         await signRequest(
           { method: 'POST', url: URL_, headers },
-          { key: pair.privateJwk, signatureAgent: 'https://agent.example', components: ['content-digest'] },
+          { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example', components: ['content-digest'] },
         ),
       );
       const result = await verify({ method: 'POST', url: URL_, headers, body: BODY });
@@ -304,7 +318,12 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
         headers,
         await signRequest(
           { method: 'POST', url: URL_, headers },
-          { key: pair.privateJwk, signatureAgent: 'https://agent.example', components: [`"content-digest";key="${key}"`] },
+          {
+            extend: fullSigning,
+            key: pair.privateJwk,
+            signatureAgent: 'https://agent.example',
+            components: [`"content-digest";key="${key}"`],
+          },
         ),
       );
       return verify({ method: 'POST', url: URL_, headers, body: BODY });
@@ -365,14 +384,14 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
       headers,
       await signRequest(
         { method: 'POST', url: URL_, headers, body: BODY },
-        { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
+        { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
       ),
     );
     applySignatureHeaders(
       headers,
       await signRequest(
         { method: 'POST', url: URL_, headers, body: BODY },
-        { key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
+        { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
       ),
     );
     expect(headers['signature-input']).toContain('sig2=');
@@ -401,7 +420,12 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
 
   it('a signature that does not cover content-digest never reads the content', async () => {
     const pair = await keyPair();
-    const headers = { ...(await signRequest({ method: 'POST', url: URL_, headers: {} }, { key: pair.privateJwk, signatureAgent: 'https://agent.example' })) };
+    const headers = {
+      ...(await signRequest(
+        { method: 'POST', url: URL_, headers: {} },
+        { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example' },
+      )),
+    };
     let read = false;
     const result = await verify({
       method: 'POST',
@@ -444,7 +468,12 @@ describe('verifyRequest: a covered Content-Digest against the content', () => {
 describe('requireContentDigest', () => {
   it('true: a signature that does not cover content-digest is invalid (ERR_CONTENT_DIGEST_REQUIRED)', async () => {
     const pair = await keyPair();
-    const headers = { ...(await signRequest({ method: 'POST', url: URL_, headers: {} }, { key: pair.privateJwk, signatureAgent: 'https://agent.example' })) };
+    const headers = {
+      ...(await signRequest(
+        { method: 'POST', url: URL_, headers: {} },
+        { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example' },
+      )),
+    };
     const result = await verify({ method: 'POST', url: URL_, headers, body: BODY }, { requireContentDigest: true });
     expect(result.outcome).toBe('invalid');
     expect(result.error?.code).toBe('ERR_CONTENT_DIGEST_REQUIRED');
@@ -471,7 +500,13 @@ describe('requireContentDigest', () => {
     };
     const plain = async (method: string, url: string): Promise<VerificationResult> =>
       verifyRequest(
-        { method, url, headers: { ...(await signRequest({ method, url, headers: {} }, { key: pair.privateJwk, signatureAgent: 'https://agent.example' })) } },
+        {
+          method,
+          url,
+          headers: {
+            ...(await signRequest({ method, url, headers: {} }, { extend: fullSigning, key: pair.privateJwk, signatureAgent: 'https://agent.example' })),
+          },
+        },
         options,
       );
     expect((await plain('POST', URL_)).error?.code).toBe('ERR_CONTENT_DIGEST_REQUIRED');

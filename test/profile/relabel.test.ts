@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { relabelSignature, applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
+import { relabelSignature, applySignatureHeaders, signRequest, verifyRequest, fullSigning } from '../../src/index';
 import { parseSignatureInput } from '../../src/httpsig';
 import { at, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
 import { codeOf } from '../helpers/errors';
@@ -33,7 +33,7 @@ describe('relabelSignature (RFC 9421 §7.2.5; NOTES "Signing profile")', () => {
     const proxyReq = { ...req, headers: { ...req.headers, ...renamed } };
     const other = await otherKeyPair();
     // sig1 is still a Signature-Agent key, so the proxy's signature gets the next free label.
-    const added = await signRequest(proxyReq, { key: other.privateJwk, signatureAgent: 'https://proxy.example', now: at(NOW) });
+    const added = await signRequest(proxyReq, { extend: fullSigning, key: other.privateJwk, signatureAgent: 'https://proxy.example', now: at(NOW) });
     applySignatureHeaders(proxyReq.headers, added);
     const r = await verifyRequest(proxyReq, { keys: [publicJwk, other.publicJwk], now: at(NOW), nonce: freshNonce() });
     expect(r.signatures.map((s) => [s.label, s.outcome])).toEqual([

@@ -6,7 +6,7 @@
  * workerd matrix); test/adapters/signed-response.test.ts runs an origin on 127.0.0.1.
  */
 import { describe, expect, it } from 'vitest';
-import { createContentDigest, signRequest, DEFAULT_RESPONSE_COMPONENTS, signResponse, verifyResponse } from '../../src/index';
+import { createContentDigest, signRequest, DEFAULT_RESPONSE_COMPONENTS, signResponse, verifyResponse, fullSigning } from '../../src/index';
 import type { Jwk, VerifyResponseOptions } from '../../src/index';
 import {
   createSignatureBase,
@@ -164,7 +164,12 @@ async function signedExchange(): Promise<{ request: MessageObject; response: Mes
   const agent = await otherKeyPair();
   const origin = await keyPair();
   const request: MessageObject = { method: 'POST', url: URL_, headers: { 'content-type': 'application/json' }, body: '{"buy":1}' };
-  const requestHeaders = await signRequest(request, { key: agent.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' });
+  const requestHeaders = await signRequest(request, {
+    extend: fullSigning,
+    key: agent.privateJwk,
+    signatureAgent: 'https://agent.example',
+    contentDigest: 'sha-256',
+  });
   request.headers = { 'content-type': 'application/json', ...requestHeaders };
   const response: MessageObject = { status: 201, headers: { 'content-type': 'application/json' }, body: BODY };
   const components = [...DEFAULT_RESPONSE_COMPONENTS, '"signature";req;key="sig1"'];
@@ -221,7 +226,7 @@ describe('signResponse / verifyResponse', () => {
       resigned.headers,
       await signRequest(
         { method: 'POST', url: URL_, headers: { 'content-type': 'application/json' }, body: '{"buy":1}' },
-        { key: agent.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
+        { extend: fullSigning, key: agent.privateJwk, signatureAgent: 'https://agent.example', contentDigest: 'sha-256' },
       ),
     );
     expect((await verifyResponse(response, { request: resigned, keys: [origin.publicJwk] })).error?.code).toBe('ERR_SIGNATURE_INVALID');

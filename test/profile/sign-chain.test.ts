@@ -5,7 +5,7 @@
  * the caller's list; botsig's verifier (which checks the rule) verifies every signature.
  */
 import { describe, expect, it } from 'vitest';
-import { isBotsigError, signRequest, signResponse, verifyRequest } from '../../src/index';
+import { isBotsigError, signRequest, signResponse, verifyRequest, fullSigning } from '../../src/index';
 import { importSigningKey, serializeComponentIdentifier, signMessage, parseSignatureInput } from '../../src/httpsig';
 import { codeOfAsync } from '../helpers/errors';
 import { at, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
@@ -24,6 +24,7 @@ describe('signRequest completes a chain', () => {
     Object.assign(
       req.headers,
       await signRequest(req, {
+        extend: fullSigning,
         key: agent.privateJwk,
         label: 'agent',
         signatureAgent: 'https://agent.alice.example',
@@ -32,6 +33,7 @@ describe('signRequest completes a chain', () => {
       }),
     );
     const outer = await signRequest(req, {
+      extend: fullSigning,
       key: browser.privateJwk,
       label: 'browser',
       signatureAgent: 'https://browser.example',
@@ -62,12 +64,27 @@ describe('signRequest completes a chain', () => {
   it('a chain of chains: covering sig2, which covers sig1, brings sig1 in too', async () => {
     const [a, b, c] = [await keyPair(), await otherKeyPair(), await keyPair('ecdsa-p256-sha256')];
     const req = { method: 'GET', url: URL_, headers: {} as Record<string, string> };
-    Object.assign(req.headers, await signRequest(req, { key: a.privateJwk, signatureAgent: 'https://a.example/jwks', components: ['@path'], now: at(NOW) }));
     Object.assign(
       req.headers,
-      await signRequest(req, { key: b.privateJwk, signatureAgent: 'https://b.example/jwks', components: ['"signature";key="sig1"'], now: at(NOW) }),
+      await signRequest(req, { extend: fullSigning, key: a.privateJwk, signatureAgent: 'https://a.example/jwks', components: ['@path'], now: at(NOW) }),
     );
-    const third = await signRequest(req, { key: c.privateJwk, signatureAgent: 'https://c.example/jwks', components: ['"signature";key="sig2"'], now: at(NOW) });
+    Object.assign(
+      req.headers,
+      await signRequest(req, {
+        extend: fullSigning,
+        key: b.privateJwk,
+        signatureAgent: 'https://b.example/jwks',
+        components: ['"signature";key="sig1"'],
+        now: at(NOW),
+      }),
+    );
+    const third = await signRequest(req, {
+      extend: fullSigning,
+      key: c.privateJwk,
+      signatureAgent: 'https://c.example/jwks',
+      components: ['"signature";key="sig2"'],
+      now: at(NOW),
+    });
     const list = covered(third['signature-input'], 'sig3');
     for (const id of [
       '"@path"',
@@ -94,17 +111,21 @@ describe('signRequest completes a chain', () => {
     const base = { method: 'GET', url: URL_ };
     const signed = { ...base, headers: { ...(await signRequest(base, { key: k.privateJwk, signatureAgent: 'https://a.example/jwks', now: at(NOW) })) } };
     const options = { key: k.privateJwk, signatureAgent: 'https://b.example/jwks', now: at(NOW) };
-    expect(await codeOfAsync(() => signRequest(signed, { ...options, components: ['signature'] }))).toBe('ERR_COMPONENT_INVALID');
-    expect(await codeOfAsync(() => signRequest(signed, { ...options, components: ['"signature";key="sig9"'] }))).toBe('ERR_COMPONENT_MISSING');
+    expect(await codeOfAsync(() => signRequest(signed, { extend: fullSigning, ...options, components: ['signature'] }))).toBe('ERR_COMPONENT_INVALID');
+    expect(await codeOfAsync(() => signRequest(signed, { extend: fullSigning, ...options, components: ['"signature";key="sig9"'] }))).toBe(
+      'ERR_COMPONENT_MISSING',
+    );
     const signatureOnly = { ...base, headers: { signature: 'sig1=:AAAA:' } };
-    expect(await codeOfAsync(() => signRequest(signatureOnly, { ...options, components: ['"signature";key="sig1"'] }))).toBe('ERR_COMPONENT_MISSING');
+    expect(await codeOfAsync(() => signRequest(signatureOnly, { extend: fullSigning, ...options, components: ['"signature";key="sig1"'] }))).toBe(
+      'ERR_COMPONENT_MISSING',
+    );
   });
 
   it('a request without any signature covered takes no chain work: the list is the caller’s', async () => {
     const k = await keyPair();
     const out = await signRequest(
       { method: 'GET', url: URL_ },
-      { key: k.privateJwk, signatureAgent: 'https://a.example/jwks', components: ['"signature-input";key="x"'], now: at(NOW) },
+      { extend: fullSigning, key: k.privateJwk, signatureAgent: 'https://a.example/jwks', components: ['"signature-input";key="x"'], now: at(NOW) },
     ).catch((e: unknown) => e);
     // Covering a Signature-Input member alone is the caller's choice; here it is absent, so the base cannot be built.
     expect(isBotsigError(out) && out.code).toBe('ERR_COMPONENT_MISSING');

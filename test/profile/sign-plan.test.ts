@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { contentDigestFor, signRequest, verifyRequest } from '../../src/index';
 import type { SigningKey, SignRequestOptions } from '../../src/index';
 import { importSigningKey, toHttpMessage } from '../../src/httpsig';
-import { extendedSigning } from '../../src/profile/sign/extended';
+import { fullSigning } from '../../src/profile/sign/full';
 import { signWithKey } from '../../src/profile/sign/plan';
 import { signRequestSync } from '../../src/sync';
 import { expectCode } from '../helpers/errors';
@@ -97,7 +97,12 @@ describe('signRequest gives what the generic RFC 9421 signer gives', () => {
           };
           // A refusal must be the generic signer's too (an agent host with an "xn--" label that is
           // not valid Punycode is refused where the platform's URL parser refuses it).
-          const ours = await settle(() => signRequest(request as never, options));
+          // Without the full signer, only the profile's own request signs; with it, every one.
+          const needsFull = c.shape === 'pairs' || options.components !== undefined || options.replaceComponents === true;
+          const alone = await settle(() => signRequest(request as never, options));
+          if (needsFull) expect(alone).toEqual({ code: 'ERR_FULL_SIGNING_REQUIRED' });
+          const ours = await settle(() => signRequest(request as never, { ...options, extend: fullSigning }));
+          if (!needsFull) expect(alone).toEqual(ours);
           expect(ours).toEqual(await settle(async () => signedByHttpsig(request, options, await signingKey())));
           if (!('headers' in ours)) return;
           // signRequestSync is the same signer.
@@ -114,7 +119,7 @@ describe('signRequest gives what the generic RFC 9421 signer gives', () => {
     const k = await signingKey();
     const request = new Request('https://example.com/x?y=1');
     for (const extra of [{}, { label: 'sig1' }, { components: ['@method'] }]) {
-      const ours = await signRequest(request, { key: k, signatureAgent: 'https://agent.example', now: at(T0), ...extra });
+      const ours = await signRequest(request, { extend: fullSigning, key: k, signatureAgent: 'https://agent.example', now: at(T0), ...extra });
       const nonceValue = /;nonce="([^"]+)"/.exec(ours['signature-input'])![1]!;
       expect(nonceValue).toMatch(/^[A-Za-z0-9_-]{86}$/);
       expect(ours).toEqual(await signedByHttpsig(request, { key: k, signatureAgent: 'https://agent.example', now: at(T0), nonce: nonceValue, ...extra }, k));
@@ -152,7 +157,7 @@ describe('contentDigestFor: the Content-Digest to cover, computed before signing
       const digest = await contentDigestFor(request, alg);
       expect(digest.value).toMatch(new RegExp(`^${alg}=:[A-Za-z0-9+/]+=*:$`));
       const headers = await signRequest(request, { ...common, contentDigest: digest });
-      expect(headers).toEqual(await signRequest(post(), { ...common, contentDigest: alg }));
+      expect(headers).toEqual(await signRequest(post(), { extend: fullSigning, ...common, contentDigest: alg }));
       expect(await request.text(), 'read through a clone').toBe(body);
       const signed = new Request(URL_, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
       const result = await verifyRequest(signed, { keys: [publicJwk], nonce: { policy: 'none' }, now: at(T0 + 1), requireContentDigest: true });
@@ -189,22 +194,22 @@ describe('contentDigestFor: the Content-Digest to cover, computed before signing
   });
 });
 
-// The fast path (`signWithKey` without the rarer steps) is what keeps `sign/extended.ts` out of an
-// application bundle that signs the common request: which requests and options it takes is part
-// of the signer's contract, and what it gives must be what the full signer gives.
-describe('the common request signs without the rarer steps (sign/extended.ts)', () => {
+// `signRequest` without `extend` (`plan.ts` alone) is what a bundle of `signRequest` carries:
+// which requests and options it takes is part of the signer's contract, and what it gives must
+// be what the full signer (`extend: fullSigning`) gives.
+describe("the profile's own request signs without the full signer (sign/full.ts)", () => {
   const AGENT = 'https://agent.example';
   const fixed = { signatureAgent: AGENT, now: at(T0), nonce: 'n' } as const;
 
-  async function both(request: unknown, extra: { [K in keyof SignRequestOptions]?: SignRequestOptions[K] | undefined } = {}) {
+  async function both(request: unknown, extra: { [K in keyof SignRequestOptions]?: SignRequestOptions[K] | undefined } = {}, digest?: string) {
     const k = await signingKey();
     const options = { key: k, ...fixed, ...extra } as SignRequestOptions;
-    const fast = signWithKey(request as never, options, k, undefined);
-    const full = await signWithKey(request as never, options, k, undefined, extendedSigning)!;
-    return { fast: fast === undefined ? undefined : await fast, full, options };
+    const alone = await signWithKey(request as never, options, k, digest, undefined);
+    const full = await signWithKey(request as never, options, k, digest, fullSigning);
+    return { alone, full, options };
   }
 
-  it('fresh requests of the plain shapes, the profile list, plain parameters and agents: signed directly, as the full signer signs them', async () => {
+  it('fresh requests of the plain shapes, any label, parameter, agent and Content-Digest: signed alone, as the full signer signs them', async () => {
     const requests: Array<[string, unknown]> = [
       ['a Request', new Request('https://example.com/a?b=1', { headers: { accept: '*/*' } })],
       ['a URL only', { url: 'https://example.com/' }],
@@ -212,89 +217,156 @@ describe('the common request signs without the rarer steps (sign/extended.ts)', 
       ['null headers', { url: 'https://example.com/', headers: null }],
       ['a Headers', { url: 'https://example.com/', headers: new Headers({ accept: '*/*' }) }],
       ['a record', { url: 'https://example.com:8443/', headers: { Accept: '*/*', 'X-List': ['a', 'b'], 'X-None': undefined } }],
+      ['an IPv6 host', { url: 'https://[2001:db8::1]:8443/' }],
+      ['a host to normalise', { url: 'HTTPS://Example.COM:443/' }],
     ];
     for (const [what, request] of requests) {
-      const { fast, full, options } = await both(request);
-      expect(fast, what).toEqual(full);
-      expect(fast, what).toEqual(await signedByHttpsig(request, options, await signingKey()));
+      const { alone, full, options } = await both(request);
+      expect(alone, what).toEqual(full);
+      expect(alone, what).toEqual(await signedByHttpsig(request, options, await signingKey()));
     }
     const options: Array<[string, { [K in keyof SignRequestOptions]?: SignRequestOptions[K] | undefined }]> = [
       ['label sig1', { label: 'sig1' }],
+      ['another label', { label: 'sig2' }],
       ['no nonce', { nonce: false }],
+      ['a nonce to escape', { nonce: 'a"b\\c' }],
       ['a plain other tag', { tag: 'other-tag' }],
+      ['a tag to escape', { tag: 'a\\b' }],
       ['no alg', { includeAlg: false }],
       ['an agent { url }', { signatureAgent: { url: AGENT } }],
       ['an agent with a port', { signatureAgent: 'https://agent.example:65535/' }],
       ['an agent at its well-known URL', { signatureAgent: `${AGENT}/.well-known/http-message-signatures-directory` }],
       ['an agent without dots', { signatureAgent: 'http://localhost:8080' }],
-      ['a last label that is not a number', { signatureAgent: 'https://a.1x' }],
+      ['an IPv4 agent', { signatureAgent: 'https://192.0.2.1' }],
+      ['an agent whose last label is a number', { signatureAgent: 'https://a.1x' }],
+      ['an agent with an IDNA label', { signatureAgent: 'https://xn--bcher-kva.example' }],
+      ['an upper-case agent', { signatureAgent: 'https://Agent.example' }],
+      ['an agent with a path', { signatureAgent: 'https://agent.example/keys' }],
+      ['an agent with a type', { signatureAgent: { url: `${AGENT}/keys.json`, type: 'jwks_uri' } }],
+      ['an agent of the earlier drafts', { signatureAgent: { url: AGENT, type: 'directory' } }],
+      ['a number host', { signatureAgent: 'https://123' }],
       ['no agent', { tag: 'other-tag', signatureAgent: undefined }],
     ];
     for (const [what, extra] of options) {
       const request = { url: 'https://example.com/' };
-      const { fast, full, options: all } = await both(request, extra);
-      expect(fast, what).toEqual(full);
-      expect(fast, what).toEqual(await signedByHttpsig(request, all, await signingKey()));
+      const { alone, full, options: all } = await both(request, extra);
+      expect(alone, what).toEqual(full);
+      expect(alone, what).toEqual(await signedByHttpsig(request, all, await signingKey()));
     }
-    const { fast } = await both({ url: 'https://example.com/' }, { signatureAgent: 'https://a.1x:8443' });
-    expect(fast?.['signature-agent']).toBe('sig1="https://a.1x:8443/.well-known/http-message-signatures-directory"');
+    const digest = 'sha-256=:RBNvo1WzZ4oRRq0W9+hknpT7T8If536DEMBg9hyq/4o=:';
+    const request = new Request('https://example.com/', { headers: { 'content-digest': 'sha-256=:other:' } });
+    const { alone, full, options: all } = await both(request, {}, digest);
+    expect(alone).toEqual(full);
+    expect(alone['content-digest']).toBe(digest);
+    const sent = { url: 'https://example.com/', headers: { 'content-digest': digest } };
+    expect(alone).toEqual({ ...(await signedByHttpsig(sent, { ...all, components: ['content-digest'] }, await signingKey())), 'content-digest': digest });
   });
 
-  it('anything else is left to the full signer (nothing drawn), which signs it or gives its error', async () => {
+  it('bad values give the same error alone as with the full signer', async () => {
     const k = await signingKey();
-    const requests: Array<[string, unknown]> = [
-      ['a Request with Signature-Input', new Request('https://example.com/', { headers: { 'signature-input': 'sig1=("@authority");created=1' } })],
-      ['a Request with Signature', new Request('https://example.com/', { headers: { signature: 'sig1=:AAAA:' } })],
-      ['a Request with Signature-Agent', new Request('https://example.com/', { headers: { 'signature-agent': 'a="https://a.example"' } })],
-      ['a Headers with Signature-Input', { url: 'https://example.com/', headers: new Headers({ 'signature-input': 'sig1=("@authority");created=1' }) }],
-      ['a Headers with Signature', { url: 'https://example.com/', headers: new Headers({ signature: 'sig1=:AAAA:' }) }],
-      ['a Headers with Signature-Agent', { url: 'https://example.com/', headers: new Headers({ 'signature-agent': 'a="https://a.example"' }) }],
-      ['a record with Signature', { url: 'https://example.com/', headers: { Signature: 'sig1=:AAAA:' } }],
-      ['a record with Signature-Input', { url: 'https://example.com/', headers: { 'Signature-Input': 'sig1=("@authority");created=1' } }],
-      ['a record with Signature-Agent', { url: 'https://example.com/', headers: { 'SIGNATURE-AGENT': 'a="https://a.example"' } }],
-      ['a record with a number', { url: 'https://example.com/', headers: { 'x-n': 5 } }],
-      ['a record with a number in a list', { url: 'https://example.com/', headers: { 'x-n': ['a', 5] } }],
-      ['headers without a prototype', { url: 'https://example.com/', headers: Object.assign(Object.create(null) as object, { accept: '*/*' }) }],
-      ['headers as pairs', { url: 'https://example.com/', headers: [['accept', '*/*']] }],
-      ['headers as a Map', { url: 'https://example.com/', headers: new Map([['accept', '*/*']]) }],
-      ['a message (kind)', { kind: 'request', method: 'GET', url: 'https://example.com/', headers: new Map() }],
+    const cases: Array<[string, unknown, Partial<SignRequestOptions>]> = [
+      ['a relative URL', { url: '/x' }, {}],
+      ['a URL without an authority', { url: 'mailto:a@b.example' }, {}],
+      ['a label that is no key', { url: 'https://example.com/' }, { label: 'Sig' }],
+      ['a nonce no String carries', { url: 'https://example.com/' }, { nonce: 'é' }],
+      ['a port out of range', { url: 'https://example.com/' }, { signatureAgent: 'https://agent.example:65536' }],
+      ['an agent URL that is not a string', { url: 'https://example.com/' }, { signatureAgent: { url: 5 } as never }],
+      ['an agent that is null', { url: 'https://example.com/' }, { signatureAgent: null as never }],
+      ['an agent with a fragment', { url: 'https://example.com/' }, { signatureAgent: 'https://agent.example/#k' }],
+    ];
+    const outcome = async (request: unknown, options: SignRequestOptions, full: typeof fullSigning | undefined) => {
+      try {
+        return { headers: await signWithKey(request as never, options, k, undefined, full) };
+      } catch (error) {
+        return { error: (error as { code?: string }).code ?? (error as Error).constructor.name, message: (error as Error).message };
+      }
+    };
+    for (const [what, request, extra] of cases) {
+      const options = { key: k, ...fixed, ...extra } as SignRequestOptions;
+      const alone = await outcome(request, options, undefined);
+      expect(alone, what).toHaveProperty('error');
+      expect(alone, what).toEqual(await outcome(request, options, fullSigning));
+    }
+  });
+
+  it('anything else needs the full signer: ERR_FULL_SIGNING_REQUIRED, saying what, before anything is drawn', async () => {
+    const k = await signingKey();
+    const signed = 'a request that already carries signature fields';
+    const shape = 'a request that is not a Request or { url, method?, headers? }';
+    const requests: Array<[string, unknown, string]> = [
+      ['a Request with Signature-Input', new Request('https://example.com/', { headers: { 'signature-input': 'sig1=("@authority");created=1' } }), signed],
+      ['a Request with Signature', new Request('https://example.com/', { headers: { signature: 'sig1=:AAAA:' } }), signed],
+      ['a Request with Signature-Agent', new Request('https://example.com/', { headers: { 'signature-agent': 'a="https://a.example"' } }), signed],
+      ['a Headers with Signature-Input', { url: 'https://example.com/', headers: new Headers({ 'signature-input': 'sig1=("@authority");created=1' }) }, signed],
+      ['a Headers with Signature', { url: 'https://example.com/', headers: new Headers({ signature: 'sig1=:AAAA:' }) }, signed],
+      ['a Headers with Signature-Agent', { url: 'https://example.com/', headers: new Headers({ 'signature-agent': 'a="https://a.example"' }) }, signed],
+      ['a record with Signature', { url: 'https://example.com/', headers: { Signature: 'sig1=:AAAA:' } }, signed],
+      ['a record with Signature-Input', { url: 'https://example.com/', headers: { 'Signature-Input': 'sig1=("@authority");created=1' } }, signed],
+      ['a record with Signature-Agent', { url: 'https://example.com/', headers: { 'SIGNATURE-AGENT': 'a="https://a.example"' } }, signed],
+      ['a record with a number', { url: 'https://example.com/', headers: { 'x-n': 5 } }, shape],
+      ['a record with a number in a list', { url: 'https://example.com/', headers: { 'x-n': ['a', 5] } }, shape],
+      ['headers without a prototype', { url: 'https://example.com/', headers: Object.assign(Object.create(null) as object, { accept: '*/*' }) }, shape],
+      ['headers as pairs', { url: 'https://example.com/', headers: [['accept', '*/*']] }, shape],
+      ['headers as a Map', { url: 'https://example.com/', headers: new Map([['accept', '*/*']]) }, shape],
+      ['a message (kind)', { kind: 'request', method: 'GET', url: 'https://example.com/', headers: new Map() }, shape],
+      ['a target', { url: 'https://example.com/', target: '/' }, shape],
+      ['trailers', { url: 'https://example.com/', trailers: {} }, shape],
+      ['a number method', { url: 'https://example.com/', method: 5 }, shape],
+    ];
+    let drawn = 0;
+    const now = (): number => (drawn++, T0);
+    for (const [what, request, why] of requests) {
+      const error = await expectCode(
+        () => signWithKey(request as never, { key: k, ...fixed, now }, k, undefined, undefined),
+        'ERR_FULL_SIGNING_REQUIRED',
+        what,
+      );
+      expect(error.message, what).toContain(why);
+      expect(error.message, what).toContain('extend: fullSigning');
+    }
+    for (const [what, request] of [
       ['a status', { url: 'https://example.com/', status: 200 }],
-      ['a target', { url: 'https://example.com/', target: '/' }],
-      ['trailers', { url: 'https://example.com/', trailers: {} }],
-      ['a number URL', { url: 5 }],
-      ['a number method', { url: 'https://example.com/', method: 5 }],
-      ['a relative URL', { url: '/x' }],
-      ['a URL without an authority', { url: 'mailto:a@b.example' }],
       ['a Response', new Response('x')],
+      ['a number URL', { url: 5 }],
       ['a string', 'https://example.com/'],
       ['null', null],
-    ];
-    for (const [what, request] of requests) {
-      expect(signWithKey(request as never, { key: k, ...fixed }, k, undefined), what).toBeUndefined();
+    ] as Array<[string, unknown]>) {
+      // No request at all: misuse, a TypeError with or without the full signer.
+      expect(() => signWithKey(request as never, { key: k, ...fixed, now }, k, undefined, undefined), what).toThrow(TypeError);
+      await expect(
+        Promise.resolve().then(() => signWithKey(request as never, { key: k, ...fixed, now }, k, undefined, fullSigning)),
+        what,
+      ).rejects.toThrow(TypeError);
     }
-    const options: Array<[string, Partial<SignRequestOptions>]> = [
-      ['components', { components: ['@method'] }],
-      ['replaced components', { replaceComponents: true, components: ['@target-uri'] }],
-      ['a nonce to escape', { nonce: 'a"b' }],
-      ['a tag to escape', { tag: 'a\\b' }],
-      ['another label', { label: 'sig2' }],
-      ['an IPv4 agent', { signatureAgent: 'https://192.0.2.1' }],
-      ['an agent whose last label is a number', { signatureAgent: 'https://a.1' }],
-      ['an agent whose last label is a number, with a port', { signatureAgent: 'https://a.1:8443' }],
-      ['an agent whose last label is hex', { signatureAgent: 'https://a.0x1f' }],
-      ['a number host', { signatureAgent: 'https://123' }],
-      ['an agent with an IDNA label', { signatureAgent: 'https://xn--bcher-kva.example' }],
-      ['a port out of range', { signatureAgent: 'https://agent.example:65536' }],
-      ['an upper-case agent', { signatureAgent: 'https://Agent.example' }],
-      ['an agent with a path', { signatureAgent: 'https://agent.example/keys' }],
-      ['an agent with a type', { signatureAgent: { url: `${AGENT}/keys.json`, type: 'jwks_uri' } }],
-      ['an agent URL that is not a string', { signatureAgent: { url: 5 } as never }],
-      ['an agent that is null', { signatureAgent: null as never }],
-    ];
-    for (const [what, extra] of options) {
-      expect(signWithKey({ url: 'https://example.com/' }, { key: k, ...fixed, ...extra }, k, undefined), what).toBeUndefined();
+    for (const extra of [
+      { components: ['@method'] },
+      { replaceComponents: true, components: ['@target-uri'] },
+      { replaceComponents: true },
+      { components: [] },
+    ]) {
+      const error = await expectCode(
+        () => signWithKey({ url: 'https://example.com/' }, { key: k, ...fixed, now, ...extra }, k, undefined, undefined),
+        'ERR_FULL_SIGNING_REQUIRED',
+      );
+      expect(error.message).toContain('components other than the profile’s own');
     }
-    expect(signWithKey({ url: 'https://example.com/' }, { key: k, ...fixed }, k, 'sha-256=:AAAA:'), 'a Content-Digest').toBeUndefined();
+    await expectCode(
+      signRequest({ url: 'https://example.com/' }, { key: k, ...fixed, contentDigest: 'sha-256' }),
+      'ERR_FULL_SIGNING_REQUIRED',
+      'contentDigest as an algorithm',
+    );
+    expect(drawn, 'the clock was read').toBe(0);
+    // With it, each is signed or refused for what it is.
+    await expect(
+      signRequest(new Request('https://example.com/', { headers: { signature: 'sig1=:AAAA:', 'signature-input': 'sig1=("@authority");created=1' } }), {
+        key: k,
+        ...fixed,
+        extend: fullSigning,
+      }),
+    ).resolves.toMatchObject({ signature: expect.stringMatching(/^sig1=:AAAA:, sig2=:/) as unknown });
+    await expect(
+      signRequest({ url: 'https://example.com/', method: 'PUT' }, { key: k, ...fixed, components: ['@method'], extend: fullSigning }),
+    ).resolves.toMatchObject({ 'signature-input': expect.stringContaining('("@authority" "signature-agent";key="sig1" "@method")') as unknown });
   });
 
   it('an agent host with an "xn--" label is checked as a URL, as the full signer checks it (fast-check found one the two disagreed on)', async () => {
@@ -338,7 +410,7 @@ describe('the request as it will be sent', () => {
     const before = [...message.headers.entries()];
     const digest = 'sha-256=:RBNvo1WzZ4oRRq0W9+hknpT7T8If536DEMBg9hyq/4o=:';
     const options = { key: k, signatureAgent: 'https://agent.example', now: at(T0), nonce: 'n', components: ['@method', 'accept'] };
-    const ours = await signRequest(message as never, { ...options, contentDigest: { value: digest } });
+    const ours = await signRequest(message as never, { extend: fullSigning, ...options, contentDigest: { value: digest } });
     expect([...message.headers.entries()]).toEqual(before);
     const sent = { method: 'POST', url: 'https://example.com/p', headers: { accept: '*/*', 'content-digest': digest } };
     const expected = await signedByHttpsig(sent, { ...options, components: [...options.components, 'content-digest'] }, k);
@@ -350,7 +422,7 @@ describe('the request as it will be sent', () => {
     const digest = 'sha-256=:RBNvo1WzZ4oRRq0W9+hknpT7T8If536DEMBg9hyq/4o=:';
     const headers = { 'signature-agent': 'a="https://a.example"' };
     const options = { key: k, now: at(T0), nonce: 'n', tag: 'other', components: ['signature-agent'] };
-    const ours = await signRequest({ url: 'https://example.com/', headers }, { ...options, contentDigest: { value: digest } });
+    const ours = await signRequest({ url: 'https://example.com/', headers }, { extend: fullSigning, ...options, contentDigest: { value: digest } });
     expect(ours['signature-agent']).toBeUndefined();
     const sent = { url: 'https://example.com/', headers: { ...headers, 'content-digest': digest } };
     expect(ours).toEqual({ ...(await signedByHttpsig(sent, { ...options, components: ['signature-agent', 'content-digest'] }, k)), 'content-digest': digest });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64UrlDecode, utf8 } from '../helpers/bytes';
-import { applySignatureHeaders, signRequest, verifyRequest } from '../../src/index';
+import { applySignatureHeaders, signRequest, verifyRequest, fullSigning } from '../../src/index';
 import type { Jwk, SignatureHeaders } from '../../src/index';
 import {
   importSigningKey,
@@ -135,7 +135,7 @@ describe('signRequest profile defaults (SPEC 5.1, 5.2)', () => {
       headers: { 'content-digest': 'sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:', 'X-Purpose': 'search' } as Record<string, string>,
     };
     const components = ['@method', '@path', '@query', '@query-param;name="y"', '@target-uri', 'content-digest', 'X-Purpose', '@authority'];
-    const out = await signRequest(req, { key: privateJwk, signatureAgent: AGENT, now: at(NOW), components });
+    const out = await signRequest(req, { extend: fullSigning, key: privateJwk, signatureAgent: AGENT, now: at(NOW), components });
     expect(parseSignatureInput(out['signature-input']).get('sig1')!.components.map(serializeComponentIdentifier)).toEqual([
       '"@authority"',
       '"signature-agent";key="sig1"',
@@ -155,7 +155,7 @@ describe('signRequest profile defaults (SPEC 5.1, 5.2)', () => {
   it('a covered header that is absent → ERR_COMPONENT_MISSING (never signed as empty)', async () => {
     const { privateJwk } = await keyPair();
     await expectCode(
-      () => signRequest({ url: 'https://example.com/' }, { key: privateJwk, signatureAgent: AGENT, components: ['content-digest'] }),
+      () => signRequest({ url: 'https://example.com/' }, { extend: fullSigning, key: privateJwk, signatureAgent: AGENT, components: ['content-digest'] }),
       'ERR_COMPONENT_MISSING',
     );
   });
@@ -164,15 +164,22 @@ describe('signRequest profile defaults (SPEC 5.1, 5.2)', () => {
     const { privateJwk } = await keyPair();
     const out = await signRequest(
       { url: 'https://example.com/' },
-      { key: privateJwk, now: at(NOW), signatureAgent: AGENT, components: ['@target-uri'], replaceComponents: true },
+      { extend: fullSigning, key: privateJwk, now: at(NOW), signatureAgent: AGENT, components: ['@target-uri'], replaceComponents: true },
     );
     expect(out['signature-input']).toMatch(/^sig1=\("@target-uri" "signature-agent";key="sig1"\)/);
     await expectCode(
-      () => signRequest({ url: 'https://example.com/' }, { key: privateJwk, signatureAgent: AGENT, components: ['@method'], replaceComponents: true }),
+      () =>
+        signRequest(
+          { url: 'https://example.com/' },
+          { extend: fullSigning, key: privateJwk, signatureAgent: AGENT, components: ['@method'], replaceComponents: true },
+        ),
       'ERR_REQUIRED_COMPONENT',
     );
     // Another profile's signature is not held to the Web Bot Auth rules.
-    const other = await signRequest({ url: 'https://example.com/' }, { key: privateJwk, components: ['@method'], replaceComponents: true, tag: 'mine' });
+    const other = await signRequest(
+      { url: 'https://example.com/' },
+      { extend: fullSigning, key: privateJwk, components: ['@method'], replaceComponents: true, tag: 'mine' },
+    );
     expect(other['signature-input']).toMatch(/^sig1=\("@method"\)/);
   });
 
@@ -257,7 +264,7 @@ describe('appending to existing signatures under a fresh label (RFC 9421 §4.3)'
     const req = { method: 'GET', url: 'https://example.com/', headers: { 'user-agent': 'x' } as Record<string, string> };
     const first = await signRequest(req, { key: a.privateJwk, signatureAgent: 'https://a.example/jwks.json', now: at(NOW) });
     applySignatureHeaders(req.headers, first);
-    const second = await signRequest(req, { key: b.privateJwk, signatureAgent: 'https://b.example/jwks.json', now: at(NOW) });
+    const second = await signRequest(req, { extend: fullSigning, key: b.privateJwk, signatureAgent: 'https://b.example/jwks.json', now: at(NOW) });
     expect(second['signature-input'].startsWith(first['signature-input'] + ', sig2=(')).toBe(true);
     expect(second.signature.startsWith(first.signature + ', sig2=:')).toBe(true);
     expect(second['signature-agent']).toBe('sig1="https://a.example/jwks.json", sig2="https://b.example/jwks.json"');
@@ -273,7 +280,7 @@ describe('appending to existing signatures under a fresh label (RFC 9421 §4.3)'
     const { privateJwk } = await keyPair();
     const out = await signRequest(
       { url: 'https://example.com/', headers: { signature: 'sig1=:AA==:', 'signature-agent': 'sig2="https://x.example"' } },
-      { key: privateJwk, signatureAgent: AGENT, now: at(NOW) },
+      { extend: fullSigning, key: privateJwk, signatureAgent: AGENT, now: at(NOW) },
     );
     expect(out['signature-input']).toMatch(/^sig3=/);
     expect(out['signature-agent']).toBe(`sig2="https://x.example", sig3="${AGENT_SENT}"`);
@@ -282,14 +289,18 @@ describe('appending to existing signatures under a fresh label (RFC 9421 §4.3)'
   it('an existing label → ERR_LABEL_EXISTS', async () => {
     const { privateJwk } = await keyPair();
     const req = { url: 'https://example.com/', headers: {} as Record<string, string> };
-    applySignatureHeaders(req.headers, await signRequest(req, { key: privateJwk, signatureAgent: AGENT }));
-    await expectCode(() => signRequest(req, { key: privateJwk, signatureAgent: AGENT, label: 'sig1' }), 'ERR_LABEL_EXISTS');
+    applySignatureHeaders(req.headers, await signRequest(req, { extend: fullSigning, key: privateJwk, signatureAgent: AGENT }));
+    await expectCode(() => signRequest(req, { extend: fullSigning, key: privateJwk, signatureAgent: AGENT, label: 'sig1' }), 'ERR_LABEL_EXISTS');
   });
 
   it('an existing legacy String Signature-Agent cannot be extended (ERR_SIGNATURE_AGENT_INVALID)', async () => {
     const { privateJwk } = await keyPair();
     await expectCode(
-      () => signRequest({ url: 'https://example.com/', headers: { 'signature-agent': '"https://old.example"' } }, { key: privateJwk, signatureAgent: AGENT }),
+      () =>
+        signRequest(
+          { url: 'https://example.com/', headers: { 'signature-agent': '"https://old.example"' } },
+          { extend: fullSigning, key: privateJwk, signatureAgent: AGENT },
+        ),
       'ERR_SIGNATURE_AGENT_INVALID',
     );
   });
@@ -301,17 +312,20 @@ describe('appending to existing signatures under a fresh label (RFC 9421 §4.3)'
       'signature-input': 'sig1=("@authority" "signature-agent");created=1;expires=2;tag="web-bot-auth"',
       signature: 'sig1=:AA==:',
     };
-    await expectCode(() => signRequest({ url: 'https://example.com/', headers }, { key: privateJwk, signatureAgent: AGENT }), 'ERR_SIGNATURE_AGENT_INVALID');
+    await expectCode(
+      () => signRequest({ url: 'https://example.com/', headers }, { extend: fullSigning, key: privateJwk, signatureAgent: AGENT }),
+      'ERR_SIGNATURE_AGENT_INVALID',
+    );
   });
 
   it('malformed existing signature fields → ERR_SIGNATURE_INPUT_PARSE / ERR_SIGNATURE_PARSE', async () => {
     const { privateJwk } = await keyPair();
     await expectCode(
-      () => signRequest({ url: 'https://example.com/', headers: { 'signature-input': '((' } }, { key: privateJwk, signatureAgent: AGENT }),
+      () => signRequest({ url: 'https://example.com/', headers: { 'signature-input': '((' } }, { extend: fullSigning, key: privateJwk, signatureAgent: AGENT }),
       'ERR_SIGNATURE_INPUT_PARSE',
     );
     await expectCode(
-      () => signRequest({ url: 'https://example.com/', headers: { signature: '((' } }, { key: privateJwk, signatureAgent: AGENT }),
+      () => signRequest({ url: 'https://example.com/', headers: { signature: '((' } }, { extend: fullSigning, key: privateJwk, signatureAgent: AGENT }),
       'ERR_SIGNATURE_PARSE',
     );
   });
@@ -320,7 +334,7 @@ describe('appending to existing signatures under a fresh label (RFC 9421 §4.3)'
     const { privateJwk } = await keyPair();
     const out = await signRequest(
       { url: 'https://example.com/', headers: { signature: ' ', 'signature-input': '', 'signature-agent': '' } },
-      { key: privateJwk, signatureAgent: AGENT },
+      { extend: fullSigning, key: privateJwk, signatureAgent: AGENT },
     );
     expect(out['signature-input']).toMatch(/^sig1=/);
     expect(out.signature).toMatch(/^sig1=/);
@@ -389,7 +403,7 @@ describe('applySignatureHeaders: Request, Headers, record, pairs', () => {
     const record: Record<string, string> = {};
     applySignatureHeaders(record, await signRequest({ url, headers: record }, { key: privateJwk, signatureAgent: AGENT, now: at(NOW) }));
     const pairs: Array<[string, string]> = [];
-    applySignatureHeaders(pairs, await signRequest({ url, headers: pairs }, { key: privateJwk, signatureAgent: AGENT, now: at(NOW) }));
+    applySignatureHeaders(pairs, await signRequest({ url, headers: pairs }, { extend: fullSigning, key: privateJwk, signatureAgent: AGENT, now: at(NOW) }));
     const request = new Request(url);
     applySignatureHeaders(request, await signRequest(request, { key: privateJwk, signatureAgent: AGENT, now: at(NOW) }));
     const messages: MessageObject[] = [
@@ -429,6 +443,7 @@ describe('the Signature-Input signRequest writes is the RFC 9651 serialisation o
             key,
             signatureAgent: 'https://agent.example',
             components,
+            extend: fullSigning,
             created,
             includeAlg,
             ...(nonce === null ? {} : { nonce }),

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { BotsigError, getCryptoProvider, setCryptoProvider, applySignatureHeaders, signRequest, verifyRequest, MemoryNonceStore } from '../../src/index';
+import {
+  BotsigError,
+  getCryptoProvider,
+  setCryptoProvider,
+  applySignatureHeaders,
+  signRequest,
+  verifyRequest,
+  MemoryNonceStore,
+  fullSigning,
+} from '../../src/index';
 import type { Jwk, VerifyingKey, SignRequestOptions, VerificationResult, VerifyRequestOptions } from '../../src/index';
 import { sfInteger, sfString, importSigningKey, importVerifyingKey, parseComponentIdentifier, signMessage, toHttpMessage } from '../../src/httpsig';
 import type { BareItem, MessageObject } from '../../src/httpsig';
@@ -59,7 +68,7 @@ async function signed(
   // A bare origin is sent as is ({ type: 'directory' }), as deployed agents send it: the verifier's bare-origin dialect resolves it.
   const agent = signatureAgent ?? AGENT;
   const sent = typeof agent === 'string' && /^https?:\/\/[^/?#]+\/?$/i.test(agent) ? { url: agent, type: 'directory' as const } : agent;
-  const out = await signRequest(req, { key: pair.privateJwk, ...(noAgent ? {} : { signatureAgent: sent }), now: at(NOW), ...rest });
+  const out = await signRequest(req, { extend: fullSigning, key: pair.privateJwk, ...(noAgent ? {} : { signatureAgent: sent }), now: at(NOW), ...rest });
   applySignatureHeaders(req.headers, out);
   return { req, publicJwk: pair.publicJwk, vk: await importVerifyingKey(pair.publicJwk) };
 }
@@ -812,7 +821,13 @@ describe('coverage rules (SPEC 5.1; NOTES "Signing profile")', () => {
     const inner = await signed();
     const other = await otherKeyPair();
     const coverAll = ['"signature";key="sig1"', '"signature-input";key="sig1"', '"signature-agent";key="sig1"'];
-    const outer = await signRequest(inner.req, { key: other.privateJwk, now: at(NOW), signatureAgent: 'https://proxy.example', components: coverAll });
+    const outer = await signRequest(inner.req, {
+      extend: fullSigning,
+      key: other.privateJwk,
+      now: at(NOW),
+      signatureAgent: 'https://proxy.example',
+      components: coverAll,
+    });
     const req = { ...inner.req, headers: { ...inner.req.headers, ...outer } };
     const both = await verifyRequest(req, { keys: [inner.publicJwk, other.publicJwk], now: at(NOW), nonce: freshNonce() });
     expect(both.signatures.map((x) => [x.label, x.outcome])).toEqual([
@@ -866,7 +881,7 @@ describe('several signatures on one request, each judged on its own (RFC 9421 §
   it('one verified + one invalid → verified, with both verdicts in Signature-Input order', async () => {
     const first = await signed();
     const other = await otherKeyPair();
-    const second = await signRequest(first.req, { key: other.privateJwk, now: at(NOW), signatureAgent: 'https://b.example' });
+    const second = await signRequest(first.req, { extend: fullSigning, key: other.privateJwk, now: at(NOW), signatureAgent: 'https://b.example' });
     const req = { ...first.req, headers: { ...first.req.headers, ...second } };
     // Break sig1 only.
     req.headers.signature = flipSignatureBit(req.headers.signature!, 'sig1');
@@ -883,7 +898,7 @@ describe('several signatures on one request, each judged on its own (RFC 9421 §
   it('keys found synchronously (static) and asynchronously (resolver) mix in either order; verdicts keep field order', async () => {
     const first = await signed();
     const other = await otherKeyPair();
-    const second = await signRequest(first.req, { key: other.privateJwk, now: at(NOW), signatureAgent: 'https://b.example' });
+    const second = await signRequest(first.req, { extend: fullSigning, key: other.privateJwk, now: at(NOW), signatureAgent: 'https://b.example' });
     const req = { ...first.req, headers: { ...first.req.headers, ...second } };
     const otherVk = await importVerifyingKey(other.publicJwk);
     const asked: string[] = [];
@@ -919,7 +934,7 @@ describe('several signatures on one request, each judged on its own (RFC 9421 §
   it('a non-web-bot-auth signature is skipped; the other verifies', async () => {
     const first = await signed({ tag: 'some-other-profile', noAgent: true });
     const other = await otherKeyPair();
-    const second = await signRequest(first.req, { key: other.privateJwk, signatureAgent: 'https://agent.example', now: at(NOW) });
+    const second = await signRequest(first.req, { extend: fullSigning, key: other.privateJwk, signatureAgent: 'https://agent.example', now: at(NOW) });
     const r = await verifyRequest(
       { ...first.req, headers: { ...first.req.headers, ...second } },
       { keys: [other.publicJwk], now: at(NOW), nonce: freshNonce() },
@@ -933,7 +948,12 @@ describe('several signatures on one request, each judged on its own (RFC 9421 §
 
   it('invalid + skipped → invalid, the request error explains the invalid one', async () => {
     const first = await signed({ tag: 'some-other-profile', noAgent: true });
-    const second = await signRequest(first.req, { signatureAgent: 'https://agent.example', key: (await keyPair()).privateJwk, now: at(NOW) });
+    const second = await signRequest(first.req, {
+      extend: fullSigning,
+      signatureAgent: 'https://agent.example',
+      key: (await keyPair()).privateJwk,
+      now: at(NOW),
+    });
     const req = { ...first.req, url: 'https://evil.example/path/to?q=1', headers: { ...first.req.headers, ...second } };
     const r = await verifyRequest(req, opts(first));
     expect(r.outcome).toBe('invalid');
@@ -943,7 +963,7 @@ describe('several signatures on one request, each judged on its own (RFC 9421 §
   it('options.label verifies one signature only; an absent label → unverified ERR_LABEL_MISSING', async () => {
     const first = await signed();
     const other = await otherKeyPair();
-    const second = await signRequest(first.req, { key: other.privateJwk, now: at(NOW), signatureAgent: 'https://b.example' });
+    const second = await signRequest(first.req, { extend: fullSigning, key: other.privateJwk, now: at(NOW), signatureAgent: 'https://b.example' });
     const req = { ...first.req, headers: { ...first.req.headers, ...second } };
     const r = await verifyRequest(req, { keys: [other.publicJwk], now: at(NOW), nonce: freshNonce(), label: 'sig2' });
     expect(r.signatures.map((x) => x.label)).toEqual(['sig2']);

@@ -6,7 +6,7 @@
  * wrapping it for the duration of one call.
  */
 import { describe, expect, it } from 'vitest';
-import { parseSignatureAgent, applySignatureHeaders, signRequest, verifyRequest, MemoryNonceStore, createVerifier } from '../../src/index';
+import { parseSignatureAgent, applySignatureHeaders, signRequest, verifyRequest, MemoryNonceStore, createVerifier, fullSigning } from '../../src/index';
 import type { SignatureAgentMember, DirectoryResolution, KeyDirectory, VerificationResult, VerifyRequestOptions } from '../../src/index';
 import { DirectoryClient } from '../../src/directory';
 import { keyPair, otherKeyPair } from './helpers';
@@ -53,6 +53,7 @@ type Req = { method: string; url: string; headers: Record<string, string> };
 async function signedFor(privateJwk: Parameters<typeof signRequest>[1]['key'], jwks: string, nowMs: number, label?: string, into?: Req): Promise<Req> {
   const req: Req = into ?? { method: 'GET', url: 'https://origin.example/page', headers: {} };
   const added = await signRequest(req, {
+    extend: fullSigning,
     key: privateJwk,
     signatureAgent: { url: jwks, type: 'jwks_uri' },
     now: () => nowMs,

@@ -1,28 +1,27 @@
 /**
  * The signer (SPEC 5.1, 5.2): from a request, its options and an imported key to the
- * complete header values. One code path for every request `signRequest` accepts; what
- * nearly every agent signs (a fresh request, the profile's own components) costs no
- * parsing: the existing signature fields are looked up and found absent, the
- * Signature-Agent member comes from the key's memo (`signer-state.ts`), and the two
- * component lines are written directly. Other components go through the one base builder
- * of `httpsig/base.ts`; signatures already on the request are parsed for their labels
- * (and for chaining).
+ * complete header values. One code path for every request `signRequest` accepts. What the
+ * profile signs (a fresh `Request` or `{ url, method?, headers? }`, `@authority`, the
+ * Signature-Agent member, a Content-Digest the caller computed) is written directly, with
+ * no parsing and no other module: that is all a bundle of `signRequest` carries. The general
+ * RFC 9421 steps (other components, requests already carrying signatures, other message
+ * shapes) are in `full.ts`, which the caller hands in as `extend: fullSigning`; then other
+ * components go through the one base builder of `httpsig/base.ts`, and signatures already
+ * on the request are parsed for their labels (and for chaining).
  *
  * Beside it: `check-options.ts` (the option checks), `signer-state.ts` (what signing
  * with one key remembers), `random-nonce.ts`, `agent-member.ts` (our Signature-Agent
  * member), `apply-headers.ts`; `../sign-request.ts` (`signRequest`), `../sign-sync.ts`
- * (`signRequestSync`, the `botsig/sync` entry).
- */
+ * (`signRequestSync`, the `botsig/sync` entry). */
 import { base64Encode } from '../../core/base64';
 import { BotsigError } from '../../core/errors';
 import { systemClock, toEpochSeconds } from '../../core/time';
 import type { SigningKey } from '../../crypto/types';
-import type { ComponentIdentifier } from '../../httpsig/component-id';
-import { joinedFieldLines } from '../../httpsig/field-lines';
-import type { HttpMessage, MessageInput } from '../../httpsig/message';
+import type { MessageInput } from '../../httpsig/message';
+import { isValidLabel } from '../../httpsig/signature-input';
 import { messageTarget, parseTargetUri } from '../../httpsig/target-uri';
 import { WEB_BOT_AUTH_TAG, type SignatureHeaders, type SignRequestOptions } from '../types';
-import type { ExtendedSigning } from './extended';
+import type { FullSigning } from './full';
 import { randomNonce } from './random-nonce';
 import { signerStateFor, type SignerState } from './signer-state';
 
@@ -31,15 +30,15 @@ const MAX_RECOMMENDED_VALIDITY_SECONDS = 86_400;
 /** RFC 9651 §3.3.1: Integers have at most 15 digits. */
 const MAX_SF_INTEGER = 999_999_999_999_999;
 const AUTHORITY = '"@authority"';
+const CONTENT_DIGEST = '"content-digest"';
 
 /**
  * Signs `request` with `key` (already imported): the whole of `signRequest` after its
  * option checks and key import (see its documentation in `../sign-request.ts`). The
- * headers come back without a promise when the key signs synchronously; `undefined`
- * when the request needs the signer's rarer steps and `extended` is not given (then
- * load `./extended.ts` and call again: nothing was consumed).
+ * headers come back without a promise when the key signs synchronously.
  *
  * `contentDigest`: the `Content-Digest` value to set and cover, when `options.contentDigest` asks for one.
+ * `full`: the general steps (`full.ts`), when the caller passed them.
  *
  * @throws as `signRequest`.
  */
@@ -48,11 +47,10 @@ export function signWithKey(
   options: SignRequestOptions,
   key: SigningKey,
   contentDigest: string | undefined,
-  extended?: ExtendedSigning,
-): SignatureHeaders | Promise<SignatureHeaders> | undefined {
+  full: FullSigning | undefined,
+): SignatureHeaders | Promise<SignatureHeaders> {
   const signer = signerStateFor(key);
-  const plan = prepare(request, options, key, signer, contentDigest, extended);
-  if (plan === undefined) return undefined;
+  const plan = prepare(request, options, key, signer, contentDigest, full);
   const signature = signer.sign(plan.base);
   return signature instanceof Uint8Array ? plan.finish(signature) : signature.then((s) => plan.finish(s));
 }
@@ -74,17 +72,21 @@ export function contentDigestValue(option: unknown): string {
 // A field value on one line (RFC 9110 §5.5): visible ASCII, spaces and tabs inside, none around.
 const FIELD_VALUE = /^[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?$/;
 
-interface Plan {
+/** A signature ready to be made: its base, and how the headers are finished with it. */
+export interface Plan {
   /** The signature base (RFC 9421 §2.5). */
-  base: string;
+  readonly base: string;
   finish(signature: Uint8Array): SignatureHeaders;
 }
 
 /**
- * The base to sign and how to finish the headers, or `undefined` when the request needs
- * `extended` and it is not given (decided before anything is drawn: clock, nonce).
- * `signer`: the key's signing state when the caller has it already (else looked up when needed).
- * `contentDigest`: the Content-Digest value to set and cover.
+ * The base to sign and how to finish the headers. `signer`: the key's signing state when
+ * the caller has it already (else looked up when needed). `contentDigest`: the
+ * Content-Digest value to set and cover. `full`: the general steps (`full.ts`), which then
+ * plan every request; without them, a fresh request of a plain shape is planned here,
+ * and anything else is refused before anything is drawn (clock, nonce).
+ *
+ * @throws BotsigError `ERR_FULL_SIGNING_REQUIRED` when the request needs `full` and it is not given.
  */
 export function prepare(
   request: MessageInput,
@@ -92,75 +94,63 @@ export function prepare(
   key: SigningKey,
   signer: SignerState | undefined,
   contentDigest: string | undefined,
-  extended: ExtendedSigning | undefined,
-): Plan | undefined {
-  // A fresh request of a plain shape is read directly (its URL); any other is read as a
-  // message (`extended.message`), and its signature fields then too.
-  const plainUrl = plainRequestUrl(request);
-  // Its "@authority"; a URL without one (relative, not a URI) is read as a message too, for its typed error.
-  const plainAuthority = plainUrl === undefined ? undefined : parseTargetUri(plainUrl)?.authority;
-  if (plainAuthority === undefined && extended === undefined) return undefined;
-  const message = plainAuthority === undefined ? extended!.message(request) : undefined;
-  const tag = options.tag ?? WEB_BOT_AUTH_TAG;
-  const profile = tag === WEB_BOT_AUTH_TAG;
-  const nonce = options.nonce;
-  const extra = options.components;
-  if (extra !== undefined && !Array.isArray(extra)) throw new TypeError('components must be an array of component identifiers');
-
-  // Signature fields already on the request (their labels are taken).
-  const existingInput = message === undefined ? undefined : joined(message, 'signature-input');
-  const existingSignature = message === undefined ? undefined : joined(message, 'signature');
-  const existingAgent = message === undefined ? undefined : joined(message, 'signature-agent');
-  const fresh = existingInput === undefined && existingSignature === undefined && existingAgent === undefined;
-  // The profile's own components, String parameters written as they are, our own label, a
-  // plain agent origin (below), no signatures on the request: nearly every request.
-  // Anything else takes the rarer steps.
-  const ownList = extra === undefined && !options.replaceComponents && contentDigest === undefined;
-  const plainParams = (typeof nonce !== 'string' || PLAIN.test(nonce)) && (profile || PLAIN.test(tag));
-  const ownLabel = options.label === undefined || options.label === 'sig1';
-  if (extended === undefined && !(ownList && plainParams && ownLabel)) return undefined;
-
-  const found = fresh
-    ? undefined
-    : extended!.existingSignatures(existingInput, existingSignature, options.signatureAgent === undefined ? undefined : existingAgent);
-  let label = options.label;
-  if (label === undefined) label = found === undefined ? 'sig1' : found.nextLabel;
-  else if (label !== 'sig1' && !extended!.isValidLabel(label)) throw new TypeError('label must be a Structured Field key (lowercase, e.g. "sig1")');
-  else if (found?.has(label)) throw new BotsigError('ERR_LABEL_EXISTS', `label "${label}" is already used on this request`);
-
-  // Our Signature-Agent member (checked and serialised once per key, label and agent) and
-  // the value as it will be sent: existing members plus ours.
-  let ownMember: string | undefined;
-  let signatureAgentValue: string | undefined;
-  let agentComponent: string | undefined;
+  full: FullSigning | undefined,
+): Plan {
+  if (full !== undefined) return full.prepare(request, options, key, signer, contentDigest);
+  if (options.components !== undefined || options.replaceComponents) throw fullRequired('components other than the profile’s own');
+  const url = plainRequestUrl(request);
+  if (url === undefined) throw fullRequired(requestNeedsFull(request));
+  const label = labelOf(options.label, undefined);
+  // "@authority", our own member (its value is the member made for this label and agent, RFC
+  // 9421 §2.1.2) and the Content-Digest we set: already canonical, and no other field is read.
+  let base = AUTHORITY + ': ' + authorityOf(url) + '\n';
+  const idTexts = [AUTHORITY];
+  let member: string | undefined;
   if (options.signatureAgent !== undefined) {
-    signer ??= signerStateFor(key);
-    ownMember = signer.memberFor(label, options.signatureAgent, extended?.signatureAgentUrl ?? plainAgentUrl);
-    if (ownMember === undefined) return undefined; // not a plain origin: the full check is in `extended`
-    signatureAgentValue = existingAgent === undefined ? ownMember : `${existingAgent}, ${ownMember}`;
-    // The label is a Structured Field key (checked above): nothing to escape.
-    agentComponent = '"signature-agent";key="' + label + '"';
+    member = (signer ?? signerStateFor(key)).memberFor(label, options.signatureAgent);
+    const id = agentComponentOf(label);
+    idTexts.push(id);
+    base += id + ': ' + member.slice(label.length + 1) + '\n';
   }
-
-  // The covered components: the profile's own (@authority, our member) unless replaced, the caller's, Content-Digest.
-  let idTexts: string[];
-  let ids: ComponentIdentifier[] | undefined;
-  if (ownList) {
-    // Already canonical: nothing to parse.
-    idTexts = agentComponent === undefined ? [AUTHORITY] : [AUTHORITY, agentComponent];
-  } else {
-    const requested: string[] = [];
-    if (!options.replaceComponents) {
-      requested.push(AUTHORITY);
-      if (agentComponent !== undefined) requested.push(agentComponent);
-    }
-    if (extra !== undefined) requested.push(...extra);
-    // SPEC 5.2 rule 1: the member is covered even when the caller replaces the list.
-    if (options.replaceComponents && agentComponent !== undefined) requested.push(agentComponent);
-    if (contentDigest !== undefined) requested.push('"content-digest"');
-    ({ ids, idTexts } = extended!.componentList(requested, profile, found?.inputs));
+  if (contentDigest !== undefined) {
+    idTexts.push(CONTENT_DIGEST);
+    base += CONTENT_DIGEST + ': ' + contentDigest + '\n';
   }
+  const params = signatureParams(options, key, idTexts);
+  return planOf(base + '"@signature-params": ' + params, label + '=' + params, label, {}, member, contentDigest);
+}
 
+function fullRequired(what: string): BotsigError {
+  return new BotsigError('ERR_FULL_SIGNING_REQUIRED', `signing ${what} takes the full signer: pass extend: fullSigning (import { fullSigning } from 'botsig')`);
+}
+
+/** The Signature-Agent member covered under `label` (a Structured Field key: nothing to escape). */
+export function agentComponentOf(label: string): string {
+  return '"signature-agent";key="' + label + '"';
+}
+
+/**
+ * The label to sign under: the caller's, checked (and not `taken`), or the first free `sig<n>`.
+ *
+ * @throws TypeError for a label that is not a Structured Field key; BotsigError `ERR_LABEL_EXISTS` for one in use.
+ */
+export function labelOf(label: string | undefined, taken: { readonly nextLabel: string; has(label: string): boolean } | undefined): string {
+  if (label === undefined) return taken === undefined ? 'sig1' : taken.nextLabel;
+  if (label !== 'sig1' && !isValidLabel(label)) throw new TypeError('label must be a Structured Field key (lowercase, e.g. "sig1")');
+  if (taken?.has(label)) throw new BotsigError('ERR_LABEL_EXISTS', `label "${label}" is already used on this request`);
+  return label;
+}
+
+/**
+ * The signature parameters after the inner list of `idTexts` (already canonical), in the
+ * order of the draft's and Cloudflare's vectors: created, keyid, alg, expires, nonce, tag.
+ * Each value is serialised by its known type (RFC 9651 §4.1.4, §4.1.6): the same text the
+ * generic serialiser gives, without building the structure first.
+ *
+ * @throws RangeError for `expires` not after `created`; BotsigError `ERR_VALIDITY_TOO_LONG`,
+ *   `ERR_PARAM_INVALID` (a value no Integer or String can carry).
+ */
+export function signatureParams(options: SignRequestOptions, key: SigningKey, idTexts: readonly string[]): string {
   const nowSeconds = Math.floor((options.now ?? systemClock)() / 1000);
   const created = options.created === undefined ? nowSeconds : toEpochSeconds(options.created, 'created');
   const expires = options.expires === undefined ? created + (options.validitySeconds ?? DEFAULT_VALIDITY_SECONDS) : toEpochSeconds(options.expires, 'expires');
@@ -168,89 +158,76 @@ export function prepare(
   if (expires - created > MAX_RECOMMENDED_VALIDITY_SECONDS && !options.allowLongValidity) {
     throw new BotsigError('ERR_VALIDITY_TOO_LONG', `validity of ${expires - created} s is above 24 hours (SPEC 8); pass allowLongValidity to force it`);
   }
-
-  // Parameter order of the draft's and Cloudflare's vectors: created, keyid, alg, expires, nonce, tag.
-  // Serialised here, each value by its known type (RFC 9651 §4.1.4, §4.1.6): the same
-  // text the generic serialiser gives, without building the structure first.
-  const sfString = (value: string, name: string): string =>
-    typeof value === 'string' && PLAIN.test(value) ? '"' + value + '"' : extended!.escapedString(value, name);
-  let paramsText = '(' + idTexts.join(' ') + ');created=' + sfInteger(created, 'created') + ';keyid=' + sfString(key.thumbprint, 'keyid');
-  if (options.includeAlg !== false) paramsText += ';alg=' + sfString(key.alg, 'alg');
-  paramsText += ';expires=' + sfInteger(expires, 'expires');
+  const { nonce, tag } = options;
+  let text = '(' + idTexts.join(' ') + ');created=' + sfInteger(created, 'created') + ';keyid=' + sfString(key.thumbprint, 'keyid');
+  if (options.includeAlg !== false) text += ';alg=' + sfString(key.alg, 'alg');
+  text += ';expires=' + sfInteger(expires, 'expires');
   // Our nonces are base64url: nothing to escape.
-  if (nonce === undefined) paramsText += ';nonce="' + randomNonce() + '"';
-  else if (nonce !== false) paramsText += ';nonce=' + sfString(nonce, 'nonce');
-  paramsText += ';tag=' + (profile ? '"web-bot-auth"' : sfString(tag, 'tag'));
+  if (nonce === undefined) text += ';nonce="' + randomNonce() + '"';
+  else if (nonce !== false) text += ';nonce=' + sfString(nonce, 'nonce');
+  return text + ';tag=' + (tag === undefined || tag === WEB_BOT_AUTH_TAG ? '"web-bot-auth"' : sfString(tag, 'tag'));
+}
 
-  let base: string;
-  if (ids === undefined) {
-    // "@authority" and our own member (its value is the member we just made, RFC 9421 §2.1.2).
-    // A request read as a message: its target (or its typed error: no URL, not an absolute URI).
-    base = AUTHORITY + ': ' + (plainAuthority ?? messageTarget(message!).authority) + '\n';
-    if (agentComponent !== undefined) base += agentComponent + ': ' + ownMember!.slice(label.length + 1) + '\n';
-    base += '"@signature-params": ' + paramsText;
-  } else {
-    // Every other list: the one base builder, over the request as it will be sent.
-    const read = message ?? extended!.message(request);
-    let signed: HttpMessage = read;
-    if (signatureAgentValue !== undefined || contentDigest !== undefined) {
-      // The caller's own HttpMessage stays as it is; our copy of another request is set in place.
-      if (read === request) signed = { ...read, headers: new Map(read.headers) };
-      if (signatureAgentValue !== undefined) signed.headers.set('signature-agent', [signatureAgentValue]);
-      if (contentDigest !== undefined) signed.headers.set('content-digest', [contentDigest]);
-    }
-    base = extended!.base(signed, ids, idTexts, paramsText);
-  }
-  const inputMember = label + '=' + paramsText;
-  const finalLabel = label;
+/**
+ * The plan for a signature over `base` under `label`: the headers are the fields already
+ * on the request (`existing`, each value joined) with the new members appended, our
+ * Signature-Agent `member` and the Content-Digest we set.
+ */
+export function planOf(
+  base: string,
+  inputMember: string,
+  label: string,
+  existing: { readonly input?: string | undefined; readonly signature?: string | undefined; readonly agent?: string | undefined },
+  member: string | undefined,
+  contentDigest: string | undefined,
+): Plan {
   return {
     base,
     finish(signature: Uint8Array): SignatureHeaders {
-      const signatureMember = finalLabel + '=:' + base64Encode(signature) + ':';
+      const signatureMember = label + '=:' + base64Encode(signature) + ':';
       const out: { -readonly [K in keyof SignatureHeaders]: SignatureHeaders[K] } = {
-        'signature-input': existingInput === undefined ? inputMember : existingInput + ', ' + inputMember,
-        signature: existingSignature === undefined ? signatureMember : existingSignature + ', ' + signatureMember,
+        'signature-input': existing.input === undefined ? inputMember : existing.input + ', ' + inputMember,
+        signature: existing.signature === undefined ? signatureMember : existing.signature + ', ' + signatureMember,
       };
-      if (signatureAgentValue !== undefined) out['signature-agent'] = signatureAgentValue;
+      if (member !== undefined) out['signature-agent'] = existing.agent === undefined ? member : existing.agent + ', ' + member;
       if (contentDigest !== undefined) out['content-digest'] = contentDigest;
       return out;
     },
   };
 }
 
-// An http(s) origin with a plain lowercase host name (no IP literal, no userinfo) and an
-// optional port (group 1), then nothing, "/" or the well-known path: an agent
-// `signatureAgentUrl` accepts and sends as that origin's well-known directory URL. A host
-// with an "xn--" label is left to it too: WHATWG URL decodes such a label (IDNA) and
-// refuses one that is not valid Punycode.
-const PLAIN_AGENT =
-  /^(https?:\/\/[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::[1-9][0-9]{0,4})?)(?:\/|\/\.well-known\/http-message-signatures-directory)?$/;
-const WELL_KNOWN_PATH = '/.well-known/http-message-signatures-directory';
-// WHATWG URL reads a host whose last label is a number (decimal, or 0x hex) as IPv4.
-const NUMERIC_LABEL = /^(?:0x[0-9a-f]*|[0-9]+)$/;
+/**
+ * The `"@authority"` of a plain request's URL (RFC 9421 §2.2.3).
+ *
+ * @throws BotsigError `ERR_MESSAGE_INVALID` when it is not an absolute URI with a host.
+ */
+function authorityOf(url: string): string {
+  return (parseTargetUri(url) ?? messageTarget({ url })).authority;
+}
 
 /**
- * What `signatureAgentUrl` (`./agent-member.ts`) sends for a plain agent origin (a string
- * or `{ url }` matching {@link PLAIN_AGENT}, a host name that is not IPv4 to WHATWG, a port
- * in range): its well-known directory URL; `undefined` for any other value, which the full
- * check decides (`extended.signatureAgentUrl`).
+ * Why a request that is not of a plain shape needs the full signer.
+ *
+ * @throws TypeError for what is no request at all (a response, no URL), as the full signer does.
  */
-function plainAgentUrl(agent: unknown): string | undefined {
-  const text =
-    typeof agent === 'string'
-      ? agent
-      : typeof agent === 'object' && agent !== null && (agent as { type?: unknown }).type === undefined
-        ? (agent as { url?: unknown }).url
-        : undefined;
-  const origin = typeof text === 'string' ? PLAIN_AGENT.exec(text)?.[1] : undefined;
-  if (origin === undefined) return undefined;
-  const start = origin.indexOf('//') + 2;
-  const colon = origin.indexOf(':', start);
-  // Found or not (-1): after the scheme, a colon is never at index 0.
-  const host = origin.slice(start, colon !== -1 ? colon : origin.length);
-  if (NUMERIC_LABEL.test(host.slice(host.lastIndexOf('.') + 1)) || host.includes('xn--')) return undefined;
-  if (colon !== -1 && Number.parseInt(origin.slice(colon + 1), 10) > 65_535) return undefined;
-  return origin + WELL_KNOWN_PATH;
+function requestNeedsFull(request: unknown): string {
+  const r = request as { url?: unknown; status?: unknown; headers?: unknown } | null;
+  if ((typeof Response !== 'undefined' && request instanceof Response) || (typeof r === 'object' && r?.status !== undefined)) {
+    throw new TypeError('signRequest() signs requests; use signMessage() from botsig/httpsig for responses');
+  }
+  if (typeof r !== 'object' || r === null || typeof r.url !== 'string') throw new TypeError('signRequest() signs a Request or { url, method?, headers? }');
+  const headers = r.headers;
+  for (const name of SIGNATURE_FIELDS) {
+    if (typeof Headers !== 'undefined' && headers instanceof Headers ? headers.has(name) : fieldIn(headers, name))
+      return 'a request that already carries signature fields';
+  }
+  return 'a request that is not a Request or { url, method?, headers? }';
+}
+
+/** Whether a plain header record has the field `name` (lowercase), in any case. */
+function fieldIn(headers: unknown, name: string): boolean {
+  if (typeof headers !== 'object' || headers === null || Object.getPrototypeOf(headers) !== Object.prototype) return false;
+  return Object.keys(headers).some((k) => k.toLowerCase() === name);
 }
 
 const SIGNATURE_FIELDS = ['signature', 'signature-input', 'signature-agent'] as const;
@@ -259,7 +236,7 @@ const SIGNATURE_FIELDS = ['signature', 'signature-input', 'signature-agent'] as 
  * The URL of a request read directly: a `Request`, or a plain object with a string `url`, an
  * optional string `method` and headers that are absent, a `Headers` or a plain record of
  * strings and string arrays, carrying none of the signature fields. `undefined` for
- * anything else (read as a message by `extended.message`, which also gives the errors).
+ * anything else (read as a message by `full.message`, which also gives the errors).
  */
 function plainRequestUrl(request: unknown): string | undefined {
   if (typeof request !== 'object' || request === null) return undefined;
@@ -289,17 +266,22 @@ function plainRequestUrl(request: unknown): string | undefined {
   return r.url;
 }
 
-// A String parameter that needs no escaping (RFC 9651 §4.1.6): printable ASCII but DQUOTE and backslash.
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+// Printable ASCII (RFC 9651 §3.3.3); a backslash and DQUOTE are escaped.
+const SF_STRING = /^[\x20-\x7e]*$/;
+
+/**
+ * A String parameter (RFC 9651 §4.1.6).
+ *
+ * @throws BotsigError `ERR_PARAM_INVALID` when a String cannot carry it, naming the parameter.
+ */
+function sfString(value: string, name: string): string {
+  if (typeof value !== 'string' || !SF_STRING.test(value)) throw new BotsigError('ERR_PARAM_INVALID', `the ${name} parameter cannot be serialised`);
+  return '"' + value.replace(/[\\"]/g, '\\$&') + '"';
+}
 
 function sfInteger(value: number, name: string): string {
   if (!Number.isSafeInteger(value) || value > MAX_SF_INTEGER || value < -MAX_SF_INTEGER) {
     throw new BotsigError('ERR_PARAM_INVALID', `the ${name} parameter is out of the Integer range`);
   }
   return String(value);
-}
-
-/** The combined value of a field, lines trimmed and joined; `undefined` when absent or blank. */
-function joined(message: HttpMessage, name: string): string | undefined {
-  return joinedFieldLines(message.headers.get(name));
 }

@@ -9,12 +9,7 @@
 import { signBaseWith, signingInternals } from '../../crypto/keys/base';
 import { type SignInternals } from '../../crypto/keys/objects';
 import type { SigningKey } from '../../crypto/types';
-
-/**
- * The URL sent for a `signatureAgent` value (`./agent-member.ts`, `signatureAgentUrl`), or
- * `undefined` when this resolver does not decide it (`plan.ts` then loads the full one).
- */
-export type AgentUrlOf = (agent: unknown) => string | undefined;
+import { signatureAgentUrl } from './agent-member';
 
 /** Signing with one key. */
 export class SignerState {
@@ -37,16 +32,15 @@ export class SignerState {
 
   /**
    * Our own Signature-Agent member `label="<url>"` (draft -01: no parameters; the URL is a
-   * URI, nothing to escape) for `agent`, the URL from `urlOf`; `undefined` when `urlOf` does
-   * not decide it. A string agent under the same label as the last request's gives the last
-   * member without checking the URL again; an object (`{ url, type }`, which its owner may
-   * change in place) is checked every time.
+   * URI, nothing to escape) for `agent` (`signatureAgentUrl`). A string agent under the same
+   * label as the last request's gives the last member without checking the URL again; an
+   * object (`{ url, type }`, which its owner may change in place) is checked every time.
+   *
+   * @throws as `signatureAgentUrl`.
    */
-  memberFor(label: string, agent: unknown, urlOf: AgentUrlOf): string | undefined {
-    if (agent === this.lastAgent && label === this.lastLabel) return this.lastMember;
-    const sent = urlOf(agent);
-    if (sent === undefined) return undefined;
-    const member = label + '="' + sent + '"';
+  memberFor(label: string, agent: unknown): string {
+    if (agent === this.lastAgent && label === this.lastLabel) return this.lastMember!;
+    const member = label + '="' + signatureAgentUrl(agent) + '"';
     if (typeof agent === 'string') {
       this.lastAgent = agent;
       this.lastLabel = label;

@@ -1,7 +1,7 @@
 /**
  * Signing without awaiting, with a key that signs synchronously: the engine of
  * `signRequestSync` (`botsig/sync`, which also imports JWKs through @noble) and of the
- * Crawlee hook. The signer of `plan.ts` with its rarer steps (`extended.ts`) at hand;
+ * Crawlee hook. The signer of `plan.ts` with its general steps (`full.ts`) at hand;
  * here so that neither the async API nor the Crawlee entry load @noble.
  */
 import { utf8 } from '../../core/base64';
@@ -10,7 +10,7 @@ import type { SigningKey } from '../../crypto/types';
 import type { MessageInput } from '../../httpsig/message';
 import type { SignatureHeaders, SignRequestOptions } from '../types';
 import { checkSignOptions } from './check-options';
-import { extendedSigning } from './extended';
+import { fullSigning } from './full';
 import { contentDigestValue, prepare } from './plan';
 
 /**
@@ -30,6 +30,6 @@ export function signRequestWithSyncKey(request: MessageInput, options: SignReque
   if (digest !== undefined && (typeof digest !== 'object' || digest === null)) {
     throw new TypeError('contentDigest reads the content: use the asynchronous signRequest(), or pass await contentDigestFor(request)');
   }
-  const plan = prepare(request, options, key, undefined, digest === undefined ? undefined : contentDigestValue(digest), extendedSigning)!;
+  const plan = prepare(request, options, key, undefined, digest === undefined ? undefined : contentDigestValue(digest), fullSigning);
   return plan.finish(key.signSync(utf8(plan.base)));
 }
