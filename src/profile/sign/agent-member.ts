@@ -17,8 +17,6 @@
  * `http:` is accepted for local development; verifiers drop such members unless told to accept them.
  */
 import { BotsigError } from '../../core/errors';
-import { isUriReference } from '../../core/url';
-import { checkUrlMember, isBareOrigin } from '../signature-agent/member';
 import { WELL_KNOWN_PATH } from '../signature-agent/types';
 
 /** The well-known directory URL of a bare origin (`https://a.example` or `https://a.example/`). */
@@ -26,12 +24,25 @@ export function wellKnownUrlOf(origin: string): string {
   return (origin.charCodeAt(origin.length - 1) === 0x2f ? origin.slice(0, -1) : origin) + WELL_KNOWN_PATH;
 }
 
+// What the signer sends (RFC 3986 §3): scheme http or https (group 1, any case), "//", a host
+// (a reg-name of unreserved characters, sub-delims and percent-encodings, or an IP literal in
+// brackets) and an optional port, then a path-abempty (group 2) and a query (group 3) of URI
+// characters. No userinfo ("@" before the path), no fragment, nothing a String must escape.
+const PCT = '%[0-9A-Fa-f]{2}';
+const AGENT_URL = new RegExp(
+  `^(https?)://(?:(?:[\\w.~!$&'()*+,;=-]|${PCT})+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]*)?((?:/(?:[\\w.~!$&'()*+,;=:@-]|${PCT})*)*)(\\?(?:[\\w.~!$&'()*+,;=:@/?-]|${PCT})*)?$`,
+  'i',
+);
+
 /**
- * The URL the signer sends for `signatureAgent` (see the module comment).
+ * The URL the signer sends for `signatureAgent` (see the module comment): the member a draft -01
+ * verifier reads (`checkUrlMember` in `../signature-agent/member.ts` accepts every URL this
+ * accepts; test/profile/agent-member.test.ts holds the two together).
  *
  * @throws TypeError when `agent` is neither a string nor `{ url, type? }`, or `type` is `cimd` or unknown.
  * @throws BotsigError `ERR_SIGNATURE_AGENT_INVALID` when the URL is not an absolute http(s) URL with a
- *   host (relative, another scheme, userinfo, a fragment), or `type: 'directory'` is not a bare origin.
+ *   host that the WHATWG URL parser reads (relative, another scheme, userinfo, a fragment, a
+ *   character outside URIs), or `type: 'directory'` is not a bare origin.
  */
 export function signatureAgentUrl(agent: unknown): string {
   let url: unknown;
@@ -48,13 +59,21 @@ export function signatureAgentUrl(agent: unknown): string {
     }
     throw new TypeError("signatureAgent.type must be 'jwks_uri' or 'directory' (no parameter is sent for either)");
   }
-  if (!isUriReference(url)) throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', 'signatureAgent is not a URI');
-  const check = checkUrlMember(url, type === 'directory' ? 'directory' : 'jwks_uri', true);
-  if (!check.ok) throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', `signatureAgent: ${check.message}`);
-  if (check.scheme !== 'https' && check.scheme !== 'http') throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', 'signatureAgent must be an https URL');
-  // An absolute URI has no fragment (RFC 3986 §4.3).
-  if (url.includes('#')) throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', 'signatureAgent must not carry a fragment');
-  return type === undefined && isBareOrigin(url) ? wellKnownUrlOf(url) : url;
+  const parts = AGENT_URL.exec(url);
+  let parses = false;
+  try {
+    parses = parts !== null && new URL(url).host !== '';
+  } catch {
+    // not a URL to the WHATWG parser: refused below
+  }
+  if (!parses) {
+    throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', 'signatureAgent must be an absolute http(s) URL with a host, without userinfo or fragment');
+  }
+  const bare = (parts![2] === '' || parts![2] === '/') && parts![3] === undefined;
+  if (type === 'directory' && !bare) {
+    throw new BotsigError('ERR_SIGNATURE_AGENT_INVALID', 'signatureAgent of type directory must be an origin (scheme://host[:port]) without path or query');
+  }
+  return type === undefined && bare ? wellKnownUrlOf(url) : url;
 }
 
 /**
