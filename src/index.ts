@@ -8,7 +8,7 @@
 export { signRequest, applySignatureHeaders } from './profile/sign-request';
 export { contentDigestFor } from './profile/sign/content-digest';
 export { fullSigning } from './profile/sign/full';
-export type { FullSigning } from './profile/sign/full';
+export type { FullSigning } from './profile/types';
 export { signResponse } from './profile/sign-response';
 export { verifyResponse } from './profile/verify-response';
 export { DEFAULT_RESPONSE_COMPONENTS } from './profile/response/components';

@@ -3,13 +3,16 @@
  * browsers and Workers. Decoders are strict: they return `undefined` on any
  * character outside the alphabet or a bad length, never throw.
  *
- * These run on every signature a verifier sees (the Signature field is a Byte
- * Sequence), so both directions work four characters at a time with table lookups.
+ * The Byte Sequence decoders run on every signature a verifier sees (the Signature
+ * field is one), and the encoders on every signature an agent makes, so they work four
+ * characters at a time with table lookups. The base64url and either-alphabet decoders
+ * (key members, nonces, data URLs) apply the same rules a character at a time: less
+ * code in bundles that only import keys.
  */
 import { slabBytes } from './byte-slab';
 
 const STD = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const URL = STD.slice(0, 62) + '-_';
 
 // 255 = not in the alphabet. One table per accepted alphabet, so the loop does one
 // lookup per character and no alphabet test (RFC 4648 §5 is a superset here).
@@ -18,13 +21,13 @@ function decodeTable(alphabets: readonly string[]): Uint8Array {
   for (const alphabet of alphabets) for (let i = 0; i < 64; i++) table[alphabet.charCodeAt(i)] = i;
   return table;
 }
-const DECODE_STD = decodeTable([STD]);
-const DECODE_URL = decodeTable([URL]);
-const DECODE_ANY = decodeTable([STD, URL]);
+const DECODE_STD = /* @__PURE__ */ decodeTable([STD]);
+const DECODE_URL = /* @__PURE__ */ decodeTable([URL]);
+const DECODE_ANY = /* @__PURE__ */ decodeTable([STD, URL]);
 
 // The alphabets as character codes, for the encoder.
-const STD_CODES = codes(STD);
-const URL_CODES = codes(URL);
+const STD_CODES = /* @__PURE__ */ codes(STD);
+const URL_CODES = /* @__PURE__ */ codes(URL);
 function codes(alphabet: string): Uint8Array {
   const out = new Uint8Array(64);
   for (let i = 0; i < 64; i++) out[i] = alphabet.charCodeAt(i);
@@ -161,16 +164,42 @@ export function base64DecodeRangeToSlab(text: string, start: number, end: number
   return decodeRange(text, start, end, DECODE_STD, slabBytes);
 }
 
+/**
+ * {@link decodeRange}'s rules (optional but correct padding, canonical trailing bits) on
+ * all of `text`, a character at a time: the decoder of the calls off the hot path.
+ */
+function decodeText(text: string, table: Uint8Array): Uint8Array | undefined {
+  const stop = text.length;
+  let end = stop;
+  while (end > 0 && stop - end < 2 && text.charCodeAt(end - 1) === 61 /* = */) end--;
+  if ((end !== stop && stop % 4 !== 0) || (end & 3) === 1) return undefined;
+  const out = new Uint8Array((end * 3) >>> 2);
+  let bits = 0;
+  let acc = 0;
+  let o = 0;
+  for (let i = 0; i < end; i++) {
+    // Past the table (code 128 and up) is outside every alphabet, as 255 is.
+    const v = table[text.charCodeAt(i)] ?? 255;
+    if (v > 63) return undefined;
+    // Only the low bits matter: the int32 overflow of `acc` drops bits already written.
+    acc = (acc << 6) | v;
+    bits += 6;
+    if (bits >= 8) out[o++] = acc >>> (bits -= 8);
+  }
+  // The bits left over must be zero: non-canonical endings (e.g. "QR==" for "A") are rejected.
+  return (acc & ((1 << bits) - 1)) === 0 ? out : undefined;
+}
+
 export function base64UrlDecode(text: string): Uint8Array | undefined {
-  return decodeRange(text, 0, text.length, DECODE_URL);
+  return decodeText(text, DECODE_URL);
 }
 
 /** Accepts base64 or base64url, padded or not (nonces in the wild use both). */
 export function base64AnyDecode(text: string): Uint8Array | undefined {
-  return decodeRange(text, 0, text.length, DECODE_ANY);
+  return decodeText(text, DECODE_ANY);
 }
 
-const encoder = new TextEncoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 export function utf8(text: string): Uint8Array {
   return encoder.encode(text);
 }

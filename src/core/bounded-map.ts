@@ -6,7 +6,28 @@
  * Insertion order is the eviction order. `touch` (or `getRecent`) moves a key to
  * the young end, which makes the map least-recently-used for callers that want it;
  * plain `get` leaves the order alone (the cheap path for hot lookups).
+ *
+ * The same rules on a plain `Map`, as two functions ({@link getRecent}, {@link setRecent}),
+ * for a cache that wants nothing else: a bundle then carries them and not the class.
  */
+
+/** The value under `key`, made the most recently used (a `Map` iterates in insertion order). */
+export function getRecent<K, V>(map: Map<K, V>, key: K): V | undefined {
+  const value = map.get(key);
+  if (value !== undefined) {
+    map.delete(key);
+    map.set(key, value);
+  }
+  return value;
+}
+
+/** Files `value` under `key` as the most recently used; beyond `max` entries, the least recently used goes. */
+export function setRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) map.delete(map.keys().next().value!);
+}
+
 export class BoundedMap<K, V> {
   readonly #map = new Map<K, V>();
   readonly #max: number;
@@ -38,12 +59,7 @@ export class BoundedMap<K, V> {
 
   /** `get`, and the key becomes the most recently used. */
   getRecent(key: K): V | undefined {
-    const value = this.#map.get(key);
-    if (value !== undefined) {
-      this.#map.delete(key);
-      this.#map.set(key, value);
-    }
-    return value;
+    return getRecent(this.#map, key);
   }
 
   has(key: K): boolean {

@@ -15,7 +15,7 @@ const SLAB_BYTES = 16 * 1024;
 /** Longer arrays get their own buffer (RSA-8192 signatures, 1,024 bytes, still come from the slab). */
 const MAX_POOLED_BYTES = 1024;
 
-let slab = new ArrayBuffer(SLAB_BYTES);
+let slab = /* @__PURE__ */ new ArrayBuffer(SLAB_BYTES);
 let used = 0;
 
 /** A zero-filled `Uint8Array` of `n` bytes, a view into the current slab when `n` is small. */

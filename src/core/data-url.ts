@@ -4,6 +4,7 @@
  */
 import { base64AnyDecode } from './base64';
 import { BotsigError } from './errors';
+import { charTable } from './char-table';
 
 /** A decoded `data:` URL. */
 export interface DataUrl {
@@ -23,11 +24,7 @@ export interface DataUrlOptions {
 }
 
 // RFC 7230 tchar: the characters of a media type's type, subtype and parameter names.
-const TCHAR = new Uint8Array(128);
-for (let c = 0x30; c <= 0x39; c++) TCHAR[c] = 1;
-for (let c = 0x41; c <= 0x5a; c++) TCHAR[c] = 1;
-for (let c = 0x61; c <= 0x7a; c++) TCHAR[c] = 1;
-for (const ch of "!#$%&'*+-.^_`|~") TCHAR[ch.charCodeAt(0)] = 1;
+const TCHAR = /* @__PURE__ */ charTable("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&'*+-.^_`|~");
 
 function isToken(text: string): boolean {
   if (text.length === 0) return false;

@@ -7,7 +7,7 @@
 import { BotsigError } from './errors';
 import { has, LCHEX } from './sf-syntax';
 
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const utf8Decoder = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * A Display String read from `s` at `start` (on its "%"): the value and the offset

@@ -6,8 +6,8 @@
 import type { BareItem, BareItemOf, InnerList, Item, Parameters } from './sf-types';
 
 /** Boolean true and false: one frozen object each, shared by the parser and `sfBoolean`. */
-export const TRUE: BareItemOf<'boolean'> = Object.freeze({ type: 'boolean', value: true });
-export const FALSE: BareItemOf<'boolean'> = Object.freeze({ type: 'boolean', value: false });
+export const TRUE: BareItemOf<'boolean'> = /* @__PURE__ */ Object.freeze({ type: 'boolean', value: true });
+export const FALSE: BareItemOf<'boolean'> = /* @__PURE__ */ Object.freeze({ type: 'boolean', value: false });
 
 function check(ok: boolean, what: string): void {
   if (!ok) throw new TypeError(what);

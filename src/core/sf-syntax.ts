@@ -12,13 +12,17 @@ export const B64 = 32; // ALPHA / DIGIT / "+" / "/" / "="
 export const LCHEX = 64; // DIGIT / a-f
 
 // One table lookup per character (RFC 9651 §3 ABNF).
-const CC = new Uint8Array(128);
-for (let c = 48; c <= 57; c++) CC[c] = DIGIT | KEY | TOKEN | B64 | LCHEX;
-for (let c = 97; c <= 122; c++) CC[c] = LCALPHA | KEY | TOKEN | ALPHA | B64 | (c <= 102 ? LCHEX : 0);
-for (let c = 65; c <= 90; c++) CC[c] = TOKEN | ALPHA | B64;
-for (const ch of "!#$%&'*+-.^_`|~:/") CC[ch.charCodeAt(0)]! |= TOKEN;
-for (const ch of '_-.*') CC[ch.charCodeAt(0)]! |= KEY;
-for (const ch of '+/=') CC[ch.charCodeAt(0)]! |= B64;
+const CC = /* @__PURE__ */ classTable();
+function classTable(): Uint8Array {
+  const cc = new Uint8Array(128);
+  for (let c = 48; c <= 57; c++) cc[c] = DIGIT | KEY | TOKEN | B64 | LCHEX;
+  for (let c = 97; c <= 122; c++) cc[c] = LCALPHA | KEY | TOKEN | ALPHA | B64 | (c <= 102 ? LCHEX : 0);
+  for (let c = 65; c <= 90; c++) cc[c] = TOKEN | ALPHA | B64;
+  for (const ch of "!#$%&'*+-.^_`|~:/") cc[ch.charCodeAt(0)]! |= TOKEN;
+  for (const ch of '_-.*') cc[ch.charCodeAt(0)]! |= KEY;
+  for (const ch of '+/=') cc[ch.charCodeAt(0)]! |= B64;
+  return cc;
+}
 
 /** True when the char code `c` is in one of the classes `cls`. */
 export function has(c: number, cls: number): boolean {

@@ -7,7 +7,13 @@
 import type { AlgorithmName } from './types';
 
 /** The algorithms botsig signs and verifies with, in order of preference. */
-export const ALGORITHMS: readonly AlgorithmName[] = Object.freeze(['ed25519', 'ecdsa-p256-sha256', 'ecdsa-p384-sha384', 'rsa-pss-sha512', 'rsa-v1_5-sha256']);
+export const ALGORITHMS: readonly AlgorithmName[] = /* @__PURE__ */ Object.freeze([
+  'ed25519',
+  'ecdsa-p256-sha256',
+  'ecdsa-p384-sha384',
+  'rsa-pss-sha512',
+  'rsa-v1_5-sha256',
+]);
 
 const NAMES: ReadonlySet<string> = new Set(ALGORITHMS);
 

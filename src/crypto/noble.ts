@@ -86,7 +86,7 @@ function ed25519Only(alg: AlgorithmName): void {
  * (other algorithms throw `ERR_CRYPTO_UNSUPPORTED`). Synchronous and portable;
  * slower than WebCrypto or node:crypto.
  */
-export const nobleEd25519Provider: CryptoProvider = Object.freeze({
+export const nobleEd25519Provider: CryptoProvider = /* @__PURE__ */ Object.freeze({
   name: 'noble-ed25519',
   synchronous: true,
   async importVerify(jwk: Jwk, alg: AlgorithmName) {

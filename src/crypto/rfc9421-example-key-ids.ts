@@ -9,7 +9,7 @@
  * from the public keys printed in the RFC (the P-256 one also checked against the
  * §B.2.4 signature), keyed by thumbprint with the RFC's key name as value.
  */
-export const RFC9421_TEST_KEY_THUMBPRINTS: Readonly<Record<string, string>> = Object.freeze({
+export const RFC9421_TEST_KEY_THUMBPRINTS: Readonly<Record<string, string>> = /* @__PURE__ */ Object.freeze({
   // §B.1.1 test-key-rsa (2048-bit RSA, PKCS #1)
   'BHj8s0GPnMEQtkaULIM-PLgEhLBbuGUQ1vMxmBWZzEo': 'test-key-rsa',
   // §B.1.2 test-key-rsa-pss

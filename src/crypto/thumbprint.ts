@@ -1,11 +1,14 @@
 /**
  * JWK SHA-256 thumbprints (RFC 7638; RFC 8037 §A.3 for OKP keys): the `keyid`
- * of the Web Bot Auth profile and the `kid` of directory entries.
+ * of the Web Bot Auth profile and the `kid` of directory entries. Key imports hash
+ * with `crypto.subtle` ({@link materialThumbprint}), so that they carry no SHA-256 of
+ * their own; only the synchronous forms use botsig's (`crypto/sha256.ts`).
  */
 import { sha256 } from './sha256';
 import { base64UrlEncode, utf8 } from '../core/base64';
 import { BotsigError } from '../core/errors';
 import type { Jwk } from './types';
+import { getSubtle } from './webcrypto';
 
 // Required members per key type, already in lexicographic order (RFC 7638 §3.2, RFC 8037 §2).
 const REQUIRED: Readonly<Record<string, readonly string[]>> = {
@@ -44,8 +47,19 @@ export function thumbprintInput(jwk: Jwk): string {
 }
 
 /**
+ * The SHA-256 digest (FIPS 180-4) of `text` as UTF-8, base64url without padding,
+ * computed by the platform's `crypto.subtle`.
+ *
+ * @throws BotsigError `ERR_CRYPTO_UNSUPPORTED` when the runtime has no `crypto.subtle`.
+ */
+export async function subtleSha256(text: string): Promise<string> {
+  const digest = await getSubtle().digest('SHA-256', utf8(text) as Uint8Array<ArrayBuffer>);
+  return base64UrlEncode(new Uint8Array(digest));
+}
+
+/**
  * RFC 7638 JWK SHA-256 thumbprint, base64url without padding, computed with the
- * platform's `crypto.subtle`.
+ * platform's `crypto.subtle` (where there is none, with botsig's own SHA-256).
  *
  * @throws BotsigError `ERR_KEY_INVALID` for a JWK without the members its key type's thumbprint hashes.
  * @example
@@ -53,10 +67,22 @@ export function thumbprintInput(jwk: Jwk): string {
  * // 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k' (RFC 8037 §A.3)
  */
 export async function jwkThumbprint(jwk: Jwk): Promise<string> {
-  const input = utf8(thumbprintInput(jwk));
-  const subtle = globalThis.crypto?.subtle;
-  if (subtle === undefined) return base64UrlEncode(sha256(input));
-  return base64UrlEncode(new Uint8Array(await subtle.digest('SHA-256', input as Uint8Array<ArrayBuffer>)));
+  const input = thumbprintInput(jwk);
+  return globalThis.crypto?.subtle === undefined ? base64UrlEncode(sha256(utf8(input))) : subtleSha256(input);
+}
+
+/**
+ * The thumbprint of a key being imported, from its checked material (`checkMaterial` in
+ * `keys/material.ts`): an object that holds exactly the members RFC 7638 §3.2 hashes
+ * (`kty` with `crv` and `x`, `y` for OKP and EC keys, or `n` and `e`), each a valid
+ * string, so its canonical JSON is those members in lexicographic order. Hashed by
+ * `crypto.subtle` alone.
+ *
+ * @throws BotsigError `ERR_CRYPTO_UNSUPPORTED` when the runtime has no `crypto.subtle`.
+ */
+export function materialThumbprint(material: Jwk): Promise<string> {
+  // An array replacer fixes the members and their order (ECMA-262 JSON.stringify, PropertyList).
+  return subtleSha256(JSON.stringify(material, Object.keys(material).sort()));
 }
 
 /**

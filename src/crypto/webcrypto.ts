@@ -6,7 +6,7 @@
  * The fallback is opt-in so that no bundle of the main entry carries it.
  */
 import { BotsigError, isBotsigError } from '../core/errors';
-import { algorithmSpec } from './registry';
+import { keyShape } from './registry';
 import type { AlgorithmName, CryptoProvider, Jwk } from './types';
 
 type Bytes = Uint8Array<ArrayBuffer>;
@@ -40,27 +40,17 @@ export async function webCryptoHasEd25519(): Promise<boolean> {
   }
 }
 
-/** Maps a WebCrypto failure during import to a BotsigError (never leaks key material). */
-export function importFailure(error: unknown, alg: AlgorithmName): BotsigError {
-  if (isBotsigError(error)) return error;
-  const name = (error as { name?: unknown } | null)?.name;
-  if (name === 'NotSupportedError') {
-    return new BotsigError('ERR_CRYPTO_UNSUPPORTED', `this runtime's WebCrypto does not support ${alg}`, { cause: error });
-  }
-  return new BotsigError('ERR_KEY_INVALID', `the key material was rejected for ${alg}`, { cause: error });
-}
-
 /** A verify function over an imported WebCrypto public key. */
 export function webCryptoVerifier(key: CryptoKey, alg: AlgorithmName): (data: Uint8Array, signature: Uint8Array) => Promise<boolean> {
   const subtle = getSubtle();
-  const params = algorithmSpec(alg).webCrypto.signParams;
+  const params = keyShape(alg).signParams;
   return (data, signature) => subtle.verify(params, key, signature as Bytes, data as Bytes);
 }
 
 /** A sign function over an imported WebCrypto private key. */
 export function webCryptoSigner(key: CryptoKey, alg: AlgorithmName): (data: Uint8Array) => Promise<Uint8Array> {
   const subtle = getSubtle();
-  const params = algorithmSpec(alg).webCrypto.signParams;
+  const params = keyShape(alg).signParams;
   return async (data) => new Uint8Array(await subtle.sign(params, key, data as Bytes));
 }
 
@@ -74,21 +64,35 @@ function material(jwk: Jwk, includePrivate: boolean): JsonWebKey {
   return out;
 }
 const PUBLIC_MEMBERS = ['crv', 'x', 'y', 'n', 'e'] as const;
-const PRIVATE_MEMBERS = ['crv', 'x', 'y', 'n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'] as const;
+const PRIVATE_MEMBERS = [...PUBLIC_MEMBERS, 'd', 'p', 'q', 'dp', 'dq', 'qi'] as const;
+
+/** The key material imported for `usage` (a private key to sign, a public one to verify), or the import failure, named. */
+async function importFor(jwk: Jwk, alg: AlgorithmName, usage: 'sign' | 'verify'): Promise<CryptoKey> {
+  const params = keyShape(alg).importParams;
+  try {
+    return await getSubtle().importKey('jwk', material(jwk, usage === 'sign'), params, false, [usage]);
+  } catch (error) {
+    throw await failure(error, alg);
+  }
+}
 
 /** What a runtime without Ed25519 in WebCrypto is told (`botsig/noble` is the remedy). */
 export const NO_ED25519_MESSAGE =
-  "this runtime's WebCrypto has no Ed25519: install the pure-JS fallback from botsig/noble (setCryptoProvider(withNobleFallback()), or the provider option)";
+  "this runtime's WebCrypto has no Ed25519: install the pure-JS fallback from botsig/noble, setCryptoProvider(withNobleFallback())";
 
 /**
- * An import failure, named: for Ed25519 the runtime is probed once, and a runtime
- * without it gets `ERR_CRYPTO_UNSUPPORTED` pointing at `botsig/noble`.
+ * A WebCrypto import failure as a BotsigError (never leaks key material): an algorithm
+ * the runtime does not implement is `ERR_CRYPTO_UNSUPPORTED` (for Ed25519 the runtime
+ * is probed, and one without it is pointed at `botsig/noble`), anything else
+ * `ERR_KEY_INVALID`.
  */
 async function failure(error: unknown, alg: AlgorithmName): Promise<BotsigError> {
-  if (alg === 'ed25519' && !isBotsigError(error) && !(await webCryptoHasEd25519())) {
-    return new BotsigError('ERR_CRYPTO_UNSUPPORTED', NO_ED25519_MESSAGE, { cause: error });
+  if (isBotsigError(error)) return error;
+  if (alg === 'ed25519' && !(await webCryptoHasEd25519())) return new BotsigError('ERR_CRYPTO_UNSUPPORTED', NO_ED25519_MESSAGE, { cause: error });
+  if ((error as { name?: unknown } | null)?.name === 'NotSupportedError') {
+    return new BotsigError('ERR_CRYPTO_UNSUPPORTED', `this runtime's WebCrypto does not support ${alg}`, { cause: error });
   }
-  return importFailure(error, alg);
+  return new BotsigError('ERR_KEY_INVALID', `the key material was rejected for ${alg}`, { cause: error });
 }
 
 /**
@@ -101,24 +105,6 @@ async function failure(error: unknown, alg: AlgorithmName): Promise<BotsigError>
  */
 export const webCryptoProvider: CryptoProvider = /* @__PURE__ */ Object.freeze({
   name: 'webcrypto',
-  async importVerify(jwk: Jwk, alg: AlgorithmName) {
-    const spec = algorithmSpec(alg);
-    let key: CryptoKey;
-    try {
-      key = await getSubtle().importKey('jwk', material(jwk, false), spec.webCrypto.importParams, false, ['verify']);
-    } catch (error) {
-      throw await failure(error, alg);
-    }
-    return webCryptoVerifier(key, alg);
-  },
-  async importSign(jwk: Jwk, alg: AlgorithmName) {
-    const spec = algorithmSpec(alg);
-    let key: CryptoKey;
-    try {
-      key = await getSubtle().importKey('jwk', material(jwk, true), spec.webCrypto.importParams, false, ['sign']);
-    } catch (error) {
-      throw await failure(error, alg);
-    }
-    return webCryptoSigner(key, alg);
-  },
+  importVerify: async (jwk: Jwk, alg: AlgorithmName) => webCryptoVerifier(await importFor(jwk, alg, 'verify'), alg),
+  importSign: async (jwk: Jwk, alg: AlgorithmName) => webCryptoSigner(await importFor(jwk, alg, 'sign'), alg),
 });

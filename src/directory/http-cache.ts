@@ -26,7 +26,7 @@ export interface CacheControl {
 /** RFC 9111 §1.2.2: a delta-seconds too large to represent is read as 2^31. */
 export const DELTA_SECONDS_MAX = 2_147_483_648;
 
-const EMPTY_CACHE_CONTROL: CacheControl = Object.freeze({
+const EMPTY_CACHE_CONTROL: CacheControl = /* @__PURE__ */ Object.freeze({
   noStore: false,
   noCache: false,
   mustRevalidate: false,

@@ -60,7 +60,7 @@ export interface OutboundSettings {
   readonly maxConcurrentPerSite?: number;
 }
 
-export const OUTBOUND_DEFAULTS = Object.freeze({
+export const OUTBOUND_DEFAULTS = /* @__PURE__ */ Object.freeze({
   maxConcurrent: 16,
   maxConcurrentPerHost: 2,
   fetchesPerSecond: 20,

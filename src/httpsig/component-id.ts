@@ -7,6 +7,7 @@ import { sfBoolean } from '../core/sf-items';
 import { parseItem } from '../core/sf-parse';
 import { serializeBareItem, serializeParameters } from '../core/sf-serialize';
 import type { Parameters } from '../core/sf-types';
+import { charTable } from '../core/char-table';
 
 /** A covered component: its name (a lowercase field name or `@derived` name) and parameters. */
 export interface ComponentIdentifier {
@@ -16,8 +17,7 @@ export interface ComponentIdentifier {
 
 // tchar (RFC 9110 §5.6.2) without uppercase: a component name for a field is the
 // lowercased field name (RFC 9421 §2.1).
-const FIELD_CHAR = new Uint8Array(128);
-for (const ch of "abcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+-.^_`|~") FIELD_CHAR[ch.charCodeAt(0)] = 1;
+const FIELD_CHAR = /* @__PURE__ */ charTable("abcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+-.^_`|~");
 
 /** True when `name` is a lowercase field name (tchar, RFC 9110 §5.6.2). */
 export function isFieldName(name: string): boolean {

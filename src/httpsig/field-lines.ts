@@ -4,7 +4,7 @@
  */
 import { BotsigError } from '../core/errors';
 
-const encoder = new TextEncoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 /**
  * The octets of a field value. Strings from `Headers` and Node carry one octet per

@@ -91,16 +91,11 @@ export class LazyFields extends Map<string, string[]> {
     this.#isHeaders = isHeaders;
   }
 
-  static {
-    // Map's `size` is an accessor on its prototype (a property to TypeScript): a
-    // complete count needs every field.
-    Object.defineProperty(LazyFields.prototype, 'size', {
-      configurable: true,
-      get(this: LazyFields): number {
-        this.#fill();
-        return Reflect.get(Map.prototype, 'size', this) as number;
-      },
-    });
+  // A complete count needs every field. (An accessor in the class body, not a static block
+  // that defines one: a bundle that never uses this class can then drop it.)
+  override get size(): number {
+    this.#fill();
+    return super.size;
   }
 
   /** A lazy map over `source`, or `undefined` when it has another shape (the caller copies). */

@@ -3,12 +3,12 @@
  * then percent-encoding of the UTF-8 octets with the form-urlencoded percent-encode
  * set, except that SP is %20 (the RFC's examples), not "+".
  */
+import { charTable } from '../core/char-table';
 import type { TargetUri } from './target-uri';
 
 // ASCII alphanumeric, "*", "-", ".", "_" are left as they are.
-const FORM_SAFE = new Uint8Array(128);
-for (const ch of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._') FORM_SAFE[ch.charCodeAt(0)] = 1;
-const HEX_CODES = new Uint8Array([...'0123456789ABCDEF'].map((ch) => ch.charCodeAt(0)));
+const FORM_SAFE = /* @__PURE__ */ charTable('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._');
+const HEX_CODES = /* @__PURE__ */ new TextEncoder().encode('0123456789ABCDEF');
 
 /**
  * The values of the query parameters named `encodedName` (the `name` parameter of
@@ -109,8 +109,8 @@ function reencode(s: string, from: number, to: number): string {
   return decoder.decode(out.subarray(0, o));
 }
 
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-const encoder = new TextEncoder();
+const decoder = /* @__PURE__ */ new TextDecoder('utf-8', { ignoreBOM: true });
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 function hexValue(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;

@@ -22,12 +22,12 @@ import type { BareItem, Parameters } from '../core/sf-types';
 import { ALGORITHMS } from '../crypto/algorithm-names';
 import type { ComponentIdentifier } from './component-id';
 import type { ReceivedSignatureInput, SignatureParams } from './signature-types';
+import { charTable } from '../core/char-table';
 
 const MAX_INTEGER_DIGITS = 15;
 
 // lcalpha / DIGIT / "_" / "-" / "." / "*" (RFC 9651 §3.1.2 key characters).
-const KEY_CHAR = new Uint8Array(128);
-for (const ch of 'abcdefghijklmnopqrstuvwxyz0123456789_-.*') KEY_CHAR[ch.charCodeAt(0)] = 1;
+const KEY_CHAR = /* @__PURE__ */ charTable('abcdefghijklmnopqrstuvwxyz0123456789_-.*');
 
 /** End of the key starting at `i` (lcalpha or "*" first), or -1. */
 function keyEnd(s: string, i: number): number {
@@ -119,11 +119,11 @@ function keyLength(bit: number): number {
 // literal for a registered algorithm name or the Web Bot Auth tag. Their hashes are
 // computed once, so the lookups that follow (algorithm registry, nonce scope) hash
 // nothing new. Constants: nothing here remembers a request.
-const KNOWN_STRINGS = byLength([...ALGORITHMS, 'web-bot-auth']);
+const KNOWN_STRINGS = /* @__PURE__ */ byLength(ALGORITHMS, 'web-bot-auth');
 
 // Component names compared and looked up on every request (the profile's checks, the
 // structured-field table): as literals, these comparisons and lookups are by pointer.
-const KNOWN_NAMES = byLength([
+const KNOWN_NAMES = /* @__PURE__ */ byLength([
   '@authority',
   '@target-uri',
   '@method',
@@ -142,9 +142,10 @@ const KNOWN_NAMES = byLength([
 ]);
 
 /** Literals grouped by length (index: the length), so a text is compared with those of its length only. */
-function byLength(literals: readonly string[]): readonly (readonly string[] | undefined)[] {
+function byLength(literals: readonly string[], ...more: string[]): readonly (readonly string[] | undefined)[] {
   const out: string[][] = [];
   for (const lit of literals) (out[lit.length] ??= []).push(lit);
+  for (const lit of more) (out[lit.length] ??= []).push(lit);
   // Every length up to the longest has an entry (holes read as undefined, without a lookup up the prototype chain).
   return Array.from(out, (group) => group);
 }

@@ -3,6 +3,7 @@
  * components use them, with the WHATWG URL parser's normalisation, parsed lazily and
  * once per message.
  */
+import { charTable } from '../core/char-table';
 import { BotsigError } from '../core/errors';
 
 /** The parts of a request's target URI that derived components use (RFC 9421 §2.2). */
@@ -63,7 +64,7 @@ export function messageTarget(message: { readonly url?: string | undefined }): T
   const held = ParsedTarget.of(message, url);
   if (held !== undefined) return held;
   const target = parseTargetUri(url);
-  if (target === undefined) throw new BotsigError('ERR_MESSAGE_INVALID', 'the message target URI is not an absolute URI');
+  if (target === undefined) throw notAbsolute();
   // Kept on the message (every derived component and check of one message reads it),
   // checked against the URL on each use. A frozen message is parsed each time.
   if (Object.isExtensible(message)) ParsedTarget.hold(message, url, target);
@@ -72,14 +73,8 @@ export function messageTarget(message: { readonly url?: string | undefined }): T
 
 // Characters that the WHATWG URL parser leaves untouched in a path or query of an
 // http(s) URL. Anything else sends the input to the full parser.
-const SAFE_PATH = new Uint8Array(128);
-for (const ch of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&()*+,;=:@/%'") {
-  SAFE_PATH[ch.charCodeAt(0)] = 1;
-}
-const SAFE_QUERY = new Uint8Array(128);
-for (const ch of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&()*+,;=:@/%?') {
-  SAFE_QUERY[ch.charCodeAt(0)] = 1;
-}
+const SAFE_PATH = /* @__PURE__ */ charTable("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&()*+,;=:@/%'");
+const SAFE_QUERY = /* @__PURE__ */ charTable('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&()*+,;=:@/%?');
 
 /**
  * Parses an absolute URI into the parts derived components need, with the WHATWG URL
@@ -92,20 +87,14 @@ export function parseTargetUri(url: string): TargetUri | undefined {
   return fastTarget(url) ?? slowTarget(url);
 }
 
-function fastTarget(s: string): TargetUri | undefined {
-  let scheme: string;
-  let i: number;
-  if (s.startsWith('https://')) {
-    scheme = 'https';
-    i = 8;
-  } else if (s.startsWith('http://')) {
-    scheme = 'http';
-    i = 7;
-  } else {
-    return undefined;
-  }
+/**
+ * The end of the authority of an already-normal `http(s)` URL (`s` after its scheme and
+ * "//", from `start`): a lowercase host name whose last label is no number, then a port in
+ * range without leading zeros. -1 when the scan cannot decide (the URL parser then does).
+ */
+function authorityEnd(s: string, start: number): number {
   const n = s.length;
-  const hostStart = i;
+  let i = start;
   let prev = 46; // '.', so a leading dot or ".." falls back
   let last = 0;
   let labelStart = i;
@@ -114,7 +103,7 @@ function fastTarget(s: string): TargetUri | undefined {
     if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45) {
       // a-z 0-9 -
     } else if (c === 46) {
-      if (prev === 46) return undefined;
+      if (prev === 46) return -1;
       labelStart = i + 1;
     } else {
       break;
@@ -124,10 +113,8 @@ function fastTarget(s: string): TargetUri | undefined {
   }
   // The last label must end in a letter and not start with "0x": a last label that is a
   // number (decimal, or 0x hex such as "0xa") makes the host IPv4 to WHATWG, or invalid.
-  if (i === hostStart || !(last >= 97 && last <= 122)) return undefined;
-  if (s.charCodeAt(labelStart) === 48 && s.charCodeAt(labelStart + 1) === 120) return undefined;
-  const host = s.slice(hostStart, i);
-  let authority = host;
+  if (i === start || !(last >= 97 && last <= 122)) return -1;
+  if (s.charCodeAt(labelStart) === 48 && s.charCodeAt(labelStart + 1) === 120) return -1;
   if (i < n && s.charCodeAt(i) === 58) {
     const portStart = ++i;
     let port = 0;
@@ -135,14 +122,58 @@ function fastTarget(s: string): TargetUri | undefined {
       const c = s.charCodeAt(i);
       if (c < 48 || c > 57) break;
       port = port * 10 + (c - 48);
-      if (port > 65535) return undefined;
+      if (port > 65535) return -1;
     }
     const len = i - portStart;
-    if (len === 0 || (len > 1 && s.charCodeAt(portStart) === 48)) return undefined;
-    if (!((scheme === 'https' && port === 443) || (scheme === 'http' && port === 80))) {
-      authority = host + ':' + s.slice(portStart, i);
-    }
+    if (len === 0 || (len > 1 && s.charCodeAt(portStart) === 48)) return -1;
   }
+  return i;
+}
+
+/** The authority from `start` to `end` (see {@link authorityEnd}), without the scheme's default port. */
+function authorityText(s: string, start: number, end: number): string {
+  const text = s.slice(start, end);
+  // ":443" after https (start 8), ":80" after http (start 7).
+  return text.endsWith(start === 8 ? ':443' : ':80') ? text.slice(0, text.lastIndexOf(':')) : text;
+}
+
+/** The scheme's end ("://" included) of a URL starting `https://` or `http://`, else 0. */
+function schemeEnd(s: string): number {
+  return s.startsWith('https://') ? 8 : s.startsWith('http://') ? 7 : 0;
+}
+
+function notAbsolute(): BotsigError {
+  return new BotsigError('ERR_MESSAGE_INVALID', 'the message target URI is not an absolute URI');
+}
+
+/**
+ * The `@authority` of an absolute URI (RFC 9421 §2.2.3), as {@link parseTargetUri} gives it,
+ * without the rest of the parse: for a signer that covers `@authority` only.
+ *
+ * @throws BotsigError `ERR_MESSAGE_INVALID` for anything that is not an absolute URI with a
+ *   host, as {@link messageTarget}.
+ */
+export function urlAuthority(url: string): string {
+  const start = schemeEnd(url);
+  const end = start === 0 ? -1 : authorityEnd(url, start);
+  if (end !== -1) {
+    // The authority ends at "/", "?", "#" or the end; anything else is for the URL parser.
+    const c = url.charCodeAt(end);
+    if (end === url.length || c === 47 || c === 63 || c === 35) return authorityText(url, start, end);
+  }
+  const parsed = parsedUrl(url);
+  if (parsed === undefined) throw notAbsolute();
+  return parsed.host;
+}
+
+function fastTarget(s: string): TargetUri | undefined {
+  const hostStart = schemeEnd(s);
+  if (hostStart === 0) return undefined;
+  const scheme = hostStart === 8 ? 'https' : 'http';
+  let i = authorityEnd(s, hostStart);
+  if (i === -1) return undefined;
+  const n = s.length;
+  const authority = authorityText(s, hostStart, i);
   let path = '/';
   if (i < n && s.charCodeAt(i) === 47) {
     const pathStart = i;
@@ -186,7 +217,8 @@ function fastTarget(s: string): TargetUri | undefined {
   return { scheme, authority, path, query, href: query === undefined ? base : base + '?' + query };
 }
 
-function slowTarget(s: string): TargetUri | undefined {
+/** `s` read by the URL parser, when it is an absolute URI with a host. */
+function parsedUrl(s: string): URL | undefined {
   let u: URL;
   try {
     u = new URL(s);
@@ -194,7 +226,12 @@ function slowTarget(s: string): TargetUri | undefined {
     return undefined;
   }
   // '%' is never valid in an http(s) host; Chromium's parser keeps it (e.g. for a space) where others throw.
-  if (u.host === '' || u.hostname.includes('%')) return undefined;
+  return u.host === '' || u.hostname.includes('%') ? undefined : u;
+}
+
+function slowTarget(s: string): TargetUri | undefined {
+  const u = parsedUrl(s);
+  if (u === undefined) return undefined;
   let href = u.href;
   // '#' and '?' are percent-encoded everywhere before the fragment and the query.
   const hash = href.indexOf('#');

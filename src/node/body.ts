@@ -22,7 +22,7 @@ export type NodeBodySource = Readable & {
   readonly rawBody?: unknown;
 };
 
-const EMPTY = new Uint8Array(0);
+const EMPTY = /* @__PURE__ */ new Uint8Array(0);
 const readers = new WeakMap<object, Promise<Uint8Array>>();
 /** Requests whose content something else had read before the reader was asked for it. */
 const consumedEarly = new WeakSet<object>();

@@ -69,7 +69,7 @@ export function nodeSigner(key: KeyObject, alg: AlgorithmName): (data: Uint8Arra
  * {@link CryptoProvider} over node:crypto. Install it as the default with
  * {@link installNodeCryptoProvider} (the `botsig/node` entry point does).
  */
-export const nodeCryptoProvider: CryptoProvider = Object.freeze({
+export const nodeCryptoProvider: CryptoProvider = /* @__PURE__ */ Object.freeze({
   name: 'node',
   synchronous: true,
   async importVerify(jwk: Jwk, alg: AlgorithmName) {

@@ -11,13 +11,13 @@ import type { TagRules, VerifyProfile } from './types';
  * and keys found through the Signature-Agent member a signature covers (SPEC 5.1, 5.3).
  * Passing it is the same as passing no profile (the same code path).
  */
-export const WEB_BOT_AUTH_PROFILE: VerifyProfile = Object.freeze({
+export const WEB_BOT_AUTH_PROFILE: VerifyProfile = /* @__PURE__ */ Object.freeze({
   name: 'web-bot-auth',
   tags: Object.freeze({ 'web-bot-auth': Object.freeze({}) }),
 });
 
 /** The two tags of the Trusted Agent Protocol as publicly described: browsing and payment. */
-export const TRUSTED_AGENT_PROTOCOL_TAGS = Object.freeze(['agent-browser-auth', 'agent-payer-auth'] as const);
+export const TRUSTED_AGENT_PROTOCOL_TAGS = /* @__PURE__ */ Object.freeze(['agent-browser-auth', 'agent-payer-auth'] as const);
 
 /** Options of {@link trustedAgentProtocolProfile}: where the network's keys are (one of `jwksUri` or `keys`). */
 export interface TrustedAgentProtocolProfileOptions {

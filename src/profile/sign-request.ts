@@ -12,8 +12,8 @@
 import { BotsigError } from '../core/errors';
 import { importedSigningKey } from '../crypto/keys/cache';
 import { isSigningKey } from '../crypto/keys/objects';
-import { importSigningKey } from '../crypto/keys/signing';
-import type { SigningKey } from '../crypto/types';
+import { importSigningJwk } from '../crypto/keys/signing';
+import type { Jwk, SigningKey } from '../crypto/types';
 import type { MessageInput } from '../httpsig/message';
 import { checkSignOptions } from './sign/check-options';
 import { contentDigestValue, signWithKey } from './sign/plan';
@@ -91,10 +91,17 @@ export async function signRequest(request: MessageInput, options: SignRequestOpt
   return signWithKey(request, options, key, value, full);
 }
 
-const FULL_FOR_DIGEST =
-  "contentDigest as an algorithm reads the content with the full signer: pass contentDigest: await contentDigestFor(request), or extend: fullSigning (import { fullSigning } from 'botsig')";
+const FULL_FOR_DIGEST = 'contentDigest as an algorithm takes the full signer: pass contentDigest: await contentDigestFor(request), or extend: fullSigning';
 
-/** `options.key` imported (`crypto/keys/signing.ts`). */
+/**
+ * `options.key`, a private JWK, imported (`crypto/keys/signing.ts`).
+ *
+ * @throws TypeError for a `CryptoKey` or `CryptoKeyPair`, which `importSigningKey` imports.
+ */
 function importKey(options: SignRequestOptions): Promise<SigningKey> {
-  return importSigningKey(options.key as Parameters<typeof importSigningKey>[0], options.alg === undefined ? {} : { alg: options.alg });
+  const key = options.key as { privateKey?: unknown; usages?: unknown } | null;
+  if (typeof key === 'object' && key !== null && (key.privateKey !== undefined || key.usages !== undefined)) {
+    throw new TypeError('signRequest takes a private JWK or an imported key: import a CryptoKey or CryptoKeyPair once with importSigningKey()');
+  }
+  return importSigningJwk(options.key as Jwk, options.alg === undefined ? {} : { alg: options.alg });
 }

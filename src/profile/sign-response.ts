@@ -17,6 +17,7 @@ import { isHttpMessage, toHttpMessage } from '../httpsig/message';
 import type { HttpMessage, MessageInput } from '../httpsig/message';
 import { signMessage } from '../httpsig/sign';
 import type { SignedMessage } from '../httpsig/sign';
+import { contentDigestToSign } from './body/sign';
 
 export { DEFAULT_RESPONSE_COMPONENTS } from './response/components';
 
@@ -138,7 +139,6 @@ export async function signResponse(response: MessageInput | HttpMessage, options
   const key = isSigningKey(options.key) ? options.key : await importSigningKey(options.key, options.alg === undefined ? {} : { alg: options.alg });
   let digest: string | undefined;
   if (digestAlg !== false) {
-    const { contentDigestToSign } = await import('./body/sign');
     digest = await contentDigestToSign(response, digestAlg, options.maxBodyBytes);
   }
 

@@ -2,10 +2,9 @@ import type { BotsigErrorCode } from '../core/errors';
 import type { Diagnostic } from '../core/diagnostics';
 import type { Clock } from '../core/time';
 import type { DigestAlgorithm } from '../crypto/digest';
-import type { HeaderInput } from '../httpsig/message';
-import type { AlgorithmName, Jwk, SigningKey, VerifyingKey, WebCryptoKey, WebCryptoKeyPair } from '../crypto/types';
+import type { HeaderInput, MessageInput } from '../httpsig/message';
+import type { AlgorithmName, Jwk, SigningKey, VerifyingKey } from '../crypto/types';
 import type { SignatureAgentCard } from './card';
-import type { FullSigning } from './sign/full';
 import type { NonceStore } from './nonce-store';
 import type { ParsedSignatureAgent, SignatureAgentMember, SignatureAgentType } from './signature-agent/types';
 
@@ -484,8 +483,12 @@ export interface SignatureAgentInput {
 }
 
 export interface SignRequestOptions {
-  /** A private JWK, a CryptoKey (pair), or a key from `importSigningKey()`. */
-  readonly key: Jwk | WebCryptoKey | WebCryptoKeyPair | SigningKey;
+  /**
+   * A private JWK (imported on first use, then taken from the key cache while the object is
+   * unchanged), or a key from `importSigningKey()`, which also imports a `CryptoKey` or
+   * `CryptoKeyPair`.
+   */
+  readonly key: Jwk | SigningKey;
   /** Needed only for RSA JWKs without `alg`. */
   readonly alg?: AlgorithmName;
   /**
@@ -538,6 +541,24 @@ export interface SignRequestOptions {
    * `signRequest` then carries none of that code.
    */
   readonly extend?: FullSigning;
+}
+
+/**
+ * What `fullSigning` is: the general RFC 9421 steps of `signRequest` (`profile/sign/full.ts`),
+ * handed to it as `extend`. Its parts are internal to botsig.
+ */
+export interface FullSigning {
+  /** @internal The plan for any request `signRequest` accepts. */
+  readonly prepare: (request: MessageInput, options: SignRequestOptions, key: SigningKey, contentDigest: string | undefined) => SignaturePlan;
+  /** @internal The Content-Digest of the request's content (`contentDigest` as an algorithm). */
+  readonly digest: (request: MessageInput, algorithm: DigestAlgorithm, maxBodyBytes: number | undefined) => Promise<string>;
+}
+
+/** @internal A signature ready to be made: its base, and how the headers are finished with it. */
+export interface SignaturePlan {
+  /** The signature base (RFC 9421 §2.5). */
+  readonly base: string;
+  finish(signature: Uint8Array): SignatureHeaders;
 }
 
 /** A `Content-Digest` field value to cover when signing, from `contentDigestFor()`. */

@@ -20,6 +20,7 @@ import type { ParsedSignatureAgent, SignatureAgentMember } from './signature-age
 import type { SignatureParamsView, SignatureResult, VerificationResult, VerifyRequestOptions } from './types';
 import { agentCandidates, authorityAllowed, checkCoverage, checkFreshness, coveredOf, isTestKeyid, tagRulesOf, taggedWebBotAuth } from './verify/checks';
 import { checkCoveredContentDigest, contentDigestRequired, coveredContentDigests } from './verify/content-digest';
+import { findKey, findKeyNow, findTagKey, Pending } from './verify/discovery';
 import { checkNonceParam, nonceHoldUntil, recordNonce } from './verify/nonce';
 import { prepare } from './verify/options';
 import { loadStaticKeys, preparedOf } from './verify/prepared';
@@ -36,28 +37,9 @@ import {
   type TagPrepared,
 } from './verify/state';
 
-const DEFAULT_OPTIONS: VerifyRequestOptions = Object.freeze({});
+const DEFAULT_OPTIONS: VerifyRequestOptions = /* @__PURE__ */ Object.freeze({});
 
-/**
- * Key lookup beyond the static keys (`verify/discovery.ts`: the resolver, directories,
- * a profile tag's JWK Set), loaded on the first signature that needs it: a verifier
- * with static keys alone never loads it.
- */
-type Discovery = typeof import('./verify/discovery');
-let discovery: Discovery | undefined;
-let discoveryLoading: Promise<Discovery> | undefined;
-function loadDiscovery(): Promise<Discovery> {
-  // A failed load is tried again by the next signature that needs it.
-  discoveryLoading ??= import('./verify/discovery').then(
-    (m) => (discovery = m),
-    (error: unknown) => {
-      discoveryLoading = undefined;
-      throw error;
-    },
-  );
-  return discoveryLoading;
-}
-const NO_MEMBERS: readonly SignatureAgentMember[] = Object.freeze([]);
+const NO_MEMBERS: readonly SignatureAgentMember[] = /* @__PURE__ */ Object.freeze([]);
 
 /**
  * Verifies the Web Bot Auth signatures of a request (SPEC 5.3; RFC 9421 §3.2).
@@ -316,7 +298,7 @@ function verifyOne(ctx: Context, entry: SignatureEntry<ReceivedSignatureInput>, 
   if (staticKey !== undefined) return withKey(ctx, c, staticKey);
   // Nowhere else to look (no resolver; no directory, or no member to ask it about).
   if (options.resolveKey === undefined && (options.directory === undefined || candidates.length === 0)) return withFound(ctx, c, undefined);
-  return withDiscovery(d, (m) => lookUp(ctx, c, m));
+  return lookUp(ctx, c);
 }
 
 /**
@@ -338,24 +320,18 @@ interface Claim {
   readonly candidates: readonly SignatureAgentMember[];
 }
 
-/** `next` with the key-discovery module: at once when it is loaded, else once it loads (a failed load fails this signature). */
-function withDiscovery(d: Draft, next: (m: Discovery) => MaybePromise<SignatureResult>): MaybePromise<SignatureResult> {
-  if (discovery !== undefined) return next(discovery);
-  return loadDiscovery().then(next, (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')));
-}
-
 /** The key from the resolver or the directories. */
-function lookUp(ctx: Context, c: Claim, m: Discovery): MaybePromise<SignatureResult> {
+function lookUp(ctx: Context, c: Claim): MaybePromise<SignatureResult> {
   const d = c.d;
   // A warm directory answers at once: no promise, no deadline.
-  let now: Found | undefined | InstanceType<Discovery['Pending']>;
+  let now: Found | undefined | Pending;
   try {
-    now = m.findKeyNow(ctx, c.keyid, c.candidates);
+    now = findKeyNow(ctx, c.keyid, c.candidates);
   } catch (error) {
     return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
   }
-  if (!(now instanceof m.Pending)) return withFound(ctx, c, now);
-  return m.findKey(ctx, d.label, c.keyid, c.algName, c.candidates, now.from).then(
+  if (!(now instanceof Pending)) return withFound(ctx, c, now);
+  return findKey(ctx, d.label, c.keyid, c.algName, c.candidates, now.from).then(
     (found) => withFound(ctx, c, found),
     (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
   );
@@ -371,19 +347,17 @@ function withTagKey(ctx: Context, c: Claim, rules: TagPrepared): MaybePromise<Si
     return found === undefined ? unknown() : withKey(ctx, c, found);
   }
   const jwks = rules.jwks;
-  return withDiscovery(d, (m) => {
-    let found: MaybePromise<Found | undefined>;
-    try {
-      found = m.findTagKey(ctx, jwks, c.keyid, rules.matchKid);
-    } catch (error) {
-      return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
-    }
-    if (!isThenable(found)) return found === undefined ? unknown() : withKey(ctx, c, found);
-    return Promise.resolve(found).then(
-      (f) => (f === undefined ? unknown() : withKey(ctx, c, f)),
-      (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
-    );
-  });
+  let found: MaybePromise<Found | undefined>;
+  try {
+    found = findTagKey(ctx, jwks, c.keyid, rules.matchKid);
+  } catch (error) {
+    return finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH'));
+  }
+  if (!isThenable(found)) return found === undefined ? unknown() : withKey(ctx, c, found);
+  return Promise.resolve(found).then(
+    (f) => (f === undefined ? unknown() : withKey(ctx, c, f)),
+    (error: unknown) => finish(d, 'unverified', toInfo(error, 'ERR_DIRECTORY_FETCH')),
+  );
 }
 
 /** Once the key lookup is done: on with the key found, or why none was. */

@@ -26,7 +26,8 @@ import type { SignatureEntry, SignatureParams } from '../httpsig/signature-input
 import { responseFreshness, verifyResponseBase } from './response/checks';
 import type { SignatureAgentMember } from './signature-agent/types';
 import type { DirectoryResolution, KeyDirectory, KeyResolver, KeySource, SignatureResult, VerificationResult } from './types';
-import { coveredContentDigests, loadContentDigestCheck } from './verify/content-digest';
+import { checkContentDigest, loadBody } from './body/check';
+import { coveredContentDigests } from './verify/content-digest';
 import { fromResolved } from './verify/discovery';
 import { DEFAULT_VERIFY_MAX_BODY_BYTES } from './verify/options';
 import { fail, finish, requestResult, summariseSignatures, toInfo, type Draft } from './verify/result';
@@ -270,9 +271,8 @@ async function verifyOne(ctx: ResponseContext, entry: SignatureEntry): Promise<S
   if (problem !== undefined) return finish(d, 'invalid', problem);
 
   if (digests !== undefined) {
-    const check = await loadContentDigestCheck();
-    ctx.body ??= check.loadBody(ctx.input, c.maxBodyBytes);
-    const result = await check.checkContentDigest(ctx.message, digests, ctx.body);
+    ctx.body ??= loadBody(ctx.input, c.maxBodyBytes);
+    const result = await checkContentDigest(ctx.message, digests, ctx.body);
     d.contentDigest = result;
     const error = result.error;
     if (result.status === 'failed' && error !== undefined) return finish(d, 'invalid', error);

@@ -50,17 +50,17 @@ export interface RegistryPolicyOptions {
   readonly whileLoading?: 'deny' | 'allow-verified';
 }
 
-const NOT_LISTED: Rejection = Object.freeze({
+const NOT_LISTED: Rejection = /* @__PURE__ */ Object.freeze({
   status: 403,
   headers: Object.freeze({ 'cache-control': 'no-store' }),
   reason: 'The agent is verified but not in the registry this origin uses.',
 });
-const NOT_ALLOWED: Rejection = Object.freeze({
+const NOT_ALLOWED: Rejection = /* @__PURE__ */ Object.freeze({
   status: 403,
   headers: Object.freeze({ 'cache-control': 'no-store' }),
   reason: "The agent is listed, but its card's purpose or trigger is not allowed here.",
 });
-const LOADING: Rejection = Object.freeze({
+const LOADING: Rejection = /* @__PURE__ */ Object.freeze({
   status: 503,
   headers: Object.freeze({ 'cache-control': 'no-store', 'retry-after': '5' }),
   reason: 'The agent registry is not loaded yet.',

@@ -12,6 +12,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { componentValues, parseComponentIdentifier, toHttpMessage } from '../../src/httpsig';
 import { messageTarget, parseTargetUri } from '../../src/httpsig/message';
+import { urlAuthority } from '../../src/httpsig/target-uri';
 
 // The reference: what the WHATWG URL parser makes of a URL (as in test/httpsig/message.test.ts).
 function reference(url: string) {
@@ -217,4 +218,38 @@ describe('parseTargetUri: already-normal http(s) URLs are parsed without the URL
       expect(n).toBe(1);
     });
   }
+
+  // The signer's @authority alone (urlAuthority): the same scan, the same result, the URL
+  // parser for the same URLs (one whose path or query the scan leaves to it is scanned here).
+  it('urlAuthority gives what parseTargetUri gives, and the URL parser only where the scan cannot decide', () => {
+    for (const url of [
+      ...normal,
+      ...other,
+      'https://example.com/a b',
+      'https://example.com/?\u00e9',
+      'https://example.com:443/x',
+      'http://example.com:80',
+      'http://example.com:8080?q',
+    ]) {
+      const expected = parseTargetUri(url)?.authority;
+      constructed = 0;
+      globalThis.URL = CountingURL;
+      let authority;
+      try {
+        authority = expected === undefined ? refusal(() => urlAuthority(url)).code : urlAuthority(url);
+      } finally {
+        globalThis.URL = Real;
+      }
+      expect(authority, url).toBe(expected ?? 'ERR_MESSAGE_INVALID');
+      // Of those the scan leaves to the URL parser, these have a normal host and port; only their path or query is not.
+      const hostScanned = !other.includes(url) || (url.startsWith('https://example.com/') && !url.includes('\\'));
+      expect(constructed, url).toBe(hostScanned ? 0 : 1);
+    }
+    for (const url of ['/x', 'mailto:a@b.example', 'https://', 'not a url', 'https://foo.0xbeef/']) {
+      expect(
+        refusal(() => urlAuthority(url)),
+        url,
+      ).toEqual({ code: 'ERR_MESSAGE_INVALID', message: 'the message target URI is not an absolute URI' });
+    }
+  });
 });

@@ -7,10 +7,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { contentDigestFor, signRequest, verifyRequest } from '../../src/index';
+import { contentDigestFor, fullSigning, signRequest, verifyRequest } from '../../src/index';
 import type { SigningKey, SignRequestOptions } from '../../src/index';
 import { importSigningKey, toHttpMessage } from '../../src/httpsig';
-import { fullSigning } from '../../src/profile/sign/full';
+
 import { signWithKey } from '../../src/profile/sign/plan';
 import { signRequestSync } from '../../src/sync';
 import { expectCode } from '../helpers/errors';

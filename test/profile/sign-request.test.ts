@@ -216,7 +216,7 @@ describe('signRequest profile defaults (SPEC 5.1, 5.2)', () => {
     expect([...request.headers.keys()]).toEqual([]);
   });
 
-  it('accepts an imported SigningKey and a CryptoKeyPair', async () => {
+  it('accepts an imported SigningKey (also of a CryptoKeyPair); a CryptoKey itself is refused, naming importSigningKey', async () => {
     const { privateJwk, publicJwk } = await keyPair('ecdsa-p256-sha256');
     const req = { url: 'https://example.com/', headers: {} as Record<string, string> };
     const sk = await importSigningKey(privateJwk);
@@ -224,7 +224,12 @@ describe('signRequest profile defaults (SPEC 5.1, 5.2)', () => {
     expect((await verifyRequest(req, { keys: [publicJwk], now: at(NOW), nonce: freshNonce() })).outcome).toBe('verified');
     const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
     const req2 = { url: 'https://example.com/', headers: {} as Record<string, string> };
-    applySignatureHeaders(req2.headers, await signRequest(req2, { key: pair, signatureAgent: AGENT, now: at(NOW) }));
+    for (const key of [pair, pair.privateKey]) {
+      await expect(signRequest(req2, { key: key as never, signatureAgent: AGENT, now: at(NOW) })).rejects.toThrow(
+        'signRequest takes a private JWK or an imported key: import a CryptoKey or CryptoKeyPair once with importSigningKey()',
+      );
+    }
+    applySignatureHeaders(req2.headers, await signRequest(req2, { key: await importSigningKey(pair), signatureAgent: AGENT, now: at(NOW) }));
     expect((await verifyRequest(req2, { keys: [await importVerifyingKey(pair.publicKey)], now: at(NOW), nonce: freshNonce() })).outcome).toBe('verified');
   });
 });

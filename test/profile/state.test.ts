@@ -13,8 +13,9 @@ import { at, freshNonce, keyPair, otherKeyPair, T0 } from './helpers';
 const NOW = T0 + 1000;
 
 async function signedWith(privateJwk: Parameters<typeof importSigningKey>[0], signatureAgent: string, url = 'https://example.com/') {
+  const key = await importSigningKey(privateJwk);
   const req = { method: 'GET', url, headers: {} as Record<string, string> };
-  applySignatureHeaders(req.headers, await signRequest(req, { key: privateJwk, signatureAgent, now: at(NOW) }));
+  applySignatureHeaders(req.headers, await signRequest(req, { key, signatureAgent, now: at(NOW) }));
   return req;
 }
 

@@ -1,14 +1,13 @@
 /**
  * What `verifyRequest` sets up in a freshly loaded module graph: the option lists and
- * defaults of `verify/options.ts`, and the key-discovery module (behind `import()`,
- * loaded on the first signature that needs it). Each test
+ * defaults of `verify/options.ts`. Each test
  * loads a fresh copy of the verifier (`vi.resetModules()`), so what a module does when it
  * loads happens inside the test.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createContentDigest } from '../../src/crypto/digest';
 import { signMessage } from '../../src/httpsig/sign';
-import type { KeyDirectory, VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
+import type { VerificationResult, VerifyRequestOptions } from '../../src/profile/types';
 import { T0 } from '../profile/helpers';
 import { me } from '../helpers/pin-keys';
 
@@ -145,29 +144,5 @@ describe('the Signature-Agent member a result names (SPEC 5.2), in a freshly loa
     const r = await verifyRequest(req, { now, profile: { name: 'own', tags: { 'web-bot-auth': { keys: { keys: [jwk] } } } } });
     expect(r.signatures[0]).toMatchObject({ outcome: 'verified', keySource: 'static' });
     expect(r.signatures[0]!.signatureAgent).toBeUndefined();
-  });
-});
-
-describe('the key-discovery module, loaded on the first signature that needs it', () => {
-  const directory: KeyDirectory = {
-    resolve: async () => {
-      const k = await me();
-      return { url: AGENT, diagnostics: [], keys: [{ thumbprint: k.verifying.thumbprint, key: k.verifying }] };
-    },
-  };
-  const viaAgent = (): Promise<Req> => signed(['@authority', '"signature-agent";key="agent1"'], { 'signature-agent': `agent1="${AGENT}"` });
-
-  it('a failed load fails that signature (unverified, ERR_DIRECTORY_FETCH); the next signature loads it again', async () => {
-    vi.resetModules();
-    vi.doMock('../../src/profile/verify/discovery', () => {
-      throw new Error('chunk failed to load');
-    });
-    const { verifyRequest } = await import('../../src/profile/verify-request');
-    const failed = await verifyRequest(await viaAgent(), { now, directory });
-    expect(first(failed)).toEqual({ outcome: 'unverified', code: 'ERR_DIRECTORY_FETCH' });
-    vi.doUnmock('../../src/profile/verify/discovery');
-    const again = await verifyRequest(await viaAgent(), { now, directory });
-    expect(again.outcome).toBe('verified');
-    expect(again.signatures[0]).toMatchObject({ outcome: 'verified', agent: AGENT, keySource: 'directory' });
   });
 });

@@ -45,7 +45,6 @@ const MATRIX_FILES = [
 export const NODE_ONLY: Readonly<Record<string, string>> = {
   'test/profile/attacks.test.ts': 'vi.useFakeTimers for the discovery deadline (the matrix shim has no fake timers) and a timing ratio',
   'test/profile/nonce-store-memory.test.ts': 'measures the V8 heap (node:v8, node:vm for gc)',
-  'test/profile/content-digest-cases.test.ts': 'vi.doMock (module mocking) to make the lazily loaded digest check fail',
   'test/profile/verify-fresh-module-cases.test.ts': 'vi.resetModules (a fresh copy of the verifier per test)',
 };
 

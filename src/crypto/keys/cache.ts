@@ -1,8 +1,11 @@
 /**
  * The cache of imported keys: per provider, by algorithm and material, and per
  * given object (JWK or CryptoKey), so a long-running verifier never re-imports a key.
+ * The material caches are plain Maps kept in least-recently-used order and bounded
+ * ({@link cached}, {@link remember}): keys come from strangers, so they must not grow
+ * without limit.
  */
-import { BoundedMap } from '../../core/bounded-map';
+import { getRecent, setRecent } from '../../core/bounded-map';
 import { getCryptoProvider } from '../provider';
 import type { AlgorithmName, CryptoProvider, Jwk, SigningKey, VerifyingKey } from '../types';
 import type { SignFn, VerifyFn } from './objects';
@@ -37,10 +40,10 @@ export function sameSnapshot(s: Snapshot, jwk: Jwk, requested: AlgorithmName | u
   return true;
 }
 
-/** The imports made through one provider. Material caches are least recently used (`getRecent`). */
+/** The imports made through one provider. Material caches are least recently used ({@link cached}, {@link remember}). */
 export interface ProviderCache {
-  readonly verify: BoundedMap<string, Promise<ImportedVerify>>;
-  readonly sign: BoundedMap<string, Promise<ImportedSign>>;
+  readonly verify: Map<string, Promise<ImportedVerify>>;
+  readonly sign: Map<string, Promise<ImportedSign>>;
   readonly verifyByJwk: WeakMap<object, { snap: Snapshot; key: Promise<VerifyingKey> }>;
   readonly signByJwk: WeakMap<object, SigningKeyEntry>;
 }
@@ -53,41 +56,49 @@ export interface SigningKeyEntry {
   resolved?: SigningKey;
 }
 
-/**
+/*
  * Every import botsig has made. One per process on purpose: key material is
  * immutable, an import is expensive (a provider round trip; for signing keys a
  * probe signature), and entries are filed under the material itself (public
  * members, a hash of the private scalar) or under the very object the caller gave,
  * so callers that share an entry hold the same key anyway and learn nothing from it.
+ * Separate tables, so that a bundle carries only those its imports use.
  */
-class KeyCache {
-  readonly byProvider = new WeakMap<CryptoProvider, ProviderCache>();
-  /** Synchronous (noble) signers, by material. */
-  readonly syncSign = new BoundedMap<string, ImportedSign>(KEY_CACHE_MAX_ENTRIES);
-  readonly syncByJwk = new WeakMap<object, { snap: Snapshot; key: SigningKey }>();
-  readonly verifyByCryptoKey = new WeakMap<CryptoKey, Promise<VerifyingKey>>();
-  readonly signByCryptoKey = new WeakMap<CryptoKey, Promise<SigningKey>>();
+const byProvider = /* @__PURE__ */ new WeakMap<CryptoProvider, ProviderCache>();
+/** Synchronous (noble) signers, by material. */
+export const syncSignCache = /* @__PURE__ */ new Map<string, ImportedSign>();
+/** Synchronous (noble) signing keys, by the JWK object given. */
+export const syncSignByJwk = /* @__PURE__ */ new WeakMap<object, { snap: Snapshot; key: SigningKey }>();
+/** Verifying keys, by the CryptoKey given. */
+export const verifyByCryptoKey = /* @__PURE__ */ new WeakMap<CryptoKey, Promise<VerifyingKey>>();
+/** Signing keys, by the (private) CryptoKey given. */
+export const signByCryptoKey = /* @__PURE__ */ new WeakMap<CryptoKey, Promise<SigningKey>>();
 
-  forProvider(provider: CryptoProvider): ProviderCache {
-    let cache = this.byProvider.get(provider);
-    if (cache === undefined) {
-      cache = {
-        verify: new BoundedMap(KEY_CACHE_MAX_ENTRIES),
-        sign: new BoundedMap(KEY_CACHE_MAX_ENTRIES),
-        verifyByJwk: new WeakMap(),
-        signByJwk: new WeakMap(),
-      };
-      this.byProvider.set(provider, cache);
-    }
-    return cache;
+/** The imports made through `provider`. */
+export function providerCache(provider: CryptoProvider): ProviderCache {
+  let cache = byProvider.get(provider);
+  if (cache === undefined) {
+    cache = { verify: new Map(), sign: new Map(), verifyByJwk: new WeakMap(), signByJwk: new WeakMap() };
+    byProvider.set(provider, cache);
   }
+  return cache;
 }
 
-export const keyCache = /* @__PURE__ */ new KeyCache();
+/** The entry filed under `id` in a material cache, which becomes the most recently used. */
+export function cached<V>(cache: Map<string, V>, id: string): V | undefined {
+  return getRecent(cache, id);
+}
 
-/** Forgets a failed import, unless a newer one took its place. */
-export function forgetIfSame<V>(map: BoundedMap<string, V>, key: string, value: V): void {
-  if (map.get(key) === value) map.delete(key);
+/** Files `value` under `id` as the most recently used entry; beyond {@link KEY_CACHE_MAX_ENTRIES}, the least recently used goes. */
+export function remember<V>(cache: Map<string, V>, id: string, value: V): void {
+  setRecent(cache, id, value, KEY_CACHE_MAX_ENTRIES);
+}
+
+/** Forgets `entry`, filed under `key`, once `pending` fails (unless a newer entry took its place): failures are not cached. */
+export function forgetOnFailure<K>(map: { get(key: K): unknown; delete(key: K): unknown }, key: K, entry: unknown, pending: Promise<unknown>): void {
+  pending.catch(() => {
+    if (map.get(key) === entry) map.delete(key);
+  });
 }
 
 /**
@@ -98,7 +109,7 @@ export function forgetIfSame<V>(map: BoundedMap<string, V>, key: string, value: 
  */
 export function importedSigningKey(jwk: unknown, requested: AlgorithmName | undefined): SigningKey | undefined {
   if (typeof jwk !== 'object' || jwk === null) return undefined;
-  const entry = keyCache.byProvider.get(getCryptoProvider())?.signByJwk.get(jwk);
+  const entry = byProvider.get(getCryptoProvider())?.signByJwk.get(jwk);
   const key = entry?.resolved;
   return key !== undefined && sameSnapshot(entry!.snap, jwk as Jwk, requested) ? key : undefined;
 }

@@ -12,8 +12,8 @@
  */
 import { BotsigError, isBotsigError } from '../../core/errors';
 import { getCryptoProvider } from '../provider';
-import { algorithmForJwk, algorithmSpec } from '../registry';
-import { jwkThumbprintSync } from '../thumbprint';
+import { algorithmForJwk, keyShape } from '../registry';
+import { materialThumbprint } from '../thumbprint';
 import type { AlgorithmName, CryptoProvider, Jwk, SigningKey } from '../types';
 import { checkMaterial, invalid, providerCall, publicJwkOf, SELF_TEST_MESSAGE } from './material';
 import { makeSigningKey, toPlainBytes } from './objects';
@@ -102,13 +102,13 @@ export async function externalSigningKey(options: ExternalSigningKeyOptions): Pr
   }
   const alg = algorithmForJwk(publicJwk, options.alg);
   const { publicMaterial, signatureBytes } = checkMaterial(publicJwk, alg, false);
-  const thumbprint = jwkThumbprintSync(publicMaterial);
+  const thumbprint = await materialThumbprint(publicMaterial);
   if (publicJwk.kid !== undefined && publicJwk.kid !== thumbprint) {
     throw invalid('the JWK "kid" is not its RFC 7638 thumbprint; Web Bot Auth names keys by thumbprint (remove "kid" or set it to the thumbprint)');
   }
   const provider = options.provider ?? getCryptoProvider();
   const verify = await providerCall(alg, () => provider.importVerify(publicMaterial, alg));
-  const ecSize = algorithmSpec(alg).kty === 'EC' ? signatureBytes / 2 : undefined;
+  const ecSize = keyShape(alg).kty === 'EC' ? signatureBytes / 2 : undefined;
 
   const checks = async (data: Uint8Array, signature: Uint8Array): Promise<boolean> => {
     try {

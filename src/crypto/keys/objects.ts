@@ -60,7 +60,7 @@ export interface SignInternals {
 export const signInternals = /* @__PURE__ */ new WeakMap<SigningKey, SignInternals>();
 
 // One frozen `algorithms` list per algorithm, shared by every key bound to it.
-const ONLY: ReadonlyMap<AlgorithmName, readonly AlgorithmName[]> = new Map(ALGORITHMS.map((a) => [a, Object.freeze([a])]));
+const ONLY: ReadonlyMap<AlgorithmName, readonly AlgorithmName[]> = /* @__PURE__ */ new Map(/* @__PURE__ */ ALGORITHMS.map((a) => [a, Object.freeze([a])]));
 
 export function makeVerifyingKey(
   alg: AlgorithmName,
@@ -86,14 +86,8 @@ export function makeVerifyingKey(
 }
 
 export function makeSigningKey(alg: AlgorithmName, thumbprint: string, publicJwk: Jwk, fn: SignFn, synchronous: boolean): SigningKey {
-  const key = makeSigningKeyObject(alg, thumbprint, publicJwk, fn, synchronous);
-  signInternals.set(key, { fn, synchronous });
-  return key;
-}
-
-function makeSigningKeyObject(alg: AlgorithmName, thumbprint: string, publicJwk: Jwk, fn: SignFn, synchronous: boolean): SigningKey {
   const sign = async (data: Uint8Array): Promise<Uint8Array> => {
-    if (!(data instanceof Uint8Array)) throw new TypeError('data must be a Uint8Array');
+    checkData(data);
     try {
       return toPlainBytes(await fn(data));
     } catch (error) {
@@ -101,12 +95,17 @@ function makeSigningKeyObject(alg: AlgorithmName, thumbprint: string, publicJwk:
       throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', `signing with ${alg} failed`, { cause: error });
     }
   };
-  if (!synchronous) return Object.freeze({ alg, thumbprint, publicJwk, sign });
   const signSync = (data: Uint8Array): Uint8Array => {
-    if (!(data instanceof Uint8Array)) throw new TypeError('data must be a Uint8Array');
+    checkData(data);
     const out = fn(data);
     if (out instanceof Promise) throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', 'this provider cannot sign synchronously');
     return toPlainBytes(out);
   };
-  return Object.freeze({ alg, thumbprint, publicJwk, sign, signSync });
+  const key: SigningKey = Object.freeze(synchronous ? { alg, thumbprint, publicJwk, sign, signSync } : { alg, thumbprint, publicJwk, sign });
+  signInternals.set(key, { fn, synchronous });
+  return key;
+}
+
+function checkData(data: Uint8Array): void {
+  if (!(data instanceof Uint8Array)) throw new TypeError('data must be a Uint8Array');
 }

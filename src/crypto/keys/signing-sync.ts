@@ -8,8 +8,8 @@ import { ed25519JwkBytes, nobleEd25519Signer } from '../noble';
 import { algorithmForJwk } from '../registry';
 import { jwkThumbprintSync } from '../thumbprint';
 import type { Jwk, SigningKey } from '../types';
-import { keyCache, sameSnapshot, snapshot } from './cache';
-import { asJwk, checkMaterial, materialId, privateFingerprint, publicJwkOf } from './material';
+import { cached, remember, sameSnapshot, snapshot, syncSignByJwk, syncSignCache } from './cache';
+import { asJwk, checkMaterial, materialId, privateFingerprintSync, publicJwkOf } from './material';
 import { isSigningKey, makeSigningKey } from './objects';
 
 /**
@@ -29,18 +29,18 @@ export function importSigningKeySync(jwk: Jwk): SigningKey {
   if (typeof jwk !== 'object' || jwk === null) throw new TypeError('jwk must be a JWK object');
   if (isSigningKey(jwk)) return jwk;
   asJwk(jwk);
-  const prior = keyCache.syncByJwk.get(jwk);
+  const prior = syncSignByJwk.get(jwk);
   if (prior !== undefined && sameSnapshot(prior.snap, jwk, undefined)) return prior.key;
   const alg = algorithmForJwk(jwk);
   if (alg !== 'ed25519') throw new BotsigError('ERR_CRYPTO_UNSUPPORTED', `synchronous signing supports ed25519 keys only, not ${alg}`);
   checkMaterial(jwk, alg, true);
-  const id = materialId(jwk, alg)! + '\n' + privateFingerprint(jwk.d as string);
-  let imported = keyCache.syncSign.getRecent(id);
+  const id = materialId(jwk, alg)! + '\n' + privateFingerprintSync(jwk.d as string);
+  let imported = cached(syncSignCache, id);
   if (imported === undefined) {
     imported = { sign: nobleEd25519Signer(ed25519JwkBytes(jwk, 'd'), ed25519JwkBytes(jwk, 'x')), thumbprint: jwkThumbprintSync(jwk) };
-    keyCache.syncSign.set(id, imported);
+    remember(syncSignCache, id, imported);
   }
   const key = makeSigningKey(alg, imported.thumbprint, publicJwkOf(jwk), imported.sign, true);
-  keyCache.syncByJwk.set(jwk, { snap: snapshot(jwk, undefined), key });
+  syncSignByJwk.set(jwk, { snap: snapshot(jwk, undefined), key });
   return key;
 }

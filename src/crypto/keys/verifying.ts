@@ -5,13 +5,13 @@
 import { BotsigError } from '../../core/errors';
 import { getCryptoProvider } from '../provider';
 import { ALGORITHMS, algorithmForJwk, jwkFitsAlgorithm } from '../registry';
-import { jwkThumbprintSync } from '../thumbprint';
+import { materialThumbprint } from '../thumbprint';
 import type { AlgorithmName, BoundVerifyingKey, CryptoProvider, Jwk, VerifyingKey, WebCryptoKey } from '../types';
 import { webCryptoVerifier } from '../webcrypto';
 import { keyForAlgorithm, makeUnboundKey } from './binding';
-import { forgetIfSame, keyCache, sameSnapshot, snapshot, type ImportedVerify, type ProviderCache } from './cache';
-import { cryptoKeyAlgorithm, exportJwk, isCryptoKey, publicFromExported } from './crypto-key';
-import { asJwk, checkMaterial, checkOptions, checkUse, invalid, materialId, providerCall, publicJwkOf, type ImportKeyOptions } from './material';
+import { cached, forgetOnFailure, providerCache, remember, sameSnapshot, snapshot, verifyByCryptoKey, type ImportedVerify, type ProviderCache } from './cache';
+import { cryptoKeyAlgorithm, exportJwk, isCryptoKey, onceForCryptoKey, publicFromExported } from './crypto-key';
+import { asJwk, checkMaterial, checkOptions, checkUse, materialId, providerCall, publicJwkOf, type ImportKeyOptions } from './material';
 import { isVerifyingKey, makeVerifyingKey } from './objects';
 
 /**
@@ -51,17 +51,16 @@ export async function importVerifyingKey(key: Jwk | WebCryptoKey | VerifyingKey,
   if (isCryptoKey(key)) return importVerifyingCryptoKey(key, opts.alg);
   const jwk = asJwk(key);
   const provider = opts.provider ?? getCryptoProvider();
-  const cache = keyCache.forProvider(provider);
+  const cache = providerCache(provider);
   const prior = cache.verifyByJwk.get(jwk);
   if (prior !== undefined && sameSnapshot(prior.snap, jwk, opts.alg)) return prior.key;
 
   // Nothing names the algorithm and the key type allows several (RSA): keep the choice open.
   const open = opts.alg === undefined && jwk.alg === undefined ? keyTypeAlgorithms(jwk) : NO_ALGORITHMS;
   const result = open.length > 1 ? importUnbound(jwk, open, provider, cache) : importBound(jwk, algorithmForJwk(jwk, opts.alg), provider, cache);
-  cache.verifyByJwk.set(jwk, { snap: snapshot(jwk, opts.alg), key: result });
-  result.catch(() => {
-    if (cache.verifyByJwk.get(jwk)?.key === result) cache.verifyByJwk.delete(jwk);
-  });
+  const entry = { snap: snapshot(jwk, opts.alg), key: result };
+  cache.verifyByJwk.set(jwk, entry);
+  forgetOnFailure(cache.verifyByJwk, jwk, entry, result);
   return result;
 }
 
@@ -76,18 +75,15 @@ function keyTypeAlgorithms(jwk: Jwk): readonly AlgorithmName[] {
 function importedVerify(jwk: Jwk, alg: AlgorithmName, provider: CryptoProvider, cache: ProviderCache): Promise<ImportedVerify> {
   // Keyed by the public members themselves, so a cache hit costs no hashing or decoding.
   const id = materialId(jwk, alg);
-  const hit = id === undefined ? undefined : cache.verify.getRecent(id);
+  const hit = id === undefined ? undefined : cached(cache.verify, id);
   if (hit !== undefined) return hit;
   const checked = checkMaterial(jwk, alg, false);
-  const thumbprint = jwkThumbprintSync(jwk);
   const key = id!; // defined once checkMaterial has passed
-  const pending = providerCall(alg, async () => ({
-    verify: await provider.importVerify(checked.publicMaterial, alg),
-    thumbprint,
-    signatureBytes: checked.signatureBytes,
-  }));
-  cache.verify.set(key, pending);
-  pending.catch(() => forgetIfSame(cache.verify, key, pending));
+  const pending = materialThumbprint(checked.publicMaterial).then((thumbprint) =>
+    providerCall(alg, async () => ({ verify: await provider.importVerify(checked.publicMaterial, alg), thumbprint, signatureBytes: checked.signatureBytes })),
+  );
+  remember(cache.verify, key, pending);
+  forgetOnFailure(cache.verify, key, pending, pending);
   return pending;
 }
 
@@ -128,24 +124,10 @@ function importUnbound(jwk: Jwk, algorithms: readonly AlgorithmName[], provider:
   });
 }
 
-async function importVerifyingCryptoKey(key: CryptoKey, requested: AlgorithmName | undefined): Promise<VerifyingKey> {
-  let pending = keyCache.verifyByCryptoKey.get(key);
-  if (pending === undefined) {
-    pending = (async () => {
-      if (key.type === 'secret') throw new BotsigError('ERR_ALG_NOT_ALLOWED', 'symmetric (shared-secret) keys are not allowed');
-      if (key.type !== 'public') throw invalid('verifying needs a public CryptoKey');
-      const alg = cryptoKeyAlgorithm(key, undefined);
-      if (!key.usages.includes('verify')) throw invalid('the CryptoKey is not usable for "verify"');
-      const { jwk, thumbprint, signatureBytes } = publicFromExported(await exportJwk(key), alg);
-      return makeVerifyingKey(alg, thumbprint, jwk, webCryptoVerifier(key, alg), signatureBytes, false);
-    })();
-    keyCache.verifyByCryptoKey.set(key, pending);
-    const failed = pending;
-    failed.catch(() => {
-      if (keyCache.verifyByCryptoKey.get(key) === failed) keyCache.verifyByCryptoKey.delete(key);
-    });
-  }
-  const result = await pending;
-  if (requested !== undefined && result.alg !== requested) throw new BotsigError('ERR_ALG_MISMATCH', `the CryptoKey is for ${result.alg}, not ${requested}`);
-  return result;
+function importVerifyingCryptoKey(key: CryptoKey, requested: AlgorithmName | undefined): Promise<VerifyingKey> {
+  return onceForCryptoKey(verifyByCryptoKey, key, requested, async () => {
+    const alg = cryptoKeyAlgorithm(key, 'verify');
+    const { jwk, thumbprint, signatureBytes } = await publicFromExported(await exportJwk(key), alg);
+    return makeVerifyingKey(alg, thumbprint, jwk, webCryptoVerifier(key, alg), signatureBytes, false);
+  });
 }

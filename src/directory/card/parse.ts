@@ -60,8 +60,8 @@ function own(o: Record<string, unknown>, name: string): unknown {
   return Object.prototype.hasOwnProperty.call(o, name) ? o[name] : undefined;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-const encoder = new TextEncoder();
+const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 function toObject(input: unknown, maxBytes: number): Record<string, unknown> {
   let text: string | undefined;

@@ -45,9 +45,9 @@ export async function build(ctx: ClientContext, state: State, entry: DirectoryCa
   return finish(ctx, state, entry, parsed.keys, diagnostics);
 }
 
-const utf8Encoder = new TextEncoder();
+const utf8Encoder = /* @__PURE__ */ new TextEncoder();
 
-const EMPTY_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
+const EMPTY_DIAGNOSTICS: readonly Diagnostic[] = /* @__PURE__ */ Object.freeze([]);
 
 /** Imports keys (once per URL), checks response signatures, applies `requireProof`. */
 export async function finish(

@@ -119,7 +119,7 @@ const REGISTRY_ACCEPT = 'text/plain, */*;q=0.5';
 /** What a fetch is for: a member type, or a registry of Signature Agent Cards. */
 export type FetchKind = Kind | 'registry';
 
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const utf8Decoder = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** How a fetch ended: a response to store (or not), or why not (with the server's `Retry-After`, if any). */
 type FetchResult =

@@ -194,7 +194,7 @@ export function checkDirectoryClientOptionNames(options: DirectoryClientOptions)
 }
 
 /** Default limits and lifetimes. */
-export const DIRECTORY_CLIENT_DEFAULTS = Object.freeze({
+export const DIRECTORY_CLIENT_DEFAULTS = /* @__PURE__ */ Object.freeze({
   maxBytes: 65_536,
   maxKeys: DEFAULT_MAX_KEYS,
   timeoutMs: 5_000,

@@ -323,7 +323,7 @@ type CacheSettings = Pick<Settings, 'cache' | 'now' | 'timeoutMs'>;
 
 const noRelease = (): Promise<void> => Promise.resolve();
 /** "Fetch yourself, no fleet-wide lock held". */
-const FETCH_UNLOCKED = Object.freeze({ release: noRelease });
+const FETCH_UNLOCKED = /* @__PURE__ */ Object.freeze({ release: noRelease });
 
 export async function cacheGet(s: CacheSettings, key: string): Promise<DirectoryCacheEntry | undefined> {
   try {

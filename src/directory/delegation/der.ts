@@ -73,7 +73,7 @@ export function pemBlocks(text: string, max: number): Uint8Array[] | undefined {
   return out;
 }
 
-const latin1 = new TextDecoder('latin1');
+const latin1 = /* @__PURE__ */ new TextDecoder('latin1');
 
 /**
  * Splits a certificate resource into DER certificates: PEM text with one or

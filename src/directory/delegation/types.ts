@@ -12,7 +12,7 @@ import type { DelegationForm, KeyDelegation } from '../../profile/types';
 export type { DelegationForm, KeyDelegation };
 
 /** Every form, the default when trust anchors are given. */
-export const DELEGATION_FORMS: readonly DelegationForm[] = Object.freeze(['x5c', 'aia', 'x5u']);
+export const DELEGATION_FORMS: readonly DelegationForm[] = /* @__PURE__ */ Object.freeze(['x5c', 'aia', 'x5u']);
 
 /** Default longest chain, trust anchor included: a leaf, three intermediates and a root. */
 export const DEFAULT_MAX_CHAIN_LENGTH = 5;

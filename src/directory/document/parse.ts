@@ -53,7 +53,7 @@ function invalid(message: string, cause?: unknown): BotsigError {
   return new BotsigError('ERR_DIRECTORY_INVALID', message, cause === undefined ? undefined : { cause });
 }
 
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+const utf8Decoder = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
 
 function toJson(input: unknown): unknown {
   let text: string;

@@ -56,7 +56,7 @@ interface CardState {
   error: ErrorInfo | undefined;
 }
 
-const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
+const NO_DIAGNOSTICS: readonly Diagnostic[] = /* @__PURE__ */ Object.freeze([]);
 /** First wait after a failure; doubles per failure, up to `maxIntervalSeconds`. */
 const BACKOFF_BASE_MS = 30_000;
 /** Wait after the outbound budget refused a fetch (not the URL's fault). */

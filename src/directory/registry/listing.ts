@@ -35,7 +35,7 @@ export interface Listing {
   readonly conflicts: readonly Diagnostic[];
 }
 
-export const EMPTY_LISTING: Listing = Object.freeze({ byIdentifier: new Map(), byKey: new Map(), conflicts: Object.freeze([]) });
+export const EMPTY_LISTING: Listing = /* @__PURE__ */ Object.freeze({ byIdentifier: new Map(), byKey: new Map(), conflicts: Object.freeze([]) });
 
 /**
  * The identifier a verifier reports for a URL (its normalised form, without the query and

@@ -22,7 +22,7 @@ import type { DirectoryKey } from '../document/key-rules';
 import { DEFAULT_CARD_MAX_BYTES, parseSignatureAgentCard } from '../card/parse';
 
 /** Default bounds of {@link parseRegistry}. */
-export const REGISTRY_DEFAULTS = Object.freeze({
+export const REGISTRY_DEFAULTS = /* @__PURE__ */ Object.freeze({
   /** Largest registry text, in bytes. */
   maxBytes: 1024 * 1024,
   /** Most entries kept; the rest are reported and ignored. */
@@ -78,7 +78,7 @@ export interface ParseRegistryOptions {
   readonly allowHttp?: boolean;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
 
 function positive(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -123,7 +123,7 @@ function eolProblem(s: string, start: number, end: number): string | undefined {
 }
 
 const HEX = '0123456789ABCDEF';
-const encoder = new TextEncoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 /** Percent-encodes what RFC 2397 would have needed encoded (space, `#`, controls, non-ASCII), as UTF-8. */
 function encodeLoose(text: string): string {

@@ -1,7 +1,7 @@
 /**
  * Checking a covered `Content-Digest` (RFC 9530 §2, §6.7) against the content a
- * verifier received. Loaded with a dynamic `import()` by the verifiers only when a
- * signature that verified covers `content-digest`.
+ * verifier received. Run by the verifiers only when a signature that verified covers
+ * `content-digest`.
  */
 import { BotsigError, isBotsigError } from '../../core/errors';
 import { parseDictionary } from '../../core/sf-parse';

@@ -2,8 +2,7 @@
  * Reading message content for `Content-Digest` (RFC 9530), with a size cap: a
  * `Request`/`Response` through a clone (the caller's object stays readable), a
  * message object's `body` (text, bytes, a stream of bytes, or a reader called on
- * demand). Loaded with a dynamic `import()` only when a digest is made or checked,
- * so that signing and verifying without one never carry this code.
+ * demand). Run only when a digest is made or checked.
  *
  * WebCrypto has no incremental digest, so a stream is collected once (its chunks,
  * up to the cap, then one contiguous copy for `crypto.subtle.digest`): never more
@@ -13,7 +12,7 @@ import { utf8 } from '../../core/base64';
 import { BotsigError, isBotsigError } from '../../core/errors';
 import { isHttpMessage } from '../../httpsig/message';
 
-const EMPTY = new Uint8Array(0);
+const EMPTY = /* @__PURE__ */ new Uint8Array(0);
 
 /** A message (or message object) that carries content in a way botsig can read. */
 interface BodyHolder {

@@ -1,8 +1,8 @@
 /**
  * The `Content-Digest` (RFC 9530 §2) a signer covers: computed over the message
- * content, or the one the message already carries when it matches. Loaded with a
- * dynamic `import()` by `contentDigestFor` (`../sign/content-digest.ts`), by `signRequest`
- * for the deprecated algorithm form of `contentDigest`, and by `signResponse`.
+ * content, or the one the message already carries when it matches. Used by
+ * `contentDigestFor` (`../sign/content-digest.ts`), by `fullSigning` for the deprecated
+ * algorithm form of `contentDigest`, and by `signResponse`; never by `signRequest` alone.
  */
 import { BotsigError } from '../../core/errors';
 import { createContentDigest, verifyContentDigest } from '../../crypto/digest';

@@ -8,7 +8,7 @@
  * with the request exactly as sent (its signature headers included): ask for it in
  * `components` where the agent can.
  */
-export const DEFAULT_RESPONSE_COMPONENTS: readonly string[] = Object.freeze([
+export const DEFAULT_RESPONSE_COMPONENTS: readonly string[] = /* @__PURE__ */ Object.freeze([
   '"@status"',
   '"content-digest"',
   '"@method";req',

@@ -53,9 +53,7 @@ export function signatureAgentUrl(agent: unknown): string {
   if (typeof url !== 'string') throw new TypeError('signatureAgent.url must be a string');
   if (type !== undefined && type !== 'directory' && type !== 'jwks_uri') {
     if (type === 'cimd') {
-      throw new TypeError(
-        "signatureAgent type 'cimd' is not sent any more: draft-ietf-webbotauth-httpsig-protocol-01 members carry no parameters; list the card in a registry and sign with the URL of its jwks_uri",
-      );
+      throw new TypeError("signatureAgent type 'cimd' is not sent any more (draft -01): list the card in a registry and sign with its jwks_uri");
     }
     throw new TypeError("signatureAgent.type must be 'jwks_uri' or 'directory' (no parameter is sent for either)");
   }

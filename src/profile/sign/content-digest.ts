@@ -1,12 +1,12 @@
 /**
  * `contentDigestFor`: the `Content-Digest` an agent computes before signing and passes as
  * `signRequest({ contentDigest })`. The body code (`../body/sign.ts`, reading and digesting
- * the content) is loaded with `import()` on the first call, so that importing this function
- * costs an application bundle nothing up front.
+ * the content) comes with this function, so that `signRequest` alone carries none of it.
  */
 import type { DigestAlgorithm } from '../../crypto/digest';
 import type { MessageInput } from '../../httpsig/message';
 import type { ContentDigestValue } from '../types';
+import { contentDigestToSign } from '../body/sign';
 
 /**
  * The `Content-Digest` to cover when signing `request` (RFC 9530): computed over its
@@ -36,6 +36,5 @@ export async function contentDigestFor(
   options: { readonly maxBodyBytes?: number } = {},
 ): Promise<ContentDigestValue> {
   if (typeof options !== 'object' || options === null) throw new TypeError('contentDigestFor options must be an object');
-  const { contentDigestToSign } = await import('../body/sign');
   return { value: await contentDigestToSign(request, algorithm, options.maxBodyBytes) };
 }

@@ -13,7 +13,6 @@
  */
 import { BotsigError } from '../../core/errors';
 import { parseDictionary } from '../../core/sf-parse';
-import type { DigestAlgorithm } from '../../crypto/digest';
 import { signatureBaseFromTexts } from '../../httpsig/base';
 import { parseComponentIdentifier, serializeComponentIdentifier, type ComponentIdentifier } from '../../httpsig/components';
 import { withChainedComponents } from '../../httpsig/cover-chain';
@@ -22,9 +21,10 @@ import { nextLabel, parseSignatureDictionary, parseSignatureInput } from '../../
 import type { SignatureInput } from '../../httpsig/signature-types';
 import type { SigningKey } from '../../crypto/types';
 import { joinedFieldLines } from '../../httpsig/field-lines';
-import { WEB_BOT_AUTH_TAG, type SignRequestOptions } from '../types';
+import { WEB_BOT_AUTH_TAG, type FullSigning, type SignRequestOptions } from '../types';
 import { agentComponentOf, labelOf, planOf, signatureParams, type Plan } from './plan';
-import { signerStateFor, type SignerState } from './signer-state';
+import { signerStateFor } from './signer-state';
+import { contentDigestToSign } from '../body/sign';
 
 /** What the signer learns from the signature fields already on a request. */
 export interface ExistingSignatures {
@@ -129,13 +129,7 @@ function message(request: MessageInput): HttpMessage {
  *
  * @throws as `signRequest`.
  */
-function prepare(
-  request: MessageInput,
-  options: SignRequestOptions,
-  key: SigningKey,
-  signer: SignerState | undefined,
-  contentDigest: string | undefined,
-): Plan {
+function prepare(request: MessageInput, options: SignRequestOptions, key: SigningKey, contentDigest: string | undefined): Plan {
   const extra = options.components;
   if (extra !== undefined && !Array.isArray(extra)) throw new TypeError('components must be an array of component identifiers');
   const read = message(request);
@@ -150,7 +144,7 @@ function prepare(
   let member: string | undefined;
   let agentComponent: string | undefined;
   if (options.signatureAgent !== undefined) {
-    member = (signer ?? signerStateFor(key)).memberFor(label, options.signatureAgent);
+    member = signerStateFor(key).memberFor(label, options.signatureAgent);
     agentComponent = agentComponentOf(label);
   }
   // The covered components: the profile's own (@authority, our member) unless replaced, the caller's, Content-Digest.
@@ -184,15 +178,6 @@ function joined(message: HttpMessage, name: string): string | undefined {
 }
 
 /**
- * `contentDigest: 'sha-256' | 'sha-512'` (deprecated): the content read and digested
- * (`../body/sign.ts`, loaded on first use, as `contentDigestFor()` does).
- */
-async function digest(request: MessageInput, algorithm: DigestAlgorithm, maxBodyBytes: number | undefined): Promise<string> {
-  const { contentDigestToSign } = await import('../body/sign');
-  return contentDigestToSign(request, algorithm, maxBodyBytes);
-}
-
-/**
  * The general RFC 9421 steps of `signRequest`: pass it as `extend` to sign other
  * components than the profile's (`components`, `replaceComponents`), a request that
  * already carries signature fields (the new signature is added under a free label, and a
@@ -208,10 +193,4 @@ async function digest(request: MessageInput, algorithm: DigestAlgorithm, maxBody
  *   extend: fullSigning,
  * });
  */
-export const fullSigning: FullSigning = /* @__PURE__ */ Object.freeze({ prepare, digest });
-
-/** What `fullSigning` holds; its parts are internal to botsig. */
-export interface FullSigning {
-  /** @internal */ readonly prepare: typeof prepare;
-  /** @internal */ readonly digest: typeof digest;
-}
+export const fullSigning: FullSigning = /* @__PURE__ */ Object.freeze({ prepare, digest: contentDigestToSign });

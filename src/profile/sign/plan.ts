@@ -19,9 +19,8 @@ import { systemClock, toEpochSeconds } from '../../core/time';
 import type { SigningKey } from '../../crypto/types';
 import type { MessageInput } from '../../httpsig/message';
 import { isValidLabel } from '../../httpsig/signature-input';
-import { messageTarget, parseTargetUri } from '../../httpsig/target-uri';
-import { WEB_BOT_AUTH_TAG, type SignatureHeaders, type SignRequestOptions } from '../types';
-import type { FullSigning } from './full';
+import { urlAuthority } from '../../httpsig/target-uri';
+import { WEB_BOT_AUTH_TAG, type FullSigning, type SignatureHeaders, type SignaturePlan, type SignRequestOptions } from '../types';
 import { randomNonce } from './random-nonce';
 import { signerStateFor, type SignerState } from './signer-state';
 
@@ -73,11 +72,7 @@ export function contentDigestValue(option: unknown): string {
 const FIELD_VALUE = /^[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?$/;
 
 /** A signature ready to be made: its base, and how the headers are finished with it. */
-export interface Plan {
-  /** The signature base (RFC 9421 §2.5). */
-  readonly base: string;
-  finish(signature: Uint8Array): SignatureHeaders;
-}
+export type Plan = SignaturePlan;
 
 /**
  * The base to sign and how to finish the headers. `signer`: the key's signing state when
@@ -96,14 +91,14 @@ export function prepare(
   contentDigest: string | undefined,
   full: FullSigning | undefined,
 ): Plan {
-  if (full !== undefined) return full.prepare(request, options, key, signer, contentDigest);
+  if (full !== undefined) return full.prepare(request, options, key, contentDigest);
   if (options.components !== undefined || options.replaceComponents) throw fullRequired('components other than the profile’s own');
   const url = plainRequestUrl(request);
   if (url === undefined) throw fullRequired(requestNeedsFull(request));
   const label = labelOf(options.label, undefined);
   // "@authority", our own member (its value is the member made for this label and agent, RFC
   // 9421 §2.1.2) and the Content-Digest we set: already canonical, and no other field is read.
-  let base = AUTHORITY + ': ' + authorityOf(url) + '\n';
+  let base = AUTHORITY + ': ' + urlAuthority(url) + '\n';
   const idTexts = [AUTHORITY];
   let member: string | undefined;
   if (options.signatureAgent !== undefined) {
@@ -197,15 +192,6 @@ export function planOf(
 }
 
 /**
- * The `"@authority"` of a plain request's URL (RFC 9421 §2.2.3).
- *
- * @throws BotsigError `ERR_MESSAGE_INVALID` when it is not an absolute URI with a host.
- */
-function authorityOf(url: string): string {
-  return (parseTargetUri(url) ?? messageTarget({ url })).authority;
-}
-
-/**
  * Why a request that is not of a plain shape needs the full signer.
  *
  * @throws TypeError for what is no request at all (a response, no URL), as the full signer does.
@@ -266,8 +252,9 @@ function plainRequestUrl(request: unknown): string | undefined {
   return r.url;
 }
 
-// Printable ASCII (RFC 9651 §3.3.3); a backslash and DQUOTE are escaped.
+// Printable ASCII (RFC 9651 §3.3.3); PLAIN: without the backslash and DQUOTE, which are escaped.
 const SF_STRING = /^[\x20-\x7e]*$/;
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /**
  * A String parameter (RFC 9651 §4.1.6).
@@ -275,6 +262,7 @@ const SF_STRING = /^[\x20-\x7e]*$/;
  * @throws BotsigError `ERR_PARAM_INVALID` when a String cannot carry it, naming the parameter.
  */
 function sfString(value: string, name: string): string {
+  if (typeof value === 'string' && PLAIN.test(value)) return '"' + value + '"';
   if (typeof value !== 'string' || !SF_STRING.test(value)) throw new BotsigError('ERR_PARAM_INVALID', `the ${name} parameter cannot be serialised`);
   return '"' + value.replace(/[\\"]/g, '\\$&') + '"';
 }

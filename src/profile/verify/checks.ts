@@ -18,7 +18,7 @@ import { NO_STRINGS, type Context, type TagPrepared } from './state';
  * 2.3) tried in order against the directory; bounds the fetches one request causes.
  */
 const MAX_AGENT_CANDIDATES = 4;
-const NO_MEMBERS: readonly SignatureAgentMember[] = Object.freeze([]);
+const NO_MEMBERS: readonly SignatureAgentMember[] = /* @__PURE__ */ Object.freeze([]);
 
 // A Set rather than an own-property check: the keyid's hash, computed here once, serves
 // the key lookups that follow (a property check would look the string up for internalising).

@@ -3,10 +3,10 @@
  * component covers the body, an agent covers `Content-Digest` instead): whether a
  * signature covers it, whether `requireContentDigest` asks for it, and, once the
  * signature verified, the check against the content. The reading and hashing live in
- * `../body/` and are loaded with a dynamic `import()` on the first signature that
- * needs them, so verifiers whose traffic never covers a digest never load them.
+ * `../body/`.
  */
 import type { ComponentIdentifier } from '../../httpsig/components';
+import { checkContentDigest, loadBody } from '../body/check';
 import { messageTarget } from '../../httpsig/message';
 import type { ContentDigestRequest, SignatureResult } from '../types';
 import { fail, type Draft } from './result';
@@ -45,20 +45,6 @@ function requestInfo(ctx: Context): ContentDigestRequest {
   return m.url === undefined ? { method, path } : { method, path, url: m.url };
 }
 
-let checkModule: Promise<typeof import('../body/check')> | undefined;
-
-/** The digest-checking code, loaded once (a failed load is retried next time). */
-export function loadContentDigestCheck(): Promise<typeof import('../body/check')> {
-  if (checkModule === undefined) {
-    const loading = import('../body/check');
-    checkModule = loading;
-    loading.catch(() => {
-      if (checkModule === loading) checkModule = undefined;
-    });
-  }
-  return checkModule;
-}
-
 /**
  * For a signature that verified and covers `content-digest`: checks it against the
  * content (read once per request, shared by its signatures). Sets `d.contentDigest`
@@ -70,9 +56,8 @@ export function loadContentDigestCheck(): Promise<typeof import('../body/check')
  *   with `contentDigest.status === 'unchecked'`.
  */
 export async function checkCoveredContentDigest(ctx: Context, d: Draft, covered: readonly ComponentIdentifier[]): Promise<SignatureResult | undefined> {
-  const check = await loadContentDigestCheck();
-  ctx.body ??= check.loadBody(ctx.input, ctx.p.maxBodyBytes);
-  const result = await check.checkContentDigest(ctx.message, covered, ctx.body);
+  ctx.body ??= loadBody(ctx.input, ctx.p.maxBodyBytes);
+  const result = await checkContentDigest(ctx.message, covered, ctx.body);
   d.contentDigest = result;
   const error = result.error;
   if (result.status === 'failed' && error !== undefined) {

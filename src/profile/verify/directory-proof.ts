@@ -30,7 +30,7 @@ import { responseFreshness, verifyResponseBase } from '../response/checks';
 export const DIRECTORY_RESPONSE_TAG = 'http-message-signatures-directory';
 
 /** The components a directory response signature covers (SPEC 5.4), serialised. */
-export const DIRECTORY_RESPONSE_COMPONENTS: readonly string[] = Object.freeze(['"@authority";req', '"content-digest"']);
+export const DIRECTORY_RESPONSE_COMPONENTS: readonly string[] = /* @__PURE__ */ Object.freeze(['"@authority";req', '"content-digest"']);
 
 /** A directory response as fetched. */
 export interface DirectoryResponseInput {

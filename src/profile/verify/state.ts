@@ -19,9 +19,9 @@ import type { ContentDigestRequirement, DirectoryResolution, KeyDelegation, KeyS
 import type { AgentCache } from './agent-cache';
 import type { VerifiedMemo } from './verified-memo';
 
-export const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
-export const NO_STRINGS: readonly string[] = Object.freeze([]);
-export const NO_PARAMS: SignatureParamsView = Object.freeze({});
+export const NO_DIAGNOSTICS: readonly Diagnostic[] = /* @__PURE__ */ Object.freeze([]);
+export const NO_STRINGS: readonly string[] = /* @__PURE__ */ Object.freeze([]);
+export const NO_PARAMS: SignatureParamsView = /* @__PURE__ */ Object.freeze({});
 
 /** A value or a promise of it: what each verification step returns. */
 export type MaybePromise<T> = T | PromiseLike<T>;

@@ -14,7 +14,7 @@ const FIRST_POLL_MS = 5;
 const MAX_POLL_MS = 100;
 
 /** No lock held: fetch without coordination. */
-export const NO_LOCK: DirectoryRefreshTicket = Object.freeze({ release: () => Promise.resolve() });
+export const NO_LOCK: DirectoryRefreshTicket = /* @__PURE__ */ Object.freeze({ release: () => Promise.resolve() });
 
 /** What the lock needs of the cache it coordinates. */
 export interface FleetLockHost {
