@@ -14,17 +14,13 @@ import { BotsigError } from './errors';
 const UNRESERVED = 1;
 const SUB_DELIM = 2;
 const GEN_DELIM = 4;
-const CLASS = /* @__PURE__ */ classTable();
-function classTable(): Uint8Array {
-  const table = new Uint8Array(128);
-  for (let c = 0x30; c <= 0x39; c++) table[c] = UNRESERVED; // DIGIT
-  for (let c = 0x41; c <= 0x5a; c++) table[c] = UNRESERVED; // ALPHA upper
-  for (let c = 0x61; c <= 0x7a; c++) table[c] = UNRESERVED; // ALPHA lower
-  for (const ch of '-._~') table[ch.charCodeAt(0)] = UNRESERVED;
-  for (const ch of "!$&'()*+,;=") table[ch.charCodeAt(0)] = SUB_DELIM;
-  for (const ch of ':/?#[]@') table[ch.charCodeAt(0)] = GEN_DELIM;
-  return table;
-}
+const CLASS = new Uint8Array(128);
+for (let c = 0x30; c <= 0x39; c++) CLASS[c] = UNRESERVED; // DIGIT
+for (let c = 0x41; c <= 0x5a; c++) CLASS[c] = UNRESERVED; // ALPHA upper
+for (let c = 0x61; c <= 0x7a; c++) CLASS[c] = UNRESERVED; // ALPHA lower
+for (const ch of '-._~') CLASS[ch.charCodeAt(0)] = UNRESERVED;
+for (const ch of "!$&'()*+,;=") CLASS[ch.charCodeAt(0)] = SUB_DELIM;
+for (const ch of ':/?#[]@') CLASS[ch.charCodeAt(0)] = GEN_DELIM;
 
 function isHex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);

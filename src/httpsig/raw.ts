@@ -5,7 +5,6 @@
  */
 import { BotsigError } from '../core/errors';
 import type { MessageObject } from './message';
-import { charTable } from '../core/char-table';
 
 /** Options for {@link parseRawHttpMessage}. */
 export interface ParseRawHttpMessageOptions {
@@ -30,7 +29,8 @@ export interface RawHttpMessage extends MessageObject {
 }
 
 // tchar (RFC 9110 §5.6.2)
-const TCHAR = /* @__PURE__ */ charTable("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+const TCHAR = new Uint8Array(128);
+for (const ch of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") TCHAR[ch.charCodeAt(0)] = 1;
 
 function isToken(s: string): boolean {
   if (s.length === 0) return false;

@@ -60,7 +60,9 @@ export function signatureAgentUrl(agent: unknown): string {
   const parts = AGENT_URL.exec(url);
   let parses = false;
   try {
-    parses = parts !== null && new URL(url).host !== '';
+    // '%' is never valid in an http(s) host; Chromium's parser keeps it where Node and workerd throw.
+    const host = parts === null ? '' : new URL(url).host;
+    parses = host !== '' && !host.includes('%');
   } catch {
     // not a URL to the WHATWG parser: refused below
   }
