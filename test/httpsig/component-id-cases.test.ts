@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sfBoolean, sfString, componentValues, parseComponentIdentifier, serializeComponentIdentifier, toHttpMessage } from '../../src/httpsig';
+import { componentIdentity } from '../../src/httpsig/component-id';
 
 function failure(fn: () => unknown): string {
   try {
@@ -117,5 +118,17 @@ describe('RFC 9110 §9.1 / RFC 9421 §2.2.1: @method is a case-sensitive token',
     for (const bad of ['', 'G@T', 'G[T', 'GE T', 'GET\r\n', 'G\u00c9T', 'G\u0080', 'G\u00ff', 'G(T', '{']) {
       expect(method(bad), JSON.stringify(bad)).toBe('ERR_MESSAGE_INVALID');
     }
+  });
+});
+
+describe('componentIdentity: one text per component, whatever the order of its parameters (RFC 9421 §2)', () => {
+  it('parameters in name order; `req` added when the component is read from the request, once', () => {
+    const id = parseComponentIdentifier('"signature";req;key="sig1"');
+    expect(componentIdentity(id)).toBe('"signature";key="sig1";req');
+    expect(componentIdentity(parseComponentIdentifier('"signature";key="sig1"'), true)).toBe('"signature";key="sig1";req');
+    expect(componentIdentity(id, true)).toBe('"signature";key="sig1";req');
+    expect(componentIdentity(parseComponentIdentifier('"@method"'), true)).toBe('"@method";req');
+    expect(componentIdentity(parseComponentIdentifier('"@method"'))).toBe('"@method"');
+    expect(componentIdentity(parseComponentIdentifier('"x";sf;req;bs'))).toBe('"x";bs;req;sf');
   });
 });

@@ -245,7 +245,9 @@ describe('parseTargetUri: already-normal http(s) URLs are parsed without the URL
       const hostScanned = !other.includes(url) || (url.startsWith('https://example.com/') && !url.includes('\\'));
       expect(constructed, url).toBe(hostScanned ? 0 : 1);
     }
-    for (const url of ['/x', 'mailto:a@b.example', 'https://', 'not a url', 'https://foo.0xbeef/']) {
+    // Another scheme whose text looks like host:port: no host to the URL parser, and none here.
+    expect(parseTargetUri('a:80/x')).toBeUndefined();
+    for (const url of ['/x', 'mailto:a@b.example', 'https://', 'not a url', 'https://foo.0xbeef/', 'a:80/x']) {
       expect(
         refusal(() => urlAuthority(url)),
         url,
