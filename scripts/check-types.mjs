@@ -66,7 +66,7 @@ export async function uses(): Promise<void> {
   const asStructural: WebCryptoKey = privateKey;
   await importSigningKey(asStructural);
   const message = { method: 'GET', url: 'https://shop.example/', headers: {} as Record<string, string> };
-  Object.assign(message.headers, await signRequest(message, { key: pair, signatureAgent: 'https://crawler.example' }));
+  Object.assign(message.headers, await signRequest(message, { key: await importSigningKey(pair), signatureAgent: 'https://crawler.example' }));
   await signResponse({ status: 200, headers: {}, body: 'ok' }, { key: pair, request: message });
   const signedFetch = createSignedFetch({ key: pair, signatureAgent: 'https://crawler.example', fetch: globalThis.fetch });
   const response: Response = await signedFetch(new Request('https://shop.example/'));
@@ -87,7 +87,7 @@ export async function domUses(): Promise<void> {
   await importSigningKey(pair);
   await importVerifyingKey(publicKey);
   const request = new Request('https://shop.example/');
-  await signRequest(request, { key: pair, signatureAgent: 'https://crawler.example' });
+  await signRequest(request, { key: await importSigningKey(pair), signatureAgent: 'https://crawler.example' });
   const platformFetch: FetchFunction = window.fetch;
   const signedFetch = createSignedFetch({ key: privateKey, signatureAgent: 'https://crawler.example', fetch: platformFetch });
   const asPlatform: typeof fetch = signedFetch;
